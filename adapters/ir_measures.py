@@ -1,0 +1,219 @@
+"""ir_measures glue: the preference measures as Measure objects, computed by one Provider.
+
+Importing ``ir_pref_measures`` registers every measure below in ``ir_measures.measures.registry`` and
+inserts :class:`PreferenceProvider` into ``ir_measures.DefaultPipeline.providers`` (guarded, so a second
+import changes nothing). Then ``ir_measures.calc_aggregate``, ``iter_calc``, ``evaluator``,
+``parse_measure`` and the ``ir-pref-measures eval`` command accept the new names, mixed with the
+ordinary ones. Judgments may be graded qrels in any form ir_measures accepts (preferences are then
+derived: a > b iff grade(a) > grade(b)), a preference table (``query_id, doc_id_a, doc_id_b,
+preference``, values as in the ``carterette`` format) or a :class:`~ir_pref_measures.Judgments`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import ir_measures
+import numpy as np
+from ir_measures import Metric, providers
+from ir_measures.measures import base as measures_base
+from ir_measures.providers.base import Any
+
+from ir_pref_measures.judgments import Judgments, load_judgments
+from ir_pref_measures.measures import ppref as kernels
+from ir_pref_measures.measures.ideal import ideal_doc_rank
+from ir_pref_measures.measures.pair_counts import PairCounts, pair_counts
+from ir_pref_measures.rankings import as_ranking
+
+CITE_CB08 = (
+    "B. Carterette, P. N. Bennett. Evaluation Measures for Preference Judgments. SIGIR 2008 (poster); "
+    "B. Carterette, P. N. Bennett, O. Chapelle. A Test Collection of Preference Judgments. SIGIR 2008 "
+    "Workshop on Beyond Binary Relevance."
+)
+CITE_TOOL = "J. Elsas. pairwise_pref_eval.py (2011), the reference implementation."
+
+_TRANSITIVE = measures_base.ParamInfo(
+    dtype=bool, default=True, desc="take the transitive closure of the preferences (the tool's default)"
+)
+_CUTOFF = measures_base.ParamInfo(dtype=int, required=False, desc="ranking cutoff k (default: the whole run)")
+
+# name: (pretty name, definition, has a cutoff, extra params)
+_TABLE = {
+    "ppref": ("Preference precision", "correctly ordered pairs / pairs ordered at k", True, {}),
+    "rpref": ("Preference recall", "correctly ordered pairs at k / all judged pairs", True, {}),
+    "fpref": (
+        "Preference F-measure",
+        "(1 + beta^2) ppref rpref / (beta^2 ppref + rpref)",
+        True,
+        {"beta": measures_base.ParamInfo(dtype=(int, float), default=1.0, desc="weight of recall")},
+    ),
+    "wpref": (
+        "Weighted preference precision (tool)",
+        "sum of 1/(log2 f + 1) over correct pairs at k",
+        True,
+        {},
+    ),
+    "nwpref": ("Normalised wpref (tool)", "wpref@k / the same weights summed over ordered pairs", True, {}),
+    "wppref": (
+        "Weighted preference precision (paper)",
+        "sum of (2^|pref| - 1)/log2(min rank + 1) over correct pairs at k (DCG analogue)",
+        True,
+        {},
+    ),
+    "nwppref": (
+        "Normalised wppref (paper)",
+        "wppref@k / wppref@k of the ideal ranking (NDCG analogue)",
+        True,
+        {},
+    ),
+    "rrpref": (
+        "Reciprocal rank of the first correct pair",
+        "1 / best rank of a correctly ordered pair",
+        False,
+        {},
+    ),
+    "pprefMax": (
+        "Maximum preference precision",
+        "max of ppref@r over ranks r of retrieved preferred docs",
+        False,
+        {},
+    ),
+    "rprefMax": (
+        "Maximum preference recall",
+        "correct pairs over the whole run / all judged pairs",
+        False,
+        {},
+    ),
+    "APpref": (
+        "Average preference precision",
+        "mean of ppref@r over retrieved preferred docs, rprefMax for each unretrieved one",
+        False,
+        {},
+    ),
+    "num_pref_ranked": ("Judged pairs touching the run", "pairs with at least one doc retrieved", False, {}),
+    "num_pref_total": ("Judged pairs", "|P|, all judged pairs", False, {}),
+    "num_preferred": ("Preferred docs", "docs that are preferred to some doc", False, {}),
+    "num_preferred_unrk": (
+        "Unretrieved preferred docs",
+        "preferred docs the run does not retrieve",
+        False,
+        {},
+    ),
+    "num_bad": ("Bad docs", "docs judged bad", False, {}),
+}
+
+
+def _measure_class(name: str) -> type[measures_base.Measure]:
+    pretty, definition, has_cutoff, extra = _TABLE[name]
+    params = {**({"cutoff": _CUTOFF} if has_cutoff else {}), **extra, "transitive": _TRANSITIVE}
+    cls = type(
+        f"_{name}",
+        (measures_base.Measure,),
+        {
+            "__name__": name,
+            "__module__": __name__,
+            "__qualname__": f"_{name}",
+            "__doc__": f"{pretty}: {definition}.\n\n{CITE_CB08}\n{CITE_TOOL}",
+            "NAME": name,
+            "PRETTY_NAME": pretty,
+            "SHORT_DESC": definition,
+            "SUPPORTED_PARAMS": params,
+        },
+    )
+    globals()[cls.__qualname__] = cls
+    return cls
+
+
+MEASURE_CLASSES = {name: _measure_class(name) for name in _TABLE}
+MEASURES = {name: cls() for name, cls in MEASURE_CLASSES.items()}
+
+
+def _values(measure, counts: PairCounts, ideal: PairCounts | None) -> np.ndarray:
+    name = measure.NAME
+    if name in kernels.WHOLE_RANKING:
+        return kernels.WHOLE_RANKING[name](counts)
+    cutoff = measure.params.get("cutoff")
+    if name == "nwppref":
+        return kernels.nwppref(counts, ideal, cutoff)
+    if name == "fpref":
+        return kernels.fpref(counts, cutoff, float(measure["beta"]))
+    return kernels.AT_CUTOFF[name](counts, cutoff)
+
+
+class PreferenceEvaluator(providers.Evaluator):
+    """Scores runs against one judgment set; judgments and pair sets are prepared once."""
+
+    def __init__(self, measures, judgments: Judgments):
+        super().__init__(measures, judgments.query_ids.tolist())
+        self.judgments = judgments
+
+    def _iter_calc(self, run):
+        judgments = self.judgments
+        ranking = as_ranking(run)
+        queries = np.flatnonzero(np.isin(judgments.query_ids, ranking.query_ids))
+        if not len(queries):
+            warnings.warn("the run has no query in common with the judgments", stacklevel=2)
+            return
+        doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
+        counts, ideal, columns = {}, {}, []
+        for measure in self.measures:
+            transitive = bool(measure["transitive"])
+            if transitive not in counts:
+                counts[transitive] = pair_counts(judgments, doc_rank, queries, transitive)
+            if measure.NAME == "nwppref" and transitive not in ideal:
+                ideal_rank = ideal_doc_rank(judgments, transitive)
+                ideal[transitive] = pair_counts(judgments, ideal_rank, queries, transitive)
+            columns.append((measure, _values(measure, counts[transitive], ideal.get(transitive))))
+        for i, query_id in enumerate(judgments.query_ids[queries].tolist()):
+            for measure, values in columns:
+                yield Metric(query_id=query_id, measure=measure, value=float(values[i]))
+
+
+class PreferenceProvider(providers.Provider):
+    """Preference-based measures of ir_pref_measures (ppref family)."""
+
+    NAME = "ir_pref_measures"
+    SUPPORTED_MEASURES = [cls(**{p: Any() for p in cls.SUPPORTED_PARAMS}) for cls in MEASURE_CLASSES.values()]
+
+    def _evaluator(self, measures, qrels):
+        measures = list(measures)
+        for measure in measures:
+            if measure.NAME not in MEASURE_CLASSES:
+                raise ValueError(f"unsupported measure {measure}")
+            measure.validate_params()
+        return PreferenceEvaluator(measures, load_judgments(qrels))
+
+    def qrel_inputs(self, measures):
+        return ["query_id", "doc_id", "relevance"]
+
+
+def register() -> PreferenceProvider:
+    """Register the measures and the provider with ir_measures (idempotent)."""
+    for name, measure in MEASURES.items():
+        if name not in measures_base.registry:
+            measures_base.register(measure)
+    provider = providers.registry.get(PreferenceProvider.NAME)
+    if provider is None:
+        provider = PreferenceProvider()
+        providers.register(provider)
+    if provider not in ir_measures.DefaultPipeline.providers:
+        ir_measures.DefaultPipeline.providers.insert(1, provider)
+    return provider
+
+
+def is_preference_measure(measure) -> bool:
+    return measure.NAME in MEASURE_CLASSES
+
+
+def iter_calc(measures, run, *, qrels=None, judgments: Judgments | None = None):
+    """Per-query metrics of ``measures`` (ours and ir_measures'): ours are computed on ``judgments``
+    (default: derived from ``qrels``), the others on ``qrels`` by ir_measures."""
+    ours = [m for m in measures if is_preference_measure(m)]
+    theirs = [m for m in measures if not is_preference_measure(m)]
+    if theirs and qrels is None:
+        names = ", ".join(str(m) for m in theirs)
+        raise ValueError(f"{names} need graded qrels, but only preference judgments were given")
+    if ours:
+        yield from ir_measures.iter_calc(ours, judgments if judgments is not None else qrels, run)
+    if theirs:
+        yield from ir_measures.iter_calc(theirs, qrels, run)

@@ -1,0 +1,53 @@
+"""Preference-based IR evaluation for ir_measures, ir_datasets and PyTerrier.
+
+``import ir_pref_measures`` registers the preference measures with ir_measures, so that
+``ir_measures.calc_aggregate([ppref@10, nDCG@10], qrels, run)`` works.
+"""
+
+from ir_pref_measures._version import __version__
+from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.formats import detect_preference_format, read_preferences, read_qrels, read_run
+from ir_pref_measures.judgments import Judgments, combine, load_combined, load_judgments
+from ir_pref_measures.rankings import Ranking, as_ranking
+
+_ir_measures_adapter.register()
+
+_m = _ir_measures_adapter.MEASURES
+ppref, rpref, fpref = _m["ppref"], _m["rpref"], _m["fpref"]
+wpref, nwpref, wppref, nwppref = _m["wpref"], _m["nwpref"], _m["wppref"], _m["nwppref"]
+rrpref, pprefMax, rprefMax, APpref = _m["rrpref"], _m["pprefMax"], _m["rprefMax"], _m["APpref"]
+num_pref_ranked, num_pref_total = _m["num_pref_ranked"], _m["num_pref_total"]
+num_preferred, num_preferred_unrk, num_bad = _m["num_preferred"], _m["num_preferred_unrk"], _m["num_bad"]
+del _m
+
+__all__ = [
+    "__version__",
+    "InputError",
+    "Judgments",
+    "Ranking",
+    "as_ranking",
+    "combine",
+    "detect_preference_format",
+    "load_combined",
+    "load_judgments",
+    "read_preferences",
+    "read_qrels",
+    "read_run",
+    "ppref",
+    "rpref",
+    "fpref",
+    "wpref",
+    "nwpref",
+    "wppref",
+    "nwppref",
+    "rrpref",
+    "pprefMax",
+    "rprefMax",
+    "APpref",
+    "num_pref_ranked",
+    "num_pref_total",
+    "num_preferred",
+    "num_preferred_unrk",
+    "num_bad",
+]

@@ -1,0 +1,5 @@
+import sys
+
+from ir_pref_measures.cli import main
+
+sys.exit(main())

@@ -1,0 +1,512 @@
+"""Per-query preference judgments: one multigraph structure for every measure.
+
+A :class:`Judgments` holds, for every query, interned doc ids, explicit strict preferences ``a -> b``
+("a is preferred to b") with multiplicity, duplicate judgments (ties), docs judged bad, and grades. A
+graded doc contributes the derived preferences ``a -> b`` for every doc b of its query with a lower grade;
+they are computed from the grades where a kernel can count from sorted grades, and materialised only
+where a kernel needs edges (:meth:`Judgments.strict_edges`).
+
+Builders: :meth:`Judgments.from_qrels` (derived), :meth:`Judgments.from_preferences` (explicit, values as
+in the ``carterette`` format), :func:`combine` (a union of both, the "combined" graphs of Luo 2021), and
+:func:`load_judgments` for files and for anything ir_measures accepts as qrels.
+
+Rules stated once, here:
+
+* a doc judged bad prefers nothing: explicit or derived preferences *out of* a bad doc are ignored by
+  the pair-based kernels (a warning says how many); preferences *into* a bad doc count;
+* a doc graded twice in one query, with different grades, is an error;
+* everything is sorted by (query id, doc id), so no result depends on input order.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.formats import (
+    CARTERETTE_VALUES,
+    NA,
+    Source,
+    detect_preference_format,
+    read_preferences,
+    read_qrels,
+)
+
+PREFERENCE_COLUMNS = ("query_id", "doc_id_a", "doc_id_b", "preference")
+PYTERRIER_QREL_COLUMNS = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
+CLOSURE_CHUNK = 512  # sources per breadth-first batch in the transitive closure (bounds memory)
+
+
+@dataclass(frozen=True)
+class PairSet:
+    """The strict preference pairs of a judgment set, as the ppref family defines them.
+
+    ``src[i] -> dst[i]`` (global doc indices, unique, sorted) are the pairs with a strict preference:
+    the explicit ones, or with ``transitive`` every pair joined by a walk holding at least one strict
+    edge (duplicates inherit each other's preferences; ``carterette.md`` §2.2). ``degree`` is the
+    degree of preference: the grade difference for two graded docs, else 1. ``source`` marks the docs
+    that prefer anything or are a duplicate of anything (the tool counts both as "preferred").
+    """
+
+    src: np.ndarray
+    dst: np.ndarray
+    degree: np.ndarray
+    source: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Judgments:
+    """Preference judgments of many queries, flat: query ``q`` owns docs ``doc_offsets[q]:doc_offsets[q+1]``.
+
+    Attributes: ``query_ids`` (sorted), ``doc_ids`` (sorted within each query), ``grades`` (float, NaN for
+    an ungraded doc), ``bad`` (bool), ``edge_src -> edge_dst`` explicit strict preferences and
+    ``tie_a, tie_b`` duplicates (global doc indices, multiplicity kept, sorted).
+    """
+
+    query_ids: np.ndarray
+    doc_offsets: np.ndarray
+    doc_ids: np.ndarray
+    grades: np.ndarray
+    bad: np.ndarray
+    edge_src: np.ndarray
+    edge_dst: np.ndarray
+    tie_a: np.ndarray
+    tie_b: np.ndarray
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.query_ids)
+
+    def __repr__(self) -> str:
+        return (
+            f"Judgments({len(self)} queries, {len(self.doc_ids)} docs, {int(self.graded.sum())} graded, "
+            f"{len(self.edge_src)} preferences, {len(self.tie_a)} ties, {int(self.bad.sum())} bad)"
+        )
+
+    @cached_property
+    def doc_query(self) -> np.ndarray:
+        """Query index of every doc."""
+        return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.doc_offsets))
+
+    @cached_property
+    def graded(self) -> np.ndarray:
+        return ~np.isnan(self.grades)
+
+    @property
+    def only_graded(self) -> bool:
+        """True when every judgment is a grade: preferences are then derived, never stored."""
+        return not (len(self.edge_src) or len(self.tie_a) or self.bad.any() or not self.graded.all())
+
+    def frame(self) -> pd.DataFrame:
+        """One row per doc: ``query_id, doc_id, grade, bad``."""
+        return pd.DataFrame(
+            {
+                "query_id": self.query_ids[self.doc_query],
+                "doc_id": self.doc_ids,
+                "grade": self.grades,
+                "bad": self.bad,
+            }
+        )
+
+    def derived_edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every ``a -> b`` with grade(a) > grade(b) in one query (global doc indices), materialised."""
+        if "derived" not in self._cache:
+            self._cache["derived"] = _derived_edges(self.doc_query, self.grades)
+        return self._cache["derived"]
+
+    def strict_edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """Explicit and derived strict edges together, multiplicity kept, sorted by (src, dst)."""
+        derived_src, derived_dst = self.derived_edges()
+        src = np.concatenate([self.edge_src, derived_src])
+        dst = np.concatenate([self.edge_dst, derived_dst])
+        order = np.lexsort((dst, src))
+        return src[order], dst[order]
+
+    def preference_pairs(self, transitive: bool = True) -> PairSet:
+        """The strict pairs of the ppref family, with or without transitive closure (cached)."""
+        key = ("pairs", transitive)
+        if key not in self._cache:
+            self._cache[key] = _preference_pairs(self, transitive)
+        return self._cache[key]
+
+    @classmethod
+    def from_qrels(cls, qrels, *, path: str | os.PathLike | None = None) -> Judgments:
+        """Graded judgments from qrels in any form ir_measures accepts (or a TREC qrels file path)."""
+        frame = _qrels_frame(qrels)
+        if frame.empty:
+            raise InputError("the qrels are empty", path=path)
+        _reject_regraded(frame, path)
+        docs = pd.DataFrame(
+            {
+                "query_id": frame["query_id"].astype(str).to_numpy(dtype=object),
+                "doc_id": frame["doc_id"].astype(str).to_numpy(dtype=object),
+                "grade": pd.to_numeric(frame["relevance"]).to_numpy(dtype=np.float64),
+                "bad": False,
+            }
+        )
+        return _assemble(docs, _no_pairs(), _no_pairs())
+
+    @classmethod
+    def from_preferences(cls, prefs, *, format: str | None = None) -> Judgments:
+        """Explicit judgments from a preference file path or a ``query_id, doc_id_a, doc_id_b, preference``
+        table (DataFrame, or an iterable of such namedtuples), values as in the ``carterette`` format."""
+        path = prefs if isinstance(prefs, str | os.PathLike) else None
+        frame = read_preferences(prefs, format) if path is not None else _preference_frame(prefs)
+        if frame.empty:
+            raise InputError("the preference judgments are empty", path=path)
+        qid = frame["query_id"].astype(str).to_numpy(dtype=object)
+        a = frame["doc_id_a"].astype(str).to_numpy(dtype=object)
+        b = frame["doc_id_b"].astype(str).to_numpy(dtype=object)
+        pref = frame["preference"].to_numpy()
+        bad_a, bad_b = pref == -2, pref == 2
+        strict = pd.DataFrame(
+            {
+                "query_id": qid[np.abs(pref) == 1],
+                "src": np.where(pref == -1, a, b)[np.abs(pref) == 1],
+                "dst": np.where(pref == -1, b, a)[np.abs(pref) == 1],
+            }
+        )
+        ties = pd.DataFrame({"query_id": qid[pref == 0], "src": a[pref == 0], "dst": b[pref == 0]})
+        docs = pd.DataFrame(
+            {
+                "query_id": np.concatenate([qid[bad_a], qid[bad_b]]),
+                "doc_id": np.concatenate([a[bad_a], b[bad_b]]),
+                "grade": np.nan,
+                "bad": True,
+            }
+        )
+        judgments = _assemble(docs, strict, ties)
+        ignored = int(judgments.bad[judgments.edge_src].sum())
+        if ignored:
+            warnings.warn(
+                f"{ignored} preference(s) out of docs also judged bad are ignored (a bad doc prefers nothing)",
+                stacklevel=2,
+            )
+        return judgments
+
+    def query(self, query_id: str) -> QueryGraph:
+        """The judgments of one query, with doc indices local to it."""
+        q = int(np.searchsorted(self.query_ids, query_id))
+        if q >= len(self) or self.query_ids[q] != query_id:
+            raise KeyError(query_id)
+        lo, hi = int(self.doc_offsets[q]), int(self.doc_offsets[q + 1])
+        src, dst = self.strict_edges()
+        in_q = (src >= lo) & (src < hi)
+        ties = (self.tie_a >= lo) & (self.tie_a < hi)
+        return QueryGraph(
+            query_id=query_id,
+            doc_ids=self.doc_ids[lo:hi],
+            grades=self.grades[lo:hi],
+            bad=self.bad[lo:hi],
+            src=src[in_q] - lo,
+            dst=dst[in_q] - lo,
+            tie_a=self.tie_a[ties] - lo,
+            tie_b=self.tie_b[ties] - lo,
+        )
+
+
+@dataclass(frozen=True)
+class QueryGraph:
+    """One query's judgments: ``src -> dst`` strict edges (explicit and derived, multiplicity kept) and
+    ``tie_a, tie_b`` duplicates over ``doc_ids`` (local indices)."""
+
+    query_id: str
+    doc_ids: np.ndarray
+    grades: np.ndarray
+    bad: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    tie_a: np.ndarray
+    tie_b: np.ndarray
+
+
+def _no_pairs() -> pd.DataFrame:
+    return pd.DataFrame({"query_id": [], "src": [], "dst": []}, dtype=object)
+
+
+def _assemble(docs: pd.DataFrame, strict: pd.DataFrame, ties: pd.DataFrame) -> Judgments:
+    """Intern every doc of ``docs``, ``strict`` and ``ties`` per query and build the flat structure."""
+    mentioned = pd.concat(
+        [
+            docs,
+            *(
+                pd.DataFrame({"query_id": t["query_id"], "doc_id": t[c], "grade": np.nan, "bad": False})
+                for t in (strict, ties)
+                for c in ("src", "dst")
+            ),
+        ],
+        ignore_index=True,
+    )
+    mentioned["query_id"] = mentioned["query_id"].astype(object)
+    mentioned["doc_id"] = mentioned["doc_id"].astype(object)
+    _reject_conflicting_grades(mentioned)
+    table = (
+        mentioned.groupby(["query_id", "doc_id"], sort=True)
+        .agg(grade=("grade", "max"), bad=("bad", "any"))
+        .reset_index()
+    )
+    index = pd.MultiIndex.from_frame(table[["query_id", "doc_id"]])
+    qids, starts = np.unique(table["query_id"].to_numpy(dtype=str), return_index=True)
+
+    def locate(pairs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        ends = [
+            index.get_indexer(pd.MultiIndex.from_arrays([pairs["query_id"], pairs[c]])).astype(np.int64)
+            for c in ("src", "dst")
+        ]
+        return ends[0], ends[1]
+
+    edge_src, edge_dst = locate(strict)
+    tie_1, tie_2 = locate(ties)
+    order = np.lexsort((edge_dst, edge_src))
+    tie_a, tie_b = np.minimum(tie_1, tie_2), np.maximum(tie_1, tie_2)
+    tie_order = np.lexsort((tie_b, tie_a))
+    return Judgments(
+        query_ids=qids.astype(object),
+        doc_offsets=np.append(starts, len(table)).astype(np.int64),
+        doc_ids=table["doc_id"].to_numpy(dtype=object),
+        grades=table["grade"].to_numpy(dtype=np.float64),
+        bad=table["bad"].to_numpy(dtype=bool),
+        edge_src=edge_src[order],
+        edge_dst=edge_dst[order],
+        tie_a=tie_a[tie_order],
+        tie_b=tie_b[tie_order],
+    )
+
+
+def combine(*parts: Judgments) -> Judgments:
+    """The union of several judgment sets: grades, preferences, ties and bad marks together.
+
+    A doc graded in two parts must have the same grade in both.
+    """
+    docs, strict, ties = [], [], []
+    for part in parts:
+        qid = part.query_ids[part.doc_query]
+        docs.append(part.frame())
+        strict.append(
+            pd.DataFrame(
+                {
+                    "query_id": qid[part.edge_src],
+                    "src": part.doc_ids[part.edge_src],
+                    "dst": part.doc_ids[part.edge_dst],
+                }
+            )
+        )
+        ties.append(
+            pd.DataFrame(
+                {
+                    "query_id": qid[part.tie_a],
+                    "src": part.doc_ids[part.tie_a],
+                    "dst": part.doc_ids[part.tie_b],
+                }
+            )
+        )
+    return _assemble(pd.concat(docs, ignore_index=True), pd.concat(strict), pd.concat(ties))
+
+
+def _reject_conflicting_grades(docs: pd.DataFrame) -> None:
+    graded = docs[docs["grade"].notna()]
+    spread = graded.groupby(["query_id", "doc_id"], sort=True)["grade"].agg(["min", "max"])
+    clash = spread[spread["min"] != spread["max"]]
+    if len(clash):
+        (qid, doc), row = next(iter(clash.iterrows()))
+        raise InputError(f"doc {doc!r} of query {qid!r} has two grades: {row['min']:g} and {row['max']:g}")
+
+
+def _reject_regraded(frame: pd.DataFrame, path) -> None:
+    repeated = frame.duplicated(["query_id", "doc_id"], keep="first").to_numpy()
+    if repeated.any():
+        row = frame.iloc[int(np.flatnonzero(repeated)[0])]
+        line_no = int(row["line"]) if "line" in frame.columns else None
+        raise InputError(
+            f"doc {row['doc_id']!r} is judged twice in query {row['query_id']!r} "
+            "(diversity qrels with subtopics are not preference judgments)",
+            path=path,
+            line_no=line_no,
+            expected="one grade per (query, doc)",
+        )
+
+
+def _qrels_frame(qrels) -> pd.DataFrame:
+    if isinstance(qrels, str | os.PathLike):
+        return read_qrels(qrels)
+    if isinstance(qrels, pd.DataFrame):
+        frame = qrels.rename(columns={k: v for k, v in PYTERRIER_QREL_COLUMNS.items() if k in qrels.columns})
+        missing = [c for c in ("query_id", "doc_id", "relevance") if c not in frame.columns]
+        if missing:
+            raise InputError(f"the qrels have no column(s) {missing} (found {list(qrels.columns)})")
+        return frame
+    if isinstance(qrels, Mapping):
+        rows = [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()]
+        return pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
+    if isinstance(qrels, Iterable):
+        rows = list(qrels)
+        if rows and not all(hasattr(rows[0], f) for f in ("query_id", "doc_id", "relevance")):
+            raise InputError(f"qrels items need fields query_id, doc_id, relevance; got {rows[0]!r}")
+        return pd.DataFrame(
+            {
+                "query_id": [r.query_id for r in rows],
+                "doc_id": [r.doc_id for r in rows],
+                "relevance": [r.relevance for r in rows],
+            }
+        )
+    raise InputError(f"cannot read qrels from {type(qrels).__name__}")
+
+
+def _preference_frame(prefs) -> pd.DataFrame:
+    """Validate an in-memory preference table (DataFrame or namedtuples) into the carterette form."""
+    if isinstance(prefs, pd.DataFrame):
+        frame = prefs.rename(columns={"qid": "query_id"})
+    elif isinstance(prefs, Iterable):
+        rows = list(prefs)
+        if rows and not all(hasattr(rows[0], f) for f in PREFERENCE_COLUMNS):
+            raise InputError(f"preference items need fields {PREFERENCE_COLUMNS}; got {rows[0]!r}")
+        frame = pd.DataFrame({c: [getattr(r, c) for r in rows] for c in PREFERENCE_COLUMNS})
+    else:
+        raise InputError(f"cannot read preferences from {type(prefs).__name__}")
+    missing = [c for c in PREFERENCE_COLUMNS if c not in frame.columns]
+    if missing:
+        raise InputError(f"the preferences have no column(s) {missing} (found {list(frame.columns)})")
+    text = (
+        frame["preference"].astype(str).str.strip().str.replace(r"\.0$", "", regex=True).to_numpy(dtype=str)
+    )
+    known = np.isin(text, CARTERETTE_VALUES)
+    if not known.all():
+        row = int(np.flatnonzero(~known)[0])
+        raise InputError(
+            f"row {row}: unknown preference value {frame['preference'].iloc[row]!r}",
+            expected="-1 (a preferred), 1 (b preferred), 0 (duplicates), -2 (a bad, b NA), 2 (a NA, b bad)",
+        )
+    pref = text.astype(np.int64).astype(np.int8)
+    a_na = frame["doc_id_a"].astype(str).str.upper().to_numpy() == NA
+    b_na = frame["doc_id_b"].astype(str).str.upper().to_numpy() == NA
+    for value, ok, which in ((-2, b_na, "doc_id_b"), (2, a_na, "doc_id_a")):
+        wrong = (pref == value) & ~ok
+        if wrong.any():
+            row = int(np.flatnonzero(wrong)[0])
+            raise InputError(f"row {row}: preference {value} marks a doc bad, so {which} must be NA")
+    return pd.DataFrame(
+        {
+            "query_id": frame["query_id"].to_numpy(dtype=object),
+            "doc_id_a": frame["doc_id_a"].to_numpy(dtype=object),
+            "doc_id_b": frame["doc_id_b"].to_numpy(dtype=object),
+            "preference": pref,
+        }
+    )
+
+
+def load_judgments(source, *, format: str | None = None) -> Judgments:
+    """Judgments from anything: a ``Judgments``; a file (graded qrels, or preferences in ``format``,
+    detected when unambiguous); a preference table (``doc_id_a``/``doc_id_b`` columns or fields); or graded
+    qrels in any form ir_measures accepts."""
+    if isinstance(source, Judgments):
+        return source
+    if isinstance(source, str | os.PathLike):
+        format = format or detect_preference_format(source)
+        if format == "qrels":
+            return Judgments.from_qrels(source, path=source)
+        return Judgments.from_preferences(source, format=format)
+    if isinstance(source, pd.DataFrame):
+        if "doc_id_a" in source.columns:
+            return Judgments.from_preferences(source)
+        return Judgments.from_qrels(source)
+    if isinstance(source, Iterable) and not isinstance(source, Mapping):
+        rows = list(source)
+        if rows and hasattr(rows[0], "doc_id_a"):
+            return Judgments.from_preferences(rows)
+        return Judgments.from_qrels(rows)
+    return Judgments.from_qrels(source)
+
+
+def load_combined(qrels: Source | None, prefs: Source | None, *, format: str | None = None) -> Judgments:
+    """Judgments from a graded qrels file, a preference file, or the union of both."""
+    parts = []
+    if qrels is not None:
+        parts.append(load_judgments(qrels, format="qrels" if isinstance(qrels, str | os.PathLike) else None))
+    if prefs is not None:
+        parts.append(load_judgments(prefs, format=format))
+    if not parts:
+        raise InputError("no judgments: give graded qrels, preferences, or both")
+    return parts[0] if len(parts) == 1 else combine(*parts)
+
+
+def _derived_edges(doc_query: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a -> b`` for grade(a) > grade(b) within a query, built by sorting, without pair tests."""
+    graded = np.flatnonzero(~np.isnan(grades))
+    if not len(graded):
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    order = graded[np.lexsort((grades[graded], doc_query[graded]))]
+    key_q, key_g = doc_query[order], grades[order]
+    first_of_query = np.searchsorted(key_q, key_q, side="left")
+    # number of docs of the same query with a strictly lower grade: the start of the doc's grade run
+    run_start = np.flatnonzero(np.r_[True, (key_q[1:] != key_q[:-1]) | (key_g[1:] != key_g[:-1])])
+    run_id = np.cumsum(np.r_[True, (key_q[1:] != key_q[:-1]) | (key_g[1:] != key_g[:-1])]) - 1
+    lower = run_start[run_id] - first_of_query
+    src = np.repeat(order, lower)
+    within = np.arange(len(src)) - np.repeat(np.cumsum(lower) - lower, lower)
+    dst = order[np.repeat(first_of_query, lower) + within]
+    keep = np.lexsort((dst, src))
+    return src[keep], dst[keep]
+
+
+def _preference_pairs(judgments: Judgments, transitive: bool) -> PairSet:
+    src, dst = judgments.strict_edges()
+    keep = ~judgments.bad[src]
+    src, dst = src[keep], dst[keep]
+    tie_from = np.concatenate([judgments.tie_a, judgments.tie_b])
+    tie_to = np.concatenate([judgments.tie_b, judgments.tie_a])
+    keep = ~judgments.bad[tie_from]
+    tie_from, tie_to = tie_from[keep], tie_to[keep]
+    source = np.zeros(len(judgments.doc_ids), dtype=bool)
+    source[src] = True
+    source[tie_from] = True
+    if transitive:
+        src, dst = _strict_closure(judgments, src, dst, tie_from, tie_to)
+    pairs = np.unique(np.stack([src, dst]), axis=1) if len(src) else np.empty((2, 0), np.int64)
+    src, dst = pairs[0], pairs[1]
+    grades = judgments.grades
+    difference = grades[src] - grades[dst]
+    degree = np.where(difference > 0, difference, 1.0)
+    return PairSet(src=src, dst=dst, degree=degree, source=source)
+
+
+def _strict_closure(judgments: Judgments, src, dst, tie_from, tie_to) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (i, j), i != j, joined by a walk with at least one strict edge (plus explicit self-edges).
+
+    Breadth-first search on a two-layer graph per query: layer 0 = no strict edge seen yet, layer 1 =
+    one seen; ties connect within a layer, strict edges lead into layer 1.
+    """
+    out_src, out_dst = [src[src == dst]], [dst[src == dst]]
+    query_of = judgments.doc_query
+    offsets = judgments.doc_offsets
+    strict_q, tie_q = query_of[src], query_of[tie_from]
+    s_bounds = np.searchsorted(strict_q, np.arange(len(judgments) + 1))
+    order = np.argsort(tie_q, kind="stable")
+    tie_from, tie_to, tie_q = tie_from[order], tie_to[order], tie_q[order]
+    t_bounds = np.searchsorted(tie_q, np.arange(len(judgments) + 1))
+    for q in np.flatnonzero(np.diff(s_bounds)):
+        base, n = offsets[q], offsets[q + 1] - offsets[q]
+        s = src[s_bounds[q] : s_bounds[q + 1]] - base
+        d = dst[s_bounds[q] : s_bounds[q + 1]] - base
+        a = tie_from[t_bounds[q] : t_bounds[q + 1]] - base
+        b = tie_to[t_bounds[q] : t_bounds[q + 1]] - base
+        rows = np.concatenate([a, a + n, s, s + n])
+        cols = np.concatenate([b, b + n, d + n, d + n])
+        graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(2 * n, 2 * n))
+        for lo in range(0, n, CLOSURE_CHUNK):
+            starts = np.arange(lo, min(n, lo + CLOSURE_CHUNK))
+            dist = shortest_path(graph, method="D", unweighted=True, indices=starts)
+            i, j = np.nonzero(np.isfinite(dist[:, n:]))
+            i = starts[i]
+            distinct = i != j
+            out_src.append(i[distinct] + base)
+            out_dst.append(j[distinct] + base)
+    return np.concatenate(out_src), np.concatenate(out_dst)

@@ -1,0 +1,1 @@
+"""Kernels: (ranking arrays, judgments) -> numbers, vectorised. No files, names or ecosystems here."""

@@ -1,0 +1,275 @@
+"""Counts of the preference pair multiset P by rank position: the arithmetic behind the ppref family.
+
+For each evaluated query, P is the multiset of rank pairs ``(f, t)`` (preferred doc at rank f, the other
+at rank t; ``inf`` = not retrieved) of Carterette & Bennett (SIGIR 2008), built as ``pairwise_pref_eval.py``
+builds it (``specs/carterette.md`` §2.5): every strict pair of the judgments, plus every retrieved
+preferred doc against every bad doc, plus ``PU * BU`` pairs ``(inf, inf)`` (unretrieved preferred docs
+against unretrieved bad docs).
+
+Every measure of the family is a prefix sum over these per-rank counts:
+
+* ``correct[r]``: pairs with ``f == r < t`` (correctly ordered, preferred doc at r);
+* ``ordered[r]``: pairs with ``min(f, t) == r`` (first touched at rank r);
+* ``gain[r]``: sum of ``2**degree - 1`` over the correct pairs at r (seed 004's weights);
+* ``preferred[r]``: a retrieved doc at r prefers something (r is in PR).
+
+Two builders give the same counts: :func:`explicit_counts` from the pair list, and :func:`graded_counts`
+from grades alone, by sorting and a merge-count of dominated docs, O(n log^2 n) and never O(n^2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ir_pref_measures.judgments import Judgments, PairSet
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """Per-rank counts for the evaluated queries ``queries`` (indices into ``Judgments.query_ids``).
+
+    Events of query ``i`` (the ``i``-th evaluated one) are ``offsets[i]:offsets[i+1]``, by rank ascending.
+    """
+
+    queries: np.ndarray
+    offsets: np.ndarray
+    rank: np.ndarray
+    correct: np.ndarray
+    ordered: np.ndarray
+    gain: np.ndarray
+    preferred: np.ndarray
+    total: np.ndarray
+    unretrieved_preferred: np.ndarray
+    bad: np.ndarray
+
+    @property
+    def event_query(self) -> np.ndarray:
+        """Position (among the evaluated queries) of each event's query."""
+        return np.repeat(np.arange(len(self.queries)), np.diff(self.offsets))
+
+
+def _events(
+    n_queries: int,
+    query: np.ndarray,
+    rank: np.ndarray,
+    correct: np.ndarray,
+    ordered: np.ndarray,
+    gain: np.ndarray,
+    preferred: np.ndarray,
+):
+    """Sum contributions that share (query, rank) into one event each, sorted by (query, rank)."""
+    finite = np.isfinite(rank)
+    query, rank = query[finite], rank[finite]
+    correct, ordered, gain, preferred = correct[finite], ordered[finite], gain[finite], preferred[finite]
+    order = np.lexsort((rank, query))
+    query, rank = query[order], rank[order]
+    new = (
+        np.r_[True, (query[1:] != query[:-1]) | (rank[1:] != rank[:-1])] if len(query) else np.zeros(0, bool)
+    )
+    group = np.cumsum(new) - 1
+    n = int(new.sum())
+
+    def total(values):
+        return np.bincount(group, weights=values[order], minlength=n)
+
+    return (
+        np.searchsorted(query[new], np.arange(n_queries + 1)),
+        rank[new],
+        total(correct),
+        total(ordered),
+        total(gain),
+        np.bincount(group, weights=preferred[order], minlength=n) > 0,
+    )
+
+
+def explicit_counts(
+    judgments: Judgments, pairs: PairSet, doc_rank: np.ndarray, queries: np.ndarray
+) -> PairCounts:
+    """Counts from the explicit pair list ``pairs``, with ``doc_rank`` (float, inf = unretrieved) per doc."""
+    position = np.full(len(judgments), -1, dtype=np.int64)
+    position[queries] = np.arange(len(queries))
+    doc_pos = position[judgments.doc_query]
+    n = len(queries)
+
+    in_eval = doc_pos[pairs.src] >= 0
+    src, dst, degree = pairs.src[in_eval], pairs.dst[in_eval], pairs.degree[in_eval]
+    q = doc_pos[src]
+    f, t = doc_rank[src], doc_rank[dst]
+    is_correct = f < t
+
+    # PR: distinct ranks of retrieved docs that prefer something; PU: unretrieved docs that are sources.
+    pr_q, pr_rank = _unique_pairs(q[np.isfinite(f)], f[np.isfinite(f)])
+    evaluated_doc = doc_pos >= 0
+    unretrieved_source = evaluated_doc & pairs.source & np.isinf(doc_rank)
+    pu = np.bincount(doc_pos[unretrieved_source], minlength=n).astype(np.float64)
+
+    # Bad docs: each retrieved preferred doc (rank r in PR) against every bad doc of its query.
+    bad_docs = np.flatnonzero(evaluated_doc & judgments.bad)
+    bad_q, bad_rank = doc_pos[bad_docs], doc_rank[bad_docs]
+    n_bad = np.bincount(bad_q, minlength=n).astype(np.float64)
+    bad_unretrieved = np.bincount(bad_q[np.isinf(bad_rank)], minlength=n).astype(np.float64)
+    bad_below_pr = _count_above(bad_q, bad_rank, pr_q, pr_rank, n)  # bad docs ranked below each PR rank
+    retrieved_bad = np.isfinite(bad_rank)
+    pr_below_bad = _count_above(pr_q, pr_rank, bad_q[retrieved_bad], bad_rank[retrieved_bad], n)
+    n_pr = np.bincount(pr_q, minlength=n).astype(np.float64)
+
+    first = np.minimum(f, t)
+    ones = np.ones(len(src))
+    zeros = np.zeros(len(src))
+    offsets, rank, correct, ordered, gain, preferred = _events(
+        n,
+        np.concatenate([q, q, pr_q, bad_q[retrieved_bad]]),
+        np.concatenate([f, first, pr_rank, bad_rank[retrieved_bad]]),
+        np.concatenate([is_correct * ones, zeros, bad_below_pr, 0 * pr_below_bad]),
+        np.concatenate([zeros, ones, bad_below_pr, pr_below_bad]),
+        np.concatenate(
+            [np.where(is_correct, np.exp2(degree) - 1.0, 0.0), zeros, bad_below_pr, 0 * pr_below_bad]
+        ),
+        np.concatenate([np.isfinite(f), zeros > 0, np.ones(len(pr_q), bool), pr_below_bad < 0]),
+    )
+    return PairCounts(
+        queries=queries,
+        offsets=offsets,
+        rank=rank,
+        correct=correct,
+        ordered=ordered,
+        gain=gain,
+        preferred=preferred,
+        total=np.bincount(q, minlength=n) + n_pr * n_bad + pu * bad_unretrieved,
+        unretrieved_preferred=pu,
+        bad=n_bad,
+    )
+
+
+def _unique_pairs(query: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if not len(query):
+        return query.astype(np.int64), rank
+    order = np.lexsort((rank, query))
+    query, rank = query[order], rank[order]
+    new = np.r_[True, (query[1:] != query[:-1]) | (rank[1:] != rank[:-1])]
+    return query[new], rank[new]
+
+
+def _count_above(
+    item_q: np.ndarray, item_rank: np.ndarray, at_q: np.ndarray, at_rank: np.ndarray, n: int
+) -> np.ndarray:
+    """For each (at_q, at_rank): how many items of the same query have a rank strictly greater."""
+    if not len(at_q):
+        return np.zeros(0)
+    finite_max = max(
+        [1.0]
+        + [float(r[np.isfinite(r)].max()) for r in (item_rank, at_rank) if len(r) and np.isfinite(r).any()]
+    )
+    span = finite_max + 2.0
+    keys = np.sort(item_q * span + np.where(np.isfinite(item_rank), item_rank, span - 1.0))
+    probe = at_q * span + at_rank
+    return (np.searchsorted(keys, at_q * span + span, "left") - np.searchsorted(keys, probe, "right")).astype(
+        np.float64
+    )
+
+
+def lower_before(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every position i: how many j < i have ``keys[j] < keys[i]``, and the sum of their weights.
+
+    Bottom-up merge sort, vectorised per level: at width w, each element of a right half looks up, by
+    binary search, the sorted left half of its block. O(n log^2 n).
+    """
+    n = len(keys)
+    count = np.zeros(n)
+    weight = np.zeros(n)
+    if n < 2:
+        return count, weight
+    dense = np.unique(keys, return_inverse=True)[1].astype(np.int64)
+    span = int(dense.max()) + 1
+    perm = np.arange(n)
+    position = np.arange(n)
+    width = 1
+    while width < n:
+        block = position // (2 * width)
+        right = (position // width) % 2 == 1
+        left_keys = block[~right] * span + dense[perm[~right]]
+        left_weights = np.r_[0.0, np.cumsum(weights[perm[~right]])]
+        probe_block = block[right] * span
+        hi = np.searchsorted(left_keys, probe_block + dense[perm[right]], "left")
+        lo = np.searchsorted(left_keys, probe_block, "left")
+        count[perm[right]] += hi - lo
+        weight[perm[right]] += left_weights[hi] - left_weights[lo]
+        perm = perm[np.argsort(block * span + dense[perm], kind="stable")]
+        width *= 2
+    return count, weight
+
+
+def graded_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray) -> PairCounts:
+    """Counts for judgments derived from grades (a -> b iff grade(a) > grade(b)), without pairs.
+
+    For a retrieved doc d: below(d) = judged docs of lower grade ranked after d (its correct pairs),
+    above(d) = docs of higher grade ranked after d; pairs first touched at d's rank = below + above.
+    """
+    position = np.full(len(judgments), -1, dtype=np.int64)
+    position[queries] = np.arange(len(queries))
+    n = len(queries)
+    docs = np.flatnonzero((position[judgments.doc_query] >= 0) & judgments.graded)
+    q = position[judgments.doc_query[docs]]
+    rank = doc_rank[docs]
+    grade = judgments.grades[docs]
+    order = np.lexsort((docs, rank, q))  # by query, then rank (unretrieved last, by doc index)
+    q, rank, grade = q[order], rank[order], grade[order]
+    level = np.unique(grade, return_inverse=True)[1].astype(np.int64)
+    key = q * (int(level.max()) + 1 if len(level) else 1) + level
+    w = np.exp2(-grade)
+
+    query_start = np.searchsorted(q, np.arange(n + 1))
+    start = query_start[q]
+    sorted_keys = np.sort(key)
+    w_by_key = np.r_[0.0, np.cumsum(w[np.argsort(key, kind="stable")])]
+    w_prefix = np.r_[0.0, np.cumsum(w)]
+    total_lower = np.searchsorted(sorted_keys, key, "left") - start
+    total_lower_w = w_by_key[np.searchsorted(sorted_keys, key, "left")] - w_by_key[start]
+    before, before_w = lower_before(key, w)
+    before = before - start
+    before_w = before_w - w_prefix[start]
+    same_total = np.searchsorted(sorted_keys, key, "right") - np.searchsorted(sorted_keys, key, "left")
+    same_before = _running_count(key)
+    later = query_start[q + 1] - np.arange(len(q)) - 1
+    below = total_lower - before
+    above = later - below - (same_total - same_before - 1)
+    retrieved = np.isfinite(rank)
+    gain = np.exp2(grade) * (total_lower_w - before_w) - below
+
+    offsets, event_rank, correct, ordered, event_gain, preferred = _events(
+        n, q, rank, below.astype(np.float64), (below + above).astype(np.float64), gain, total_lower > 0
+    )
+    unretrieved_preferred = np.bincount(q[~retrieved & (total_lower > 0)], minlength=n).astype(np.float64)
+    return PairCounts(
+        queries=queries,
+        offsets=offsets,
+        rank=event_rank,
+        correct=correct,
+        ordered=ordered,
+        gain=event_gain,
+        preferred=preferred,
+        total=np.bincount(q, weights=total_lower.astype(np.float64), minlength=n),
+        unretrieved_preferred=unretrieved_preferred,
+        bad=np.zeros(n),
+    )
+
+
+def _running_count(key: np.ndarray) -> np.ndarray:
+    """How many earlier positions hold the same key."""
+    order = np.argsort(key, kind="stable")
+    sorted_keys = key[order]
+    first = np.searchsorted(sorted_keys, sorted_keys, "left")
+    out = np.empty(len(key), dtype=np.int64)
+    out[order] = np.arange(len(key)) - first
+    return out
+
+
+def pair_counts(
+    judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray, transitive: bool = True
+) -> PairCounts:
+    """Counts for ``queries`` under ``doc_rank``: the graded fast path when every judgment is a grade."""
+    if judgments.only_graded:
+        return graded_counts(judgments, doc_rank, queries)
+    return explicit_counts(judgments, judgments.preference_pairs(transitive), doc_rank, queries)
