@@ -104,6 +104,9 @@ def parser() -> argparse.ArgumentParser:
     ppe.add_argument("prefs")
     ppe.add_argument("run")
     ppe.set_defaults(handler=_pairwise_pref_eval)
+
+    # -- commands of the compare API (issue 4): add_compare_commands(commands) --
+    # -- commands of PGC and compatibility (issue 3): add_pgc_commands(commands) --
     return main
 
 

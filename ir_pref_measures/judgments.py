@@ -375,9 +375,7 @@ def _preference_frame(prefs) -> pd.DataFrame:
     missing = [c for c in PREFERENCE_COLUMNS if c not in frame.columns]
     if missing:
         raise InputError(f"the preferences have no column(s) {missing} (found {list(frame.columns)})")
-    text = (
-        frame["preference"].astype(str).str.strip().str.replace(r"\.0$", "", regex=True).to_numpy(dtype=str)
-    )
+    text = frame["preference"].astype(str).str.strip().str.replace(r"\.0$", "", regex=True).to_numpy(dtype=str)
     known = np.isin(text, CARTERETTE_VALUES)
     if not known.all():
         row = int(np.flatnonzero(~known)[0])

@@ -56,9 +56,7 @@ def tool_judgments(prefs: Source) -> Judgments:
     sources = pd.concat(
         [
             pd.DataFrame({"q": frame["query_id"], "doc": frame["doc_id_a"], "line": line})[pref <= 0],
-            pd.DataFrame({"q": frame["query_id"], "doc": frame["doc_id_b"], "line": line})[
-                (pref == 1) | (pref == 0)
-            ],
+            pd.DataFrame({"q": frame["query_id"], "doc": frame["doc_id_b"], "line": line})[(pref == 1) | (pref == 0)],
         ]
     )
     first_bad = bad_lines.groupby(["q", "doc"])["line"].min()
@@ -102,9 +100,7 @@ def _blocks(run: Source) -> Iterator[tuple[str, pd.DataFrame]]:
 
 def _ranked(docs: list[str], scores: list[float]) -> pd.DataFrame:
     order = np.argsort(-np.asarray(scores), kind="stable")
-    ranked = pd.DataFrame(
-        {"doc_id": np.asarray(docs, dtype=object)[order], "rank": np.arange(1, len(docs) + 1)}
-    )
+    ranked = pd.DataFrame({"doc_id": np.asarray(docs, dtype=object)[order], "rank": np.arange(1, len(docs) + 1)})
     return ranked.groupby("doc_id", sort=False)["rank"].max().reset_index()
 
 
@@ -132,9 +128,7 @@ def evaluate(prefs: Source, run: Source, transitive: bool = True) -> list[tuple[
 
 
 def _tool_measures(counts) -> dict[str, np.ndarray]:
-    table = {
-        name: kernels.WHOLE_RANKING[name](counts) for name in (*COUNTS, "rrpref", "pprefMax", "rprefMax")
-    }
+    table = {name: kernels.WHOLE_RANKING[name](counts) for name in (*COUNTS, "rrpref", "pprefMax", "rprefMax")}
     table["APpref"] = kernels.appref(counts)
     for name, cutoffs in CUTOFFS.items():
         for k in cutoffs:
@@ -149,7 +143,7 @@ def report(results: list[tuple[str, dict[str, float]]], per_query: bool) -> str:
         for qid, values in results:
             for name in OUTPUT_ORDER:
                 value = values[name]
-                shown = "%d" % value if name in COUNTS else "%0.4f" % value
+                shown = f"{int(value)}" if name in COUNTS else f"{value:.4f}"
                 lines.append(f"{name.ljust(WIDTH)}\t{qid}\t{shown}")
     lines.append(f"{'num_q'.ljust(WIDTH)}\tall\t{len(results)}")
     if results:
@@ -157,5 +151,5 @@ def report(results: list[tuple[str, dict[str, float]]], per_query: bool) -> str:
             total = 0.0
             for _, values in results:
                 total += values[name]
-            lines.append(f"m{name.ljust(WIDTH)}\tall\t{'%0.4f' % (total / len(results))}")
+            lines.append(f"m{name.ljust(WIDTH)}\tall\t{total / len(results):.4f}")
     return "\n".join(lines) + "\n"

@@ -49,9 +49,7 @@ class Ranking:
     def rank_of(self, query_ids: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
         """Rank (float) of each (query, doc) pair; ``inf`` where the run does not retrieve it."""
         wanted = pd.DataFrame({"query_id": query_ids, "doc_id": doc_ids})
-        found = wanted.merge(
-            self.frame()[["query_id", "doc_id", "rank"]], how="left", on=["query_id", "doc_id"]
-        )
+        found = wanted.merge(self.frame()[["query_id", "doc_id", "rank"]], how="left", on=["query_id", "doc_id"])
         return found["rank"].fillna(np.inf).to_numpy(dtype=np.float64)
 
     @classmethod

@@ -65,9 +65,7 @@ def _events(
     correct, ordered, gain, preferred = correct[finite], ordered[finite], gain[finite], preferred[finite]
     order = np.lexsort((rank, query))
     query, rank = query[order], rank[order]
-    new = (
-        np.r_[True, (query[1:] != query[:-1]) | (rank[1:] != rank[:-1])] if len(query) else np.zeros(0, bool)
-    )
+    new = np.r_[True, (query[1:] != query[:-1]) | (rank[1:] != rank[:-1])] if len(query) else np.zeros(0, bool)
     group = np.cumsum(new) - 1
     n = int(new.sum())
 
@@ -84,9 +82,7 @@ def _events(
     )
 
 
-def explicit_counts(
-    judgments: Judgments, pairs: PairSet, doc_rank: np.ndarray, queries: np.ndarray
-) -> PairCounts:
+def explicit_counts(judgments: Judgments, pairs: PairSet, doc_rank: np.ndarray, queries: np.ndarray) -> PairCounts:
     """Counts from the explicit pair list ``pairs``, with ``doc_rank`` (float, inf = unretrieved) per doc."""
     position = np.full(len(judgments), -1, dtype=np.int64)
     position[queries] = np.arange(len(queries))
@@ -124,9 +120,7 @@ def explicit_counts(
         np.concatenate([f, first, pr_rank, bad_rank[retrieved_bad]]),
         np.concatenate([is_correct * ones, zeros, bad_below_pr, 0 * pr_below_bad]),
         np.concatenate([zeros, ones, bad_below_pr, pr_below_bad]),
-        np.concatenate(
-            [np.where(is_correct, np.exp2(degree) - 1.0, 0.0), zeros, bad_below_pr, 0 * pr_below_bad]
-        ),
+        np.concatenate([np.where(is_correct, np.exp2(degree) - 1.0, 0.0), zeros, bad_below_pr, 0 * pr_below_bad]),
         np.concatenate([np.isfinite(f), zeros > 0, np.ones(len(pr_q), bool), pr_below_bad < 0]),
     )
     return PairCounts(
@@ -159,8 +153,7 @@ def _count_above(
     if not len(at_q):
         return np.zeros(0)
     finite_max = max(
-        [1.0]
-        + [float(r[np.isfinite(r)].max()) for r in (item_rank, at_rank) if len(r) and np.isfinite(r).any()]
+        [1.0] + [float(r[np.isfinite(r)].max()) for r in (item_rank, at_rank) if len(r) and np.isfinite(r).any()]
     )
     span = finite_max + 2.0
     keys = np.sort(item_q * span + np.where(np.isfinite(item_rank), item_rank, span - 1.0))
@@ -266,9 +259,7 @@ def _running_count(key: np.ndarray) -> np.ndarray:
     return out
 
 
-def pair_counts(
-    judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray, transitive: bool = True
-) -> PairCounts:
+def pair_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray, transitive: bool = True) -> PairCounts:
     """Counts for ``queries`` under ``doc_rank``: the graded fast path when every judgment is a grade."""
     if judgments.only_graded:
         return graded_counts(judgments, doc_rank, queries)

@@ -102,9 +102,7 @@ def rprefmax(c: PairCounts) -> np.ndarray:
 
 
 def appref(c: PairCounts) -> np.ndarray:
-    at_pr = np.bincount(
-        c.event_query[c.preferred], weights=_ppref_at_events(c)[c.preferred], minlength=len(c.queries)
-    )
+    at_pr = np.bincount(c.event_query[c.preferred], weights=_ppref_at_events(c)[c.preferred], minlength=len(c.queries))
     n_pr = np.bincount(c.event_query[c.preferred], minlength=len(c.queries))
     pu = c.unretrieved_preferred
     return _ratio(at_pr + pu * rprefmax(c), n_pr + pu)
