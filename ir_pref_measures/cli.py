@@ -43,7 +43,8 @@ def _eval(args: argparse.Namespace) -> None:
             if measure not in measures:
                 measures.append(measure)
     if errors:
-        raise InputError("\n".join(["error parsing measures", *errors]))
+        known = ", ".join(sorted(name for name in ir_measures.measures.registry))
+        raise InputError("\n".join(["error parsing measures", *errors, f"known measures: {known}"]))
     if args.no_summary and not args.by_query:
         raise InputError("--no_summary (-n) only goes with --by_query (-q)")
     output = OUTPUT_FORMATS[args.output_format](args)

@@ -1,9 +1,10 @@
 """Readers for the files of preference-based evaluation: TREC qrels, TREC runs, preference files.
 
 All formats are whitespace-separated, one judgment or result per line; blank lines are ignored and
-``.gz`` files are read transparently. Files are parsed by pandas' C parser; when it meets anything
-unexpected, a line-by-line scan finds the first bad line and raises :class:`InputError` naming the file,
-the line number, the line and what was expected.
+``.gz`` files are read transparently. Files are parsed by Arrow's CSV reader when every field is separated
+by one tab or one space, else by pandas' C parser; when either meets anything unexpected, a line-by-line
+scan finds the first bad line and raises :class:`InputError` naming the file, the line number, the line
+and what was expected.
 
 Preference formats (the in-memory form is always the ``carterette`` one: columns ``query_id, doc_id_a,
 doc_id_b, preference`` with ``-1`` = a preferred, ``1`` = b preferred, ``0`` = duplicates, ``-2`` = a bad
@@ -31,13 +32,16 @@ from typing import IO
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyarrow import csv as pa_csv
 
 from ir_pref_measures.errors import InputError
 
 Source = str | os.PathLike | IO[str]
 
 PREFERENCE_FORMATS = ("carterette", "winner", "pairs", "qrels")
-CARTERETTE_VALUES = ("-2", "-1", "0", "1", "2")
+CARTERETTE_VALUES = ("-2", "-1", "0", "1", "2")  # as text, for format detection
 NA = "NA"
 
 
@@ -61,6 +65,7 @@ RUN = _Layout("TREC run", ("query_id", None, "doc_id", "rank", "score", None), (
 CARTERETTE = _Layout(
     "carterette preferences",
     ("query_id", "doc_id_a", "doc_id_b", "preference"),
+    ("preference",),
     note="; preference -1 (a preferred), 1 (b preferred), 0 (duplicates), -2 (a bad, b NA), 2 (a NA, b bad)",
 )
 WINNER = _Layout("winner preferences", ("query_id", "doc_id_a", "doc_id_b", "winner"))
@@ -97,12 +102,60 @@ def line_text(source: Source, line_no: int) -> str:
     return ""
 
 
+def _delimiter(source: Source) -> str | None:
+    """The one-character delimiter of a file whose fields are separated by single tabs or single spaces."""
+    if not isinstance(source, str | os.PathLike):
+        return None
+    for _, line in _lines(source):
+        line = line.rstrip("\n").rstrip("\r")
+        if not line.strip():
+            return None
+        if "\t" in line and " " not in line:
+            return "\t"
+        if " " in line and "\t" not in line and "  " not in line and line == line.strip():
+            return " "
+        return None
+    return None
+
+
+def _arrow_read(source: Source, layout: _Layout) -> pd.DataFrame | None:
+    """Read with Arrow's CSV reader (no Python object per field); ``None`` unless every line is regular."""
+    delimiter = _delimiter(source)
+    if delimiter is None:
+        return None
+    names = [f"f{i}" for i in range(len(layout.fields))]
+    types = {n: pa.float64() if f in layout.numeric else pa.string() for n, f in zip(names, layout.fields, strict=True)}
+    try:
+        table = pa_csv.read_csv(
+            source,
+            read_options=pa_csv.ReadOptions(column_names=names),
+            parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=False),
+            convert_options=pa_csv.ConvertOptions(
+                column_types=types, null_values=[], strings_can_be_null=False, include_columns=names
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
+        return None
+    for name, field in zip(names, layout.fields, strict=True):
+        column = table.column(name)
+        if field in layout.numeric:
+            if column.null_count:
+                return None
+        elif pc.any(pc.equal(pc.utf8_length(column), 0)).as_py():
+            return None
+    frame = table.select([n for n, f in zip(names, layout.fields, strict=True) if f is not None]).to_pandas(
+        types_mapper={pa.string(): pd.StringDtype("pyarrow")}.get
+    )
+    frame.columns = [f for f in layout.fields if f is not None]
+    frame["line"] = np.arange(1, len(frame) + 1, dtype=np.int64)
+    return frame
+
+
 def _fast_read(source: Source, layout: _Layout) -> pd.DataFrame | None:
     """Read with the C parser; ``None`` if anything is off (the slow scan then finds it)."""
     width = len(layout.fields)
-    used = [i for i, f in enumerate(layout.fields) if f is not None] + [width - 1, width]
-    numeric = {i for i, f in enumerate(layout.fields) if f is not None and f in layout.numeric}
-    dtype = {i: (np.float64 if i in numeric else str) for i in used}
+    numeric = {i for i, f in enumerate(layout.fields) if f in layout.numeric}
+    dtype = {i: (np.float64 if i in numeric else str) for i in range(width + 1)}
     if isinstance(source, io.IOBase):
         source.seek(0)
     try:
@@ -111,7 +164,6 @@ def _fast_read(source: Source, layout: _Layout) -> pd.DataFrame | None:
             sep=r"\s+",
             header=None,
             names=list(range(width + 1)),
-            usecols=sorted(set(used)),
             dtype=dtype,
             skip_blank_lines=False,
             keep_default_na=False,
@@ -123,7 +175,7 @@ def _fast_read(source: Source, layout: _Layout) -> pd.DataFrame | None:
     except (ValueError, pd.errors.ParserError):
         return None
     last = frame[width - 1]
-    if len(frame) and (frame[width].ne("").any() or (last.dtype == object and last.eq("").any())):
+    if len(frame) and (frame[width].ne("").any() or (last.dtype != np.float64 and last.eq("").any())):
         return None
     out = frame[[i for i, f in enumerate(layout.fields) if f is not None]]
     out.columns = [f for f in layout.fields if f is not None]
@@ -177,7 +229,9 @@ def _slow_read(source: Source, layout: _Layout) -> pd.DataFrame:
 
 def read_table(source: Source, layout: _Layout) -> pd.DataFrame:
     """Read ``source`` with ``layout``; an empty file (no data line) is an error."""
-    frame = _fast_read(source, layout)
+    frame = _arrow_read(source, layout)
+    if frame is None:
+        frame = _fast_read(source, layout)
     if frame is None:
         frame = _slow_read(source, layout)
     if frame.empty:
@@ -308,7 +362,7 @@ def read_preferences(source: Source, format: str | None = None) -> pd.DataFrame:
         return _carterette(source)
     if format == "winner":
         frame = read_table(source, WINNER)
-        a, b, winner = (frame[c].to_numpy(dtype=object) for c in ("doc_id_a", "doc_id_b", "winner"))
+        a, b, winner = (frame[c].to_numpy() for c in ("doc_id_a", "doc_id_b", "winner"))
         _fail_at(
             source,
             frame,
@@ -329,41 +383,27 @@ def read_preferences(source: Source, format: str | None = None) -> pd.DataFrame:
 
 def _carterette(source: Source) -> pd.DataFrame:
     frame = read_table(source, CARTERETTE)
-    text = frame["preference"].to_numpy(dtype=object)
+    values = frame["preference"].to_numpy()
     _fail_at(
         source,
         frame,
-        ~np.isin(text, CARTERETTE_VALUES),
-        lambda r: f"unknown preference value {r['preference']!r}",
+        ~np.isin(values, (-2, -1, 0, 1, 2)),
+        lambda r: f"unknown preference value '{r['preference']:g}'",
         CARTERETTE,
     )
-    preference = text.astype(np.int64).astype(np.int8)
-    a_na = np.char.upper(frame["doc_id_a"].to_numpy(dtype=str)) == NA
-    b_na = np.char.upper(frame["doc_id_b"].to_numpy(dtype=str)) == NA
-    _fail_at(
-        source,
-        frame,
-        (preference == -2) & ~b_na,
-        lambda r: f"preference -2 marks {r['doc_id_a']!r} bad, so the second doc must be NA",
-        CARTERETTE,
-    )
-    _fail_at(
-        source,
-        frame,
-        (preference == 2) & ~a_na,
-        lambda r: f"preference 2 marks {r['doc_id_b']!r} bad, so the first doc must be NA",
-        CARTERETTE,
-    )
+    preference = values.astype(np.int8)
+    for value, column, message in (
+        (-2, "doc_id_b", "preference -2 marks {} bad, so the second doc must be NA"),
+        (2, "doc_id_a", "preference 2 marks {} bad, so the first doc must be NA"),
+    ):
+        marked = np.flatnonzero(preference == value)
+        not_na = np.zeros(len(frame), dtype=bool)
+        not_na[marked] = frame[column].iloc[marked].str.upper().to_numpy() != NA
+        other = "doc_id_a" if column == "doc_id_b" else "doc_id_b"
+        _fail_at(source, frame, not_na, lambda r, m=message, o=other: m.format(repr(r[o])), CARTERETTE)
     return _preference_frame(frame["query_id"], frame["doc_id_a"], frame["doc_id_b"], preference, frame)
 
 
 def _preference_frame(qid, a, b, preference: np.ndarray, frame: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "query_id": qid.to_numpy(dtype=object),
-            "doc_id_a": a.to_numpy(dtype=object),
-            "doc_id_b": b.to_numpy(dtype=object),
-            "preference": preference,
-            "line": frame["line"].to_numpy(),
-        }
-    )
+    columns = {"query_id": qid, "doc_id_a": a, "doc_id_b": b, "preference": preference, "line": frame["line"]}
+    return pd.DataFrame(columns, index=frame.index, copy=False)

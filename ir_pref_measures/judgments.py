@@ -33,13 +33,13 @@ from scipy.sparse.csgraph import shortest_path
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import (
-    CARTERETTE_VALUES,
     NA,
     Source,
     detect_preference_format,
     read_preferences,
     read_qrels,
 )
+from ir_pref_measures.ids import intern, pair_keys
 
 PREFERENCE_COLUMNS = ("query_id", "doc_id_a", "doc_id_b", "preference")
 PYTERRIER_QREL_COLUMNS = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
@@ -145,15 +145,10 @@ class Judgments:
         if frame.empty:
             raise InputError("the qrels are empty", path=path)
         _reject_regraded(frame, path)
-        docs = pd.DataFrame(
-            {
-                "query_id": frame["query_id"].astype(str).to_numpy(dtype=object),
-                "doc_id": frame["doc_id"].astype(str).to_numpy(dtype=object),
-                "grade": pd.to_numeric(frame["relevance"]).to_numpy(dtype=np.float64),
-                "bad": False,
-            }
-        )
-        return _assemble(docs, _no_pairs(), _no_pairs())
+        grade = pd.to_numeric(frame["relevance"]).to_numpy(dtype=np.float64)
+        (q,), queries = intern(frame["query_id"])
+        (d,), docs = intern(frame["doc_id"])
+        return _assemble(queries, docs, _Docs(q, d, grade, np.zeros(len(grade), bool)))
 
     @classmethod
     def from_preferences(cls, prefs, *, format: str | None = None) -> Judgments:
@@ -163,28 +158,22 @@ class Judgments:
         frame = read_preferences(prefs, format) if path is not None else _preference_frame(prefs)
         if frame.empty:
             raise InputError("the preference judgments are empty", path=path)
-        qid = frame["query_id"].astype(str).to_numpy(dtype=object)
-        a = frame["doc_id_a"].astype(str).to_numpy(dtype=object)
-        b = frame["doc_id_b"].astype(str).to_numpy(dtype=object)
+        (q,), queries = intern(frame["query_id"])
+        (a, b), docs = intern(frame["doc_id_a"], frame["doc_id_b"])
         pref = frame["preference"].to_numpy()
-        bad_a, bad_b = pref == -2, pref == 2
-        strict = pd.DataFrame(
-            {
-                "query_id": qid[np.abs(pref) == 1],
-                "src": np.where(pref == -1, a, b)[np.abs(pref) == 1],
-                "dst": np.where(pref == -1, b, a)[np.abs(pref) == 1],
-            }
+        first, second, tie, bad_a, bad_b = pref == -1, pref == 1, pref == 0, pref == -2, pref == 2
+        bad_q = np.concatenate([q[bad_a], q[bad_b]])
+        judgments = _assemble(
+            queries,
+            docs,
+            _Docs(bad_q, np.concatenate([a[bad_a], b[bad_b]]), np.full(len(bad_q), np.nan), np.ones(len(bad_q), bool)),
+            _Pairs(
+                np.concatenate([q[first], q[second]]),
+                np.concatenate([a[first], b[second]]),
+                np.concatenate([b[first], a[second]]),
+            ),
+            _Pairs(q[tie], a[tie], b[tie]),
         )
-        ties = pd.DataFrame({"query_id": qid[pref == 0], "src": a[pref == 0], "dst": b[pref == 0]})
-        docs = pd.DataFrame(
-            {
-                "query_id": np.concatenate([qid[bad_a], qid[bad_b]]),
-                "doc_id": np.concatenate([a[bad_a], b[bad_b]]),
-                "grade": np.nan,
-                "bad": True,
-            }
-        )
-        judgments = _assemble(docs, strict, ties)
         ignored = int(judgments.bad[judgments.edge_src].sum())
         if ignored:
             warnings.warn(
@@ -229,56 +218,69 @@ class QueryGraph:
     tie_b: np.ndarray
 
 
-def _no_pairs() -> pd.DataFrame:
-    return pd.DataFrame({"query_id": [], "src": [], "dst": []}, dtype=object)
+@dataclass(frozen=True)
+class _Docs:
+    """Judged docs as codes into a query and a doc vocabulary, with grades (NaN = none) and bad marks."""
+
+    query: np.ndarray
+    doc: np.ndarray
+    grade: np.ndarray
+    bad: np.ndarray
 
 
-def _assemble(docs: pd.DataFrame, strict: pd.DataFrame, ties: pd.DataFrame) -> Judgments:
-    """Intern every doc of ``docs``, ``strict`` and ``ties`` per query and build the flat structure."""
-    mentioned = pd.concat(
-        [
-            docs,
-            *(
-                pd.DataFrame({"query_id": t["query_id"], "doc_id": t[c], "grade": np.nan, "bad": False})
-                for t in (strict, ties)
-                for c in ("src", "dst")
-            ),
-        ],
-        ignore_index=True,
-    )
-    mentioned["query_id"] = mentioned["query_id"].astype(object)
-    mentioned["doc_id"] = mentioned["doc_id"].astype(object)
-    _reject_conflicting_grades(mentioned)
-    table = (
-        mentioned.groupby(["query_id", "doc_id"], sort=True)
-        .agg(grade=("grade", "max"), bad=("bad", "any"))
-        .reset_index()
-    )
-    index = pd.MultiIndex.from_frame(table[["query_id", "doc_id"]])
-    qids, starts = np.unique(table["query_id"].to_numpy(dtype=str), return_index=True)
+@dataclass(frozen=True)
+class _Pairs:
+    """Doc pairs (codes) of one query each: strict preferences ``src -> dst``, or ties."""
 
-    def locate(pairs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        ends = [
-            index.get_indexer(pd.MultiIndex.from_arrays([pairs["query_id"], pairs[c]])).astype(np.int64)
-            for c in ("src", "dst")
-        ]
-        return ends[0], ends[1]
+    query: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    src: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    dst: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
 
-    edge_src, edge_dst = locate(strict)
-    tie_1, tie_2 = locate(ties)
+
+def _assemble(
+    query_vocab: np.ndarray, doc_vocab: np.ndarray, docs: _Docs, strict: _Pairs = _Pairs(), ties: _Pairs = _Pairs()
+) -> Judgments:
+    """Number every (query, doc) of ``docs``, ``strict`` and ``ties`` in (query id, doc id) order."""
+    n = len(doc_vocab)
+    keys = [
+        pair_keys(docs.query, docs.doc, n),
+        pair_keys(strict.query, strict.src, n),
+        pair_keys(strict.query, strict.dst, n),
+        pair_keys(ties.query, ties.src, n),
+        pair_keys(ties.query, ties.dst, n),
+    ]
+    # few distinct docs, many mentions: dedupe each part, then find every mention by binary search
+    unique_keys = np.unique(np.concatenate([pd.unique(k) for k in keys]))
+    doc_of = [np.searchsorted(unique_keys, k) for k in keys]
+    grades = np.full(len(unique_keys), np.nan)
+    lowest = np.full(len(unique_keys), np.nan)
+    graded = ~np.isnan(docs.grade)
+    np.fmax.at(grades, doc_of[0][graded], docs.grade[graded])
+    np.fmin.at(lowest, doc_of[0][graded], docs.grade[graded])
+    clash = np.flatnonzero(grades > lowest)
+    if len(clash):
+        key = unique_keys[clash[0]]
+        raise InputError(
+            f"doc {doc_vocab[key % n]!r} of query {query_vocab[key // n]!r} "
+            f"has two grades: {lowest[clash[0]]:g} and {grades[clash[0]]:g}"
+        )
+    bad = np.zeros(len(unique_keys), dtype=bool)
+    bad[doc_of[0][docs.bad]] = True
+    present, doc_query = np.unique(unique_keys // n, return_inverse=True)
+    edge_src, edge_dst = doc_of[1], doc_of[2]
     order = np.lexsort((edge_dst, edge_src))
-    tie_a, tie_b = np.minimum(tie_1, tie_2), np.maximum(tie_1, tie_2)
+    tie_a, tie_b = np.minimum(doc_of[3], doc_of[4]), np.maximum(doc_of[3], doc_of[4])
     tie_order = np.lexsort((tie_b, tie_a))
     return Judgments(
-        query_ids=qids.astype(object),
-        doc_offsets=np.append(starts, len(table)).astype(np.int64),
-        doc_ids=table["doc_id"].to_numpy(dtype=object),
-        grades=table["grade"].to_numpy(dtype=np.float64),
-        bad=table["bad"].to_numpy(dtype=bool),
-        edge_src=edge_src[order],
-        edge_dst=edge_dst[order],
-        tie_a=tie_a[tie_order],
-        tie_b=tie_b[tie_order],
+        query_ids=query_vocab[present],
+        doc_offsets=np.searchsorted(doc_query, np.arange(len(present) + 1)).astype(np.int64),
+        doc_ids=doc_vocab[unique_keys % n],
+        grades=grades,
+        bad=bad,
+        edge_src=edge_src[order].astype(np.int64),
+        edge_dst=edge_dst[order].astype(np.int64),
+        tie_a=tie_a[tie_order].astype(np.int64),
+        tie_b=tie_b[tie_order].astype(np.int64),
     )
 
 
@@ -287,38 +289,29 @@ def combine(*parts: Judgments) -> Judgments:
 
     A doc graded in two parts must have the same grade in both.
     """
-    docs, strict, ties = [], [], []
-    for part in parts:
-        qid = part.query_ids[part.doc_query]
-        docs.append(part.frame())
-        strict.append(
-            pd.DataFrame(
-                {
-                    "query_id": qid[part.edge_src],
-                    "src": part.doc_ids[part.edge_src],
-                    "dst": part.doc_ids[part.edge_dst],
-                }
+    query_codes, queries = intern(*(p.query_ids for p in parts))
+    doc_codes, docs = intern(*(p.doc_ids for p in parts))
+    pieces = []
+    for part, q_code, d_code in zip(parts, query_codes, doc_codes, strict=True):
+        q = q_code[part.doc_query]  # query code of each doc of the part
+        pieces.append(
+            (
+                _Docs(q, d_code, part.grades, part.bad),
+                _Pairs(q[part.edge_src], d_code[part.edge_src], d_code[part.edge_dst]),
+                _Pairs(q[part.tie_a], d_code[part.tie_a], d_code[part.tie_b]),
             )
         )
-        ties.append(
-            pd.DataFrame(
-                {
-                    "query_id": qid[part.tie_a],
-                    "src": part.doc_ids[part.tie_a],
-                    "dst": part.doc_ids[part.tie_b],
-                }
-            )
-        )
-    return _assemble(pd.concat(docs, ignore_index=True), pd.concat(strict), pd.concat(ties))
 
+    def joined(kind: int, name: str) -> np.ndarray:
+        return np.concatenate([getattr(piece[kind], name) for piece in pieces])
 
-def _reject_conflicting_grades(docs: pd.DataFrame) -> None:
-    graded = docs[docs["grade"].notna()]
-    spread = graded.groupby(["query_id", "doc_id"], sort=True)["grade"].agg(["min", "max"])
-    clash = spread[spread["min"] != spread["max"]]
-    if len(clash):
-        (qid, doc), row = next(iter(clash.iterrows()))
-        raise InputError(f"doc {doc!r} of query {qid!r} has two grades: {row['min']:g} and {row['max']:g}")
+    return _assemble(
+        queries,
+        docs,
+        _Docs(*(joined(0, f) for f in ("query", "doc", "grade", "bad"))),
+        _Pairs(*(joined(1, f) for f in ("query", "src", "dst"))),
+        _Pairs(*(joined(2, f) for f in ("query", "src", "dst"))),
+    )
 
 
 def _reject_regraded(frame: pd.DataFrame, path) -> None:
@@ -375,30 +368,23 @@ def _preference_frame(prefs) -> pd.DataFrame:
     missing = [c for c in PREFERENCE_COLUMNS if c not in frame.columns]
     if missing:
         raise InputError(f"the preferences have no column(s) {missing} (found {list(frame.columns)})")
-    text = frame["preference"].astype(str).str.strip().str.replace(r"\.0$", "", regex=True).to_numpy(dtype=str)
-    known = np.isin(text, CARTERETTE_VALUES)
+    values = pd.to_numeric(frame["preference"], errors="coerce").to_numpy(dtype=np.float64)
+    known = np.isin(values, (-2, -1, 0, 1, 2))
     if not known.all():
         row = int(np.flatnonzero(~known)[0])
         raise InputError(
             f"row {row}: unknown preference value {frame['preference'].iloc[row]!r}",
             expected="-1 (a preferred), 1 (b preferred), 0 (duplicates), -2 (a bad, b NA), 2 (a NA, b bad)",
         )
-    pref = text.astype(np.int64).astype(np.int8)
-    a_na = frame["doc_id_a"].astype(str).str.upper().to_numpy() == NA
-    b_na = frame["doc_id_b"].astype(str).str.upper().to_numpy() == NA
-    for value, ok, which in ((-2, b_na, "doc_id_b"), (2, a_na, "doc_id_a")):
-        wrong = (pref == value) & ~ok
-        if wrong.any():
-            row = int(np.flatnonzero(wrong)[0])
-            raise InputError(f"row {row}: preference {value} marks a doc bad, so {which} must be NA")
-    return pd.DataFrame(
-        {
-            "query_id": frame["query_id"].to_numpy(dtype=object),
-            "doc_id_a": frame["doc_id_a"].to_numpy(dtype=object),
-            "doc_id_b": frame["doc_id_b"].to_numpy(dtype=object),
-            "preference": pref,
-        }
-    )
+    pref = values.astype(np.int8)
+    for value, column in ((-2, "doc_id_b"), (2, "doc_id_a")):
+        marked = np.flatnonzero(pref == value)
+        not_na = frame[column].iloc[marked].astype(str).str.upper().to_numpy() != NA
+        if not_na.any():
+            row = int(marked[np.flatnonzero(not_na)[0]])
+            raise InputError(f"row {row}: preference {value} marks a doc bad, so {column} must be NA")
+    columns = {c: frame[c] for c in ("query_id", "doc_id_a", "doc_id_b")}
+    return pd.DataFrame({**columns, "preference": pref}, index=frame.index, copy=False)
 
 
 def load_judgments(source, *, format: str | None = None) -> Judgments:
@@ -468,8 +454,9 @@ def _preference_pairs(judgments: Judgments, transitive: bool) -> PairSet:
     source[tie_from] = True
     if transitive:
         src, dst = _strict_closure(judgments, src, dst, tie_from, tie_to)
-    pairs = np.unique(np.stack([src, dst]), axis=1) if len(src) else np.empty((2, 0), np.int64)
-    src, dst = pairs[0], pairs[1]
+    n_docs = len(judgments.doc_ids)
+    unique = np.sort(pd.unique(pair_keys(src, dst, n_docs)))
+    src, dst = unique // n_docs, unique % n_docs
     grades = judgments.grades
     difference = grades[src] - grades[dst]
     degree = np.where(difference > 0, difference, 1.0)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import line_text, read_run
+from ir_pref_measures.ids import intern, pair_keys
 
 PYTERRIER_RUN_COLUMNS = {"qid": "query_id", "docno": "doc_id"}
 
@@ -48,9 +49,17 @@ class Ranking:
 
     def rank_of(self, query_ids: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
         """Rank (float) of each (query, doc) pair; ``inf`` where the run does not retrieve it."""
-        wanted = pd.DataFrame({"query_id": query_ids, "doc_id": doc_ids})
-        found = wanted.merge(self.frame()[["query_id", "doc_id", "rank"]], how="left", on=["query_id", "doc_id"])
-        return found["rank"].fillna(np.inf).to_numpy(dtype=np.float64)
+        (run_q, want_q), _ = intern(self.query_ids, query_ids)
+        (run_d, want_d), docs = intern(self.doc_ids, doc_ids)
+        run_keys = pair_keys(np.repeat(run_q, np.diff(self.offsets)), run_d, len(docs))
+        order = np.argsort(run_keys, kind="stable")
+        sorted_keys = run_keys[order]
+        wanted = pair_keys(want_q, want_d, len(docs))
+        at = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
+        found = sorted_keys[at] == wanted
+        rank = np.full(len(wanted), np.inf)
+        rank[found] = self.ranks[order[at[found]]]
+        return rank
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, *, path: str | os.PathLike | None = None) -> Ranking:
@@ -61,41 +70,27 @@ class Ranking:
             raise InputError(f"the run has no column(s) {missing} (found {list(frame.columns)})", path=path)
         if frame.empty:
             raise InputError("the run is empty", path=path)
-        table = pd.DataFrame(
-            {
-                "query_id": frame["query_id"].astype(str).to_numpy(dtype=object),
-                "doc_id": frame["doc_id"].astype(str).to_numpy(dtype=object),
-                "score": pd.to_numeric(frame["score"], errors="raise").to_numpy(dtype=np.float64),
-            }
-        )
-        if "line" in frame.columns:
-            table["line"] = frame["line"].to_numpy()
-        table = table.sort_values(
-            ["query_id", "score", "doc_id"],
-            ascending=[True, False, False],
-            kind="mergesort",
-            ignore_index=True,
-        )
-        _reject_repeated_docs(table, path)
-        qids, starts = np.unique(table["query_id"].to_numpy(dtype=str), return_index=True)
-        offsets = np.append(starts, len(table)).astype(np.int64)
+        (q,), query_ids = intern(frame["query_id"])
+        (d,), doc_ids = intern(frame["doc_id"])
+        score = pd.to_numeric(frame["score"], errors="raise").to_numpy(dtype=np.float64)
+        _reject_repeated_docs(pair_keys(q, d, len(doc_ids)), frame, path)
+        order = np.lexsort((-d, -score, q))
         return cls(
-            query_ids=qids.astype(object),
-            offsets=offsets,
-            doc_ids=table["doc_id"].to_numpy(dtype=object),
-            scores=table["score"].to_numpy(dtype=np.float64),
+            query_ids=query_ids,
+            offsets=np.searchsorted(q[order], np.arange(len(query_ids) + 1)).astype(np.int64),
+            doc_ids=doc_ids[d[order]],
+            scores=score[order],
         )
 
 
-def _reject_repeated_docs(table: pd.DataFrame, path) -> None:
-    repeated = table.duplicated(["query_id", "doc_id"], keep="first").to_numpy()
-    if not repeated.any():
+def _reject_repeated_docs(keys: np.ndarray, frame: pd.DataFrame, path) -> None:
+    order = np.argsort(keys, kind="stable")
+    repeated = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    if not len(repeated):
         return
-    row = table.iloc[int(np.flatnonzero(repeated)[0])]
-    line_no = int(row["line"]) if "line" in table.columns else None
-    line = None
-    if line_no is not None and path is not None:
-        line = line_text(path, line_no)
+    row = frame.iloc[int(order[repeated[0] + 1])]
+    line_no = int(row["line"]) if "line" in frame.columns else None
+    line = line_text(path, line_no) if line_no is not None and path is not None else None
     raise InputError(
         f"doc {row['doc_id']!r} is listed twice in query {row['query_id']!r} of the run",
         path=path,

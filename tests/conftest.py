@@ -19,6 +19,9 @@ def testdata_path(*parts: str) -> Path:
     return path
 
 
+testdata_path.__test__ = False  # a helper, not a test, despite its name
+
+
 @pytest.fixture
 def testdata():
     return testdata_path

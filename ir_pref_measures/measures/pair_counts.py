@@ -25,6 +25,8 @@ import numpy as np
 
 from ir_pref_measures.judgments import Judgments, PairSet
 
+CHUNK_PAIRS = 50_000  # pairs per block of queries in the explicit kernel (bounds its temporary memory)
+
 
 @dataclass(frozen=True)
 class PairCounts:
@@ -260,7 +262,36 @@ def _running_count(key: np.ndarray) -> np.ndarray:
 
 
 def pair_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray, transitive: bool = True) -> PairCounts:
-    """Counts for ``queries`` under ``doc_rank``: the graded fast path when every judgment is a grade."""
+    """Counts for ``queries`` under ``doc_rank``: the graded fast path when every judgment is a grade,
+    else the explicit pairs, a block of queries at a time (at most ``CHUNK_PAIRS`` pairs per block)."""
     if judgments.only_graded:
         return graded_counts(judgments, doc_rank, queries)
-    return explicit_counts(judgments, judgments.preference_pairs(transitive), doc_rank, queries)
+    pairs = judgments.preference_pairs(transitive)
+    bounds = np.searchsorted(judgments.doc_query[pairs.src], np.arange(len(judgments) + 1))
+    sizes = np.diff(bounds)[queries]
+    block = np.cumsum(sizes) // CHUNK_PAIRS
+    parts = []
+    for b in np.unique(block):
+        chunk = queries[block == b]
+        lo, hi = bounds[chunk.min()], bounds[chunk.max() + 1]
+        part = PairSet(pairs.src[lo:hi], pairs.dst[lo:hi], pairs.degree[lo:hi], pairs.source)
+        parts.append(explicit_counts(judgments, part, doc_rank, chunk))
+    return _concatenate(queries, parts) if parts else explicit_counts(judgments, pairs, doc_rank, queries)
+
+
+def _concatenate(queries: np.ndarray, parts: list[PairCounts]) -> PairCounts:
+    """Counts of consecutive blocks of ``queries`` as one."""
+    starts = np.cumsum([0, *(len(p.rank) for p in parts)])
+    offsets = np.concatenate([p.offsets[:-1] + start for p, start in zip(parts, starts, strict=False)])
+
+    def joined(name: str) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in parts])
+
+    return PairCounts(
+        queries=queries,
+        offsets=np.append(offsets, starts[-1]),
+        **{
+            name: joined(name)
+            for name in ("rank", "correct", "ordered", "gain", "preferred", "total", "unretrieved_preferred", "bad")
+        },
+    )

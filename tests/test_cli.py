@@ -1,0 +1,58 @@
+"""The `ir-pref-measures` command: eval (the ir_measures command line plus preferences) and demo."""
+
+from __future__ import annotations
+
+import pytest
+
+from ir_pref_measures.cli import main
+
+QRELS = "q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 a 1\nq2 0 b 0\n"
+RUN = "q1 Q0 b 1 3.0 r\nq1 Q0 a 2 2.0 r\nq1 Q0 c 3 1.0 r\nq2 Q0 a 1 1.0 r\n"
+PREFS = "q1 c a -1\nq1 c b -1\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    paths = {}
+    for name, text in (("qrels", QRELS), ("run", RUN), ("prefs", PREFS)):
+        paths[name] = tmp_path / name
+        paths[name].write_text(text)
+    return paths
+
+
+def test_eval_mixes_ordinary_and_preference_measures(files, capsys):
+    assert main(["eval", str(files["qrels"]), str(files["run"]), "nDCG@10", "ppref@10", "APpref"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[0] for line in lines] == ["nDCG@10", "ppref@10", "APpref"]
+    # q1: a>b a>c b>c, run b a c: 2 of 3 correct; q2: a>b, b unretrieved: 1 of 1
+    assert lines[1] == f"ppref@10\t{(2 / 3 + 1) / 2:.4f}"
+
+
+def test_eval_per_query(files, capsys):
+    assert main(["eval", "-q", str(files["qrels"]), str(files["run"]), "ppref@10"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["q1\tppref@10\t0.6667", "q2\tppref@10\t1.0000", "all\tppref@10\t0.8333"]
+
+
+def test_eval_with_preferences_alone_and_combined(files, capsys):
+    assert main(["eval", "-", str(files["run"]), "ppref@10", "--prefs", str(files["prefs"])]) == 0
+    assert capsys.readouterr().out == "ppref@10\t0.0000\n"  # c preferred to a and b, but ranked last
+    assert main(["eval", str(files["qrels"]), str(files["run"]), "num_pref_total", "--prefs", str(files["prefs"])]) == 0
+    # q1: union of a>b a>c b>c and c>a c>b, closure makes every ordered pair strict: 6; q2: 1
+    assert capsys.readouterr().out == "num_pref_total\t3.5000\n"
+
+
+def test_eval_errors(files, capsys):
+    assert main(["eval", str(files["qrels"]), str(files["run"]), "pprf@10"]) == 2
+    assert "unknown measure: pprf@10" in capsys.readouterr().err
+    assert main(["eval", "-", str(files["run"]), "nDCG@10", "--prefs", str(files["prefs"])]) == 2
+    assert "nDCG@10 need graded qrels" in capsys.readouterr().err
+    assert main(["eval", "-", str(files["run"]), "ppref@10"]) == 2
+    assert "no judgments" in capsys.readouterr().err
+
+
+def test_demo_prints_a_table(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "nDCG@10" in out and "APpref [prefs]" in out
+    assert [line.split()[0] for line in out.splitlines()[-3:]] == ["strong", "medium", "weak"]

@@ -1,0 +1,174 @@
+"""Readers: every format, detection, and a clear error for every kind of bad input."""
+
+from __future__ import annotations
+
+import gzip
+
+import ir_measures
+import pandas as pd
+import pytest
+
+import ir_pref_measures as ipm
+from ir_pref_measures import InputError
+from ir_pref_measures.formats import detect_preference_format, read_preferences, read_qrels, read_run
+
+
+def write(tmp_path, name: str, text: str):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def assert_error(error: InputError, path, line_no: int, line: str, *words: str):
+    text = str(error)
+    assert str(path) in text and f":{line_no}:" in text
+    assert error.line_no == line_no and error.line.strip() == line
+    assert error.expected
+    for word in words:
+        assert word in text
+
+
+def test_run_with_a_missing_column(tmp_path):
+    path = write(tmp_path, "run", "q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2 1.0\n")
+    with pytest.raises(InputError) as info:
+        read_run(path)
+    assert_error(info.value, path, 2, "q1 Q0 d2 2 1.0", "5 fields instead of 6", "TREC run")
+
+
+def test_run_with_a_non_numeric_score(tmp_path):
+    path = write(tmp_path, "run", "q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2 high tag\n")
+    with pytest.raises(InputError) as info:
+        read_run(path)
+    assert_error(info.value, path, 2, "q1 Q0 d2 2 high tag", "score 'high' is not a number")
+
+
+def test_doc_twice_in_one_query_of_a_run(tmp_path):
+    path = write(tmp_path, "run", "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.5 t\nq2 Q0 d1 1 1.0 t\nq1 Q0 d1 3 1.0 t\n")
+    with pytest.raises(InputError) as info:
+        ipm.as_ranking(str(path))
+    assert_error(info.value, path, 4, "q1 Q0 d1 3 1.0 t", "'d1' is listed twice in query 'q1'")
+
+
+def test_unknown_preference_value(tmp_path):
+    path = write(tmp_path, "prefs", "q1 a b -1\nq1 a c 3\n")
+    with pytest.raises(InputError) as info:
+        read_preferences(path, "carterette")
+    assert_error(info.value, path, 2, "q1 a c 3", "unknown preference value '3'", "-2 (a bad, b NA)")
+
+
+def test_minus_two_without_na(tmp_path):
+    path = write(tmp_path, "prefs", "q1 a b -1\nq1 a b -2\n")
+    with pytest.raises(InputError) as info:
+        read_preferences(path, "carterette")
+    assert_error(info.value, path, 2, "q1 a b -2", "the second doc must be NA")
+
+
+def test_plus_two_without_na(tmp_path):
+    path = write(tmp_path, "prefs", "q1 a b 2\n")
+    with pytest.raises(InputError) as info:
+        read_preferences(path, "carterette")
+    assert_error(info.value, path, 1, "q1 a b 2", "the first doc must be NA")
+
+
+def test_winner_that_is_neither_doc(tmp_path):
+    path = write(tmp_path, "prefs", "q1 a b a\nq1 a b c\n")
+    with pytest.raises(InputError) as info:
+        read_preferences(path, "winner")
+    assert_error(info.value, path, 2, "q1 a b c", "winner 'c' is neither 'a' nor 'b'")
+
+
+@pytest.mark.parametrize("reader", [read_run, read_qrels, lambda p: read_preferences(p, "pairs")])
+def test_empty_file(tmp_path, reader):
+    path = write(tmp_path, "empty", "\n  \n")
+    with pytest.raises(InputError, match="no data lines"):
+        reader(path)
+
+
+def test_qrels_missing_relevance(tmp_path):
+    path = write(tmp_path, "qrels", "q1 0 d1 1\nq1 0 d2\n")
+    with pytest.raises(InputError) as info:
+        read_qrels(path)
+    assert_error(info.value, path, 2, "q1 0 d2", "3 fields instead of 4")
+
+
+def test_qrels_doc_judged_twice(tmp_path):
+    path = write(tmp_path, "qrels", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\n")
+    with pytest.raises(InputError, match=r"'d1' is judged twice in query 'q1'"):
+        ipm.load_judgments(path, format="qrels")
+
+
+def test_blank_lines_are_ignored_and_gzip_is_read(tmp_path):
+    path = tmp_path / "run.gz"
+    with gzip.open(path, "wt") as f:
+        f.write("q1 Q0 d1 1 2.0 t\n\nq1 Q0 d2 2 1.0 t\n")
+    run = read_run(path)
+    assert run[["query_id", "doc_id", "score"]].values.tolist() == [["q1", "d1", 2.0], ["q1", "d2", 1.0]]
+    assert run["line"].tolist() == [1, 3]
+
+
+def test_float_and_integer_qrels(tmp_path):
+    assert read_qrels(write(tmp_path, "a", "q1 0 d1 1\nq1 0 d2 0\n"))["relevance"].dtype == "int64"
+    assert read_qrels(write(tmp_path, "b", "q1 0 d1 1.5\nq1 0 d2 0\n"))["relevance"].tolist() == [1.5, 0.0]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("q1 a b -1\nq1 c NA -2\n", "carterette"),
+        ("q1 a b a\nq1 c d d\n", "winner"),
+        ("q1 a b\nq1 c d\n", "pairs"),
+        ("q1 Q0 a 12.5\nq1 Q0 b 0.0\n", "qrels"),
+    ],
+)
+def test_format_detection(tmp_path, text, expected):
+    assert detect_preference_format(write(tmp_path, "p", text)) == expected
+
+
+def test_ambiguous_format_asks_for_it(tmp_path):
+    path = write(tmp_path, "p", "q1 0 b 1\nq1 0 c -1\n")  # carterette, or qrels with iteration 0
+    with pytest.raises(InputError, match="ambiguous.*pass format="):
+        detect_preference_format(path)
+
+
+def test_line_fitting_no_format(tmp_path):
+    path = write(tmp_path, "p", "q1 a b\nq1 a b c d\n")
+    with pytest.raises(InputError) as info:
+        detect_preference_format(path)
+    assert_error(info.value, path, 2, "q1 a b c d", "fits no preference format")
+
+
+def test_all_formats_give_the_same_judgments(tmp_path):
+    carterette = write(tmp_path, "c", "q1 a b -1\nq1 c b 1\n")
+    winner = write(tmp_path, "w", "q1 a b a\nq1 c b b\n")
+    pairs = write(tmp_path, "p", "q1 a b\nq1 b c\n")
+    frames = [ipm.load_judgments(p).frame() for p in (carterette, winner, pairs)]
+    edges = [
+        (j.doc_ids[j.edge_src].tolist(), j.doc_ids[j.edge_dst].tolist())
+        for j in (ipm.load_judgments(p) for p in (carterette, winner, pairs))
+    ]
+    assert all(f.equals(frames[0]) for f in frames)
+    assert edges[0] == edges[1] == edges[2] == (["a", "b"], ["b", "c"])
+
+
+def test_in_memory_preferences_are_validated():
+    frame = pd.DataFrame({"query_id": ["q"], "doc_id_a": ["a"], "doc_id_b": ["b"], "preference": ["7"]})
+    with pytest.raises(InputError, match="unknown preference value '7'"):
+        ipm.Judgments.from_preferences(frame)
+
+
+def test_bad_doc_that_also_prefers_warns_and_prefers_nothing():
+    frame = pd.DataFrame(
+        {"query_id": ["q"] * 2, "doc_id_a": ["a", "a"], "doc_id_b": ["NA", "b"], "preference": [-2, -1]}
+    )
+    with pytest.warns(UserWarning, match="1 preference.*bad doc prefers nothing"):
+        judgments = ipm.Judgments.from_preferences(frame)
+    run = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    value = ir_measures.calc_aggregate([ir_measures.parse_measure("num_pref_total")], judgments, run)
+    assert list(value.values()) == [0.0]
+
+
+def test_two_grades_for_one_doc_in_a_union():
+    a = ipm.Judgments.from_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [1]}))
+    b = ipm.Judgments.from_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [2]}))
+    with pytest.raises(InputError, match="'d' of query 'q' has two grades: 1 and 2"):
+        ipm.combine(a, b)
