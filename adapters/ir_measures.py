@@ -217,21 +217,3 @@ def iter_calc(measures, run, *, qrels=None, judgments: Judgments | None = None):
         yield from ir_measures.iter_calc(ours, judgments if judgments is not None else qrels, run)
     if theirs:
         yield from ir_measures.iter_calc(theirs, qrels, run)
-
-
-def is_preference_measure(measure) -> bool:
-    return measure.NAME in MEASURE_CLASSES
-
-
-def iter_calc(measures, run, *, qrels=None, judgments: Judgments | None = None):
-    """Per-query metrics of ``measures`` (ours and ir_measures'): ours are computed on ``judgments``
-    (default: derived from ``qrels``), the others on ``qrels`` by ir_measures."""
-    ours = [m for m in measures if is_preference_measure(m)]
-    theirs = [m for m in measures if not is_preference_measure(m)]
-    if theirs and qrels is None:
-        names = ", ".join(str(m) for m in theirs)
-        raise ValueError(f"{names} need graded qrels, but only preference judgments were given")
-    if ours:
-        yield from ir_measures.iter_calc(ours, judgments if judgments is not None else qrels, run)
-    if theirs:
-        yield from ir_measures.iter_calc(theirs, qrels, run)
