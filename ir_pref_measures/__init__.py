@@ -6,6 +6,8 @@
 
 from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
+from ir_pref_measures.aggregate import aggregate
+from ir_pref_measures.compare import compare
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import detect_preference_format, read_preferences, read_qrels, read_run
 from ir_pref_measures.judgments import Judgments, combine, load_combined, load_judgments
@@ -24,6 +26,8 @@ del _m
 __all__ = [
     "__version__",
     "InputError",
+    "aggregate",
+    "compare",
     "Judgments",
     "Ranking",
     "as_ranking",

@@ -106,7 +106,9 @@ def parser() -> argparse.ArgumentParser:
     ppe.add_argument("run")
     ppe.set_defaults(handler=_pairwise_pref_eval)
 
-    # -- commands of the compare API (issue 4): add_compare_commands(commands) --
+    from ir_pref_measures.pref_eval import add_compare_commands
+
+    add_compare_commands(commands)
     # -- commands of PGC and compatibility (issue 3): add_pgc_commands(commands) --
     return main
 

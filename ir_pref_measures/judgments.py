@@ -28,8 +28,6 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import shortest_path
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import (
@@ -469,6 +467,9 @@ def _strict_closure(judgments: Judgments, src, dst, tie_from, tie_to) -> tuple[n
     Breadth-first search on a two-layer graph per query: layer 0 = no strict edge seen yet, layer 1 =
     one seen; ties connect within a layer, strict edges lead into layer 1.
     """
+    from scipy.sparse import csr_matrix  # imported here: only the closure needs scipy (0.1 s to import)
+    from scipy.sparse.csgraph import shortest_path
+
     out_src, out_dst = [src[src == dst]], [dst[src == dst]]
     query_of = judgments.doc_query
     offsets = judgments.doc_offsets

@@ -1,0 +1,141 @@
+"""Benchmark: ``ir-pref-measures compare`` (pairwise run comparison) on a seeded input, end to end.
+
+Input (seeded): 10 runs x 200 evaluated queries (201 in the qrels, one without relevant docs) x 1000
+retrieved docs, about 100 judged and 43 relevant docs per query; one run is 500-1000 deep, one is
+short, one misses some queries; runs are written as TREC files in a temporary folder. Each case runs the
+command in a fresh process and prints its wall time and peak RSS (``/usr/bin/time``-like, from
+``resource.getrusage`` of the child). ``--reference PATH`` (a checkout of diazf/pref_eval) also runs
+``pref_eval.py`` on the same files and prints the ratio. Cases: all measures (the default set),
+``-m rpp`` alone, and 30 runs (the 10 runs copied three times) with all measures.
+
+    python benchmarks/bench_compare.py [--queries 200] [--reference path/to/pref_eval] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+SEED = 20240601
+N_RUNS, DOCS, JUDGED = 10, 1000, 103
+POOL = 3 * DOCS
+
+
+def _doc_names(numbers: np.ndarray) -> np.ndarray:
+    return np.char.add("D", numbers.astype(str))
+
+
+def write_input(n_queries: int, folder: Path) -> list[Path]:
+    """Write ``qrels.txt`` and ``runs/run00..run09`` into ``folder``; return the run paths."""
+    rng = np.random.default_rng(SEED)
+    qids = np.arange(1, n_queries + 2)  # the last query gets no relevant doc
+    docs = rng.permuted(np.tile(np.arange(100_000, 100_000 + POOL), (len(qids), 1)), axis=1)  # per-query pool
+    grades = rng.choice(4, size=(len(qids), JUDGED), p=[0.58, 0.22, 0.12, 0.08])
+    grades[-1] = 0
+    qrels = pd.DataFrame(
+        {
+            "q": np.repeat(qids, JUDGED),
+            "it": 0,
+            "doc": _doc_names(docs[:, :JUDGED].ravel()),
+            "grade": grades.ravel(),
+        }
+    )
+    qrels.to_csv(folder / "qrels.txt", sep=" ", header=False, index=False)
+    latent = np.zeros((len(qids), POOL))
+    latent[:, :JUDGED] = grades
+    (folder / "runs").mkdir()
+    paths = []
+    for r in range(N_RUNS):
+        noise = rng.normal(0, 1.0 + 0.3 * r, size=latent.shape)
+        scores = np.round(latent * (1.5 - 0.1 * r) + noise, 4)
+        top = np.argsort(-scores, axis=1, kind="stable")[:, :DOCS]
+        depth = np.full(len(qids), DOCS)
+        if r == N_RUNS - 2:
+            depth = rng.integers(500, DOCS + 1, size=len(qids))
+        if r == N_RUNS - 1:
+            depth = rng.integers(10, 100, size=len(qids))
+        keep = np.arange(DOCS)[None, :] < depth[:, None]
+        if r == 3:
+            keep[rng.choice(len(qids), 5, replace=False)] = False  # a few queries missing from this run
+        q = np.broadcast_to(qids[:, None], keep.shape)[keep]
+        rank = np.broadcast_to(np.arange(1, DOCS + 1)[None, :], keep.shape)[keep]
+        doc = np.take_along_axis(docs, top, axis=1)[keep]
+        score = np.take_along_axis(scores, top, axis=1)[keep]
+        frame = pd.DataFrame({"q": q, "Q0": "Q0", "doc": _doc_names(doc), "rank": rank, "score": score})
+        frame["tag"] = f"run{r:02d}"
+        path = folder / "runs" / f"run{r:02d}"
+        frame.to_csv(path, sep=" ", header=False, index=False, float_format="%.4f")
+        paths.append(path)
+    return paths
+
+
+def timed(command: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of ``command`` run in a fresh process; its output is discarded."""
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # the child: exec the command with stdout to /dev/null
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.execvp(command[0], command)
+    _, status, usage = os.wait4(pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def best_of(command: list[str], repeat: int) -> tuple[float, float]:
+    runs = [timed(command) for _ in range(repeat)]
+    return min(s for s, _ in runs), max(m for _, m in runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--reference", help="a checkout of diazf/pref_eval (pref_eval.py is run with this Python)")
+    parser.add_argument("--repeat", type=int, default=3, help="repeats per case (the best time is shown)")
+    args = parser.parse_args()
+    ours = [sys.executable, "-m", "ir_pref_measures", "compare"]
+    reference = None
+    if args.reference:
+        reference = [sys.executable, str(Path(args.reference) / "pref_eval.py")]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        runs = write_input(args.queries, folder)
+        copies = folder / "copies"
+        copies.mkdir()
+        for k in (1, 2):
+            for path in runs:
+                shutil.copy(path, copies / f"{path.name}_{k}")
+        runs30 = [*runs, *sorted(copies.iterdir())]
+        lines = sum(1 for path in runs for _ in open(path))
+        print(f"{len(runs)} runs x {args.queries} queries, {lines:,} run lines; best of {args.repeat}")
+        qrels = ["-R", str(folder / "qrels.txt")]
+        cases = [
+            ("all measures, 10 runs", [*qrels, *map(str, runs)]),
+            ("rpp only, 10 runs", [*qrels, "-m", "rpp", *map(str, runs)]),
+            ("all measures, 30 runs", [*qrels, *map(str, runs30)]),
+        ]
+        print(
+            f"{'case':26s} {'ours s':>8s} {'peak MB':>8s}"
+            + (f" {'tool s':>8s} {'tool MB':>8s} {'ratio':>6s}" if reference else "")
+        )
+        for name, arguments in cases:
+            seconds, peak = best_of([*ours, *arguments], args.repeat)
+            row = f"{name:26s} {seconds:8.2f} {peak:8.0f}"
+            if reference:
+                tool_seconds, tool_peak = best_of([*reference, *arguments], 1)
+                row += f" {tool_seconds:8.2f} {tool_peak:8.0f} {tool_seconds / seconds:6.1f}"
+            print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+"""The ``pref_eval`` preset: drop-in ``compare`` and ``aggregate`` commands for Diaz' ``pref_eval.py`` and
+``pref_aggregate.py`` (``specs/pref_eval.md``), on the kernels of :mod:`ir_pref_measures.compare` and
+:mod:`ir_pref_measures.aggregate`.
+
+The tool's rules taken as options: queries in the order of their first relevant qrels line; run ids
+from file names; binary RPP unless ``--graded-rpp``; the tool's JSON lines (ints for the sign-valued
+measures on per-query lines, ``sample`` 0); MC4 with 10 iterations. Where the tool has a bug we differ
+on purpose: ``rr@k`` differences are computed (the tool prints 0.0), a measure named twice counts once
+(the tool doubles its mean), unknown measures and measure sets are errors (the tool prints 0.0 or nothing),
+blank lines are skipped (the tool crashes), a doc listed twice in a query of a run and two runs with the
+same id are errors (the tool crashes or merges silently), and ``aggregate`` orders runs even when the input
+has no metric lines (the tool prints nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+
+from ir_pref_measures.aggregate import borda, mc4, net_preference, order_runs
+from ir_pref_measures.compare import (
+    DEFAULT_MEASURES,
+    METRICS,
+    PREFERENCES,
+    SUMMARY,
+    Comparison,
+    evaluate,
+    load_qrels,
+    load_runs,
+    parse_measures,
+    relevant_docs,
+)
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.formats import _lines, _name
+
+MEASURE_SETS = {"all": DEFAULT_MEASURES, "none": DEFAULT_MEASURES, "preferences": PREFERENCES}
+SIGN_VALUED = ("lexirecall", "lexiprecision", "LR", "sgnLR", "sgnLP")
+RR_LEXIPRECISION = ("rrlexiprecision", "rrLP")
+ID_FIELDS = ("qid", "runi", "runj", "run", "sample", "type")
+
+
+def tool_measures(measures: list[str] | None, measure_set: str | None) -> list[str]:
+    """``-m`` names in order (each once), else the ``-M`` set (``all``/``none``: the 15 defaults)."""
+    if measures:
+        return list(dict.fromkeys(measures))
+    chosen = measure_set or "none"
+    if chosen not in MEASURE_SETS:
+        raise InputError(f"unknown measure set {chosen!r}", expected=f"one of {', '.join(MEASURE_SETS)}")
+    return list(MEASURE_SETS[chosen])
+
+
+def _per_query_values(name: str, values: np.ndarray) -> list:
+    """JSON values of one measure as the tool prints them on per-query lines."""
+    if name in SIGN_VALUED:
+        return values.astype(int).tolist()
+    listed = (values + 0.0).tolist()
+    if name in RR_LEXIPRECISION:
+        return [0 if v == 0 else v for v in listed]
+    return listed
+
+
+def json_lines(result: Comparison, *, perquery: bool, summary: bool) -> Iterator[str]:
+    """The lines of ``pref_eval.py``: per query, each run's pair lines then its metric line; then the
+    summary (``qid: "all"``, the mean over queries) per pair."""
+    names = result.runs
+    pairs = list(zip(result.run_i.tolist(), result.run_j.tolist(), strict=True))
+    measures = [m.name for m in result.measures]
+    metrics = [m.name for m in result.measures if m.is_metric]
+    if perquery:
+        pair_columns = {m: [_per_query_values(m, row) for row in result.pair_values[m].T] for m in measures}
+        run_columns = {m: (result.run_values[m].T + 0.0).tolist() for m in metrics}
+        for q, qid in enumerate(result.query_ids.tolist()):
+            for r, run in enumerate(names):
+                for p, (i, j) in enumerate(pairs):
+                    if i == r:
+                        line = {"qid": qid, "runi": names[i], "runj": names[j], "sample": 0, "type": "preference"}
+                        yield json.dumps(line | {m: pair_columns[m][q][p] for m in measures})
+                if metrics:
+                    line = {"qid": qid, "run": run, "sample": 0, "type": "metric"}
+                    yield json.dumps(line | {m: run_columns[m][q][r] for m in metrics})
+    if summary:
+        means = {m: (result.pair_values[m].mean(axis=1) + 0.0).tolist() for m in measures}
+        for p, (i, j) in enumerate(pairs):
+            line = {"qid": SUMMARY, "runi": names[i], "runj": names[j], "sample": 0}
+            yield json.dumps(line | {m: float(means[m][p]) for m in measures})
+
+
+def _compare(args: argparse.Namespace) -> None:
+    if len(args.runs) < 2:
+        raise InputError(f"need at least two runs, got {len(args.runs)}")
+    measures = parse_measures(tool_measures(args.measure, args.measure_set))
+    relevant = relevant_docs(
+        load_qrels(args.qrels), binary=args.binary_relevance, floor=args.relevance_floor, order="file"
+    )
+    result = evaluate(load_runs(args.runs), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp)
+    for line in json_lines(result, perquery=args.query_eval_wanted, summary=not args.nosummary):
+        sys.stdout.write(line + "\n")
+
+
+def is_metric_name(name: str) -> bool:
+    """``pref_aggregate``'s rule: the part before ``@`` names a metric."""
+    return name.split("@")[0] in METRICS
+
+
+def read_preference_lines(path: str) -> pd.DataFrame:
+    """The per-query lines of a ``pref_eval -q`` output, one row each, in file order (summary lines
+    skipped, blank lines too). Columns: the id fields and one per measure key."""
+    records = []
+    for line_no, line in _lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(
+                f"not a JSON object ({error.msg})", path=path, line_no=line_no, line=line, expected="pref_eval output"
+            ) from None
+        if not isinstance(record, dict) or "qid" not in record:
+            raise InputError("no qid field", path=path, line_no=line_no, line=line, expected="pref_eval output")
+        if record["qid"] != SUMMARY:
+            records.append(record | {"line": line_no})
+    if not records:
+        raise InputError("no per-query lines (pref_eval was run without -q?)", path=_name(path))
+    frame = pd.DataFrame.from_records(records)
+    if "sample" not in frame.columns:
+        frame["sample"] = 0
+    frame["sample"] = frame["sample"].fillna(0)
+    return frame
+
+
+def _require(frame: pd.DataFrame, columns: tuple[str, ...], path: str) -> None:
+    for column in columns:
+        if column not in frame.columns or frame[column].isna().any():
+            row = frame.iloc[int(np.flatnonzero(frame[column].isna())[0])] if column in frame.columns else frame.iloc[0]
+            raise InputError(
+                f"a line without {column!r}",
+                path=path,
+                line_no=int(row["line"]),
+                expected=f"pref_eval per-query lines with {', '.join(columns)}",
+            )
+
+
+def aggregate_lines(
+    frame: pd.DataFrame, measures: list[str] | None, path: str, *, perquery: bool, summary: bool
+) -> Iterator[dict]:
+    """``pref_aggregate.py``'s per-query orderings (``qid``) and summaries (``qid: "all"``), per sample."""
+    frame = frame.assign(qid=frame["qid"].astype(str))
+    keys = [c for c in frame.columns if c not in (*ID_FIELDS, "line")]
+    names = list(dict.fromkeys(measures or keys))
+    missing = [m for m in names if m not in keys]
+    if missing:
+        raise InputError(f"measure(s) {missing} are not in the file", path=path, expected=f"some of {keys}")
+    names = [m for m in names if not is_metric_name(m)] + [m for m in names if is_metric_name(m)]
+    for sample, part in frame.groupby("sample", sort=False):
+        pairs = part[part["type"] == "preference"] if "type" in part.columns else part.iloc[:0]
+        metric_lines = part[part["type"] == "metric"] if "type" in part.columns else part.iloc[:0]
+        query_ids = list(dict.fromkeys(part["qid"]))
+        qindex = {q: k for k, q in enumerate(query_ids)}
+        if len(pairs):
+            _require(pairs, ("runi", "runj"), path)
+        if len(metric_lines):
+            _require(metric_lines, ("run",), path)
+        runs = sorted(
+            set(pairs["runi"] if len(pairs) else [])
+            | set(pairs["runj"] if len(pairs) else [])
+            | set(metric_lines["run"] if len(metric_lines) else [])
+        )
+        rindex = {r: k for k, r in enumerate(runs)}
+        orderings, summaries = {}, {}
+        for name in names:
+            use_metric_lines = is_metric_name(name) and len(metric_lines) and metric_lines[name].notna().any()
+            lines = metric_lines if use_metric_lines else pairs
+            lines = lines[lines[name].notna()]
+            if lines.empty:
+                raise InputError(f"no line holds {name!r} in sample {sample}", path=path)
+            q = lines["qid"].map(qindex).to_numpy()
+            values = lines[name].to_numpy(dtype=np.float64)
+            if use_metric_lines:
+                scores = np.full((len(query_ids), len(runs)), -np.inf)
+                scores[q, lines["run"].map(rindex).to_numpy()] = values
+                seen = np.unique(q)
+                mean = np.zeros(len(runs))
+                for k in seen:  # sum of v / n in query order, as the tool accumulates it
+                    mean += scores[k] / len(seen)
+                ranked = order_runs(scores[seen], runs)
+                summaries[name] = {"type": "metric", "mean": [runs[r] for r in order_runs(mean[None, :], runs)[0]]}
+            else:
+                i, j = lines["runi"].map(rindex).to_numpy(), lines["runj"].map(rindex).to_numpy()
+                seen = np.unique(q)
+                ranked = order_runs(net_preference(q, i, j, values, len(query_ids), len(runs))[seen], runs)
+                by_mc4 = order_runs(mc4(ranked)[None, :], runs)[0]
+                by_borda = order_runs(borda(ranked)[None, :].astype(np.float64), runs)[0]
+                summaries[name] = {
+                    "type": "preference",
+                    "mc4": [runs[r] for r in by_mc4],
+                    "borda": [runs[r] for r in by_borda],
+                }
+            orderings[name] = dict(zip((query_ids[k] for k in seen), ranked.tolist(), strict=True))
+        sample = int(sample) if float(sample).is_integer() else sample
+        for qid in query_ids if perquery else ():
+            line = {"qid": qid, "sample": sample}
+            yield line | {n: [runs[r] for r in orderings[n][qid]] for n in names if qid in orderings[n]}
+        if summary:
+            yield {"qid": SUMMARY, "sample": sample} | summaries
+
+
+def _aggregate(args: argparse.Namespace) -> None:
+    frame = read_preference_lines(args.prefs)
+    for line in aggregate_lines(
+        frame, args.measure, args.prefs, perquery=args.query_eval_wanted, summary=not args.nosummary
+    ):
+        sys.stdout.write(json.dumps(line) + "\n")
+
+
+def add_compare_commands(commands) -> None:
+    """The ``compare`` and ``aggregate`` subcommands (drop-ins for ``pref_eval.py`` / ``pref_aggregate.py``)."""
+    compare = commands.add_parser(
+        "compare",
+        help="drop-in for pref_eval.py: pairwise preferences between runs (JSON lines)",
+        description="Compare runs pairwise (RPP, lexicographic precision/recall, metric differences) and print "
+        "pref_eval.py's JSON lines. Values are run i vs run j (i before j on the command line), positive when "
+        "run i is better. QRELS is a TREC qrels file or an ir_datasets ID.",
+    )
+    compare.add_argument("-R", "--qrels", required=True)
+    compare.add_argument("-m", "--measure", action="append", help="a measure (repeatable; overrides -M)")
+    compare.add_argument("-M", "--measure_set", help="all or none (default): the 15 defaults; preferences: the six")
+    compare.add_argument("-b", "--binary_relevance", type=float, metavar="G", help="grade := 1 if >= G else 0")
+    compare.add_argument("-f", "--relevance_floor", type=float, metavar="F", help="grade := 0 if < F (after -b)")
+    compare.add_argument("-q", "--query_eval_wanted", action="store_true", help="print per-query lines")
+    compare.add_argument("-n", "--nosummary", action="store_true", help="no summary (qid 'all') lines")
+    compare.add_argument("--topk", type=int, metavar="K", help="cut every ranking at K")
+    compare.add_argument(
+        "--graded-rpp", action="store_true", help="graded RPP (the paper's formula) instead of binary RPP"
+    )
+    compare.add_argument("runs", nargs="+", metavar="RUN")
+    compare.set_defaults(handler=_compare)
+
+    aggregate = commands.add_parser(
+        "aggregate",
+        help="drop-in for pref_aggregate.py: order runs by MC4 / Borda (preferences) or mean (metrics)",
+        description="Read the per-query lines of a `compare -q` (or pref_eval.py -q) output and print "
+        "pref_aggregate.py's JSON lines.",
+    )
+    aggregate.add_argument("-P", "--prefs", required=True, help="the JSON lines of compare -q")
+    aggregate.add_argument("-q", "--query_eval_wanted", action="store_true", help="print per-query orderings")
+    aggregate.add_argument("-n", "--nosummary", action="store_true", help="no summary line")
+    aggregate.add_argument("-m", "--measure", action="append", help="a measure to aggregate (repeatable)")
+    aggregate.set_defaults(handler=_aggregate)
