@@ -21,9 +21,12 @@ from ir_measures.providers.base import Any
 
 from ir_pref_measures.judgments import Judgments, load_judgments
 from ir_pref_measures.measures import ppref as kernels
+from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.ideal import ideal_doc_rank
-from ir_pref_measures.measures.pair_counts import PairCounts, pair_counts
-from ir_pref_measures.rankings import as_ranking
+from ir_pref_measures.measures.image_grid import ORDERS, Grid, grid_pgc
+from ir_pref_measures.measures.pair_counts import pair_counts
+from ir_pref_measures.measures.pgc import pgc
+from ir_pref_measures.rankings import Ranking, as_ranking
 
 CITE_CB08 = (
     "B. Carterette, P. N. Bennett. Evaluation Measures for Preference Judgments. SIGIR 2008 (poster); "
@@ -124,20 +127,115 @@ def _measure_class(name: str) -> type[measures_base.Measure]:
     return cls
 
 
-MEASURE_CLASSES = {name: _measure_class(name) for name in _TABLE}
+CITE_PGC = (
+    "C. Luo, C. L. A. Clarke, M. D. Smucker. Evaluation measures based on preference graphs. SIGIR 2021; "
+    "C. Luo. Information Retrieval Evaluation Measures Based on Preference Graphs. MMath thesis, "
+    "University of Waterloo, 2021."
+)
+CITE_COMPAT = (
+    "C. L. A. Clarke, A. Vtyurina, M. D. Smucker. Assessing top-k preferences. ACM TOIS 39(3), 2021; "
+    "C. L. A. Clarke, M. D. Smucker, A. Vtyurina. Offline evaluation by maximum similarity to an ideal "
+    "ranking. CIKM 2020."
+)
+
+
+def _rbo_params(normalize: bool) -> dict[str, measures_base.ParamInfo]:
+    return {
+        "p": measures_base.ParamInfo(dtype=(int, float), default=0.95, desc="RBO persistence, in (0, 1]"),
+        "normalize": measures_base.ParamInfo(
+            dtype=bool, default=normalize, desc="divide by the RBO of the ideal ranking with itself"
+        ),
+        "depth": measures_base.ParamInfo(dtype=int, default=1000, desc="RBO depth (the references use 1000)"),
+    }
+
+
+class _PGC(measures_base.Measure):
+    __doc__ = (
+        "Greedy Preference Graph Compatibility: RBO between the run and the Greedy FAS ordering of the "
+        "preference multigraph that is closest to it (ties by (rank, doc id)). With ``cols``, the run is "
+        "shown in a grid of that many columns and examined in ``order`` (thesis chapter 5).\n\n" + CITE_PGC
+    )
+    __name__ = "PGC"
+    NAME = "PGC"
+    PRETTY_NAME = "Preference Graph Compatibility"
+    SHORT_DESC = "RBO between the run and the Greedy FAS ideal ranking of the preference graph closest to it"
+    SUPPORTED_PARAMS = {
+        **_rbo_params(normalize=False),
+        "cols": measures_base.ParamInfo(dtype=int, required=False, desc="grid columns (image-grid variant)"),
+        "order": measures_base.ParamInfo(
+            dtype=str, default="middle", desc=f"grid examination order, one of {', '.join(ORDERS)}"
+        ),
+    }
+
+
+class _Compatibility(measures_base.Measure):
+    __doc__ = (
+        "Compatibility (Clarke's compatibility.py): RBO at depth 1000 between the run and the ideal ranking "
+        "of the docs with value > 0 closest to it, normalised by the ideal's own RBO. Unlike ir_measures' "
+        "Compat, the depth is fixed and unretrieved docs always come last among equal values.\n\n" + CITE_COMPAT
+    )
+    __name__ = "Compatibility"
+    NAME = "Compatibility"
+    PRETTY_NAME = "Compatibility"
+    SHORT_DESC = "RBO between the run and the closest ideal ranking of the relevant docs (compatibility.py)"
+    SUPPORTED_PARAMS = _rbo_params(normalize=True)
+
+
+MEASURE_CLASSES = {name: _measure_class(name) for name in _TABLE} | {"PGC": _PGC, "Compatibility": _Compatibility}
 MEASURES = {name: cls() for name, cls in MEASURE_CLASSES.items()}
 
 
-def _values(measure, counts: PairCounts, ideal: PairCounts | None) -> np.ndarray:
+class _Evaluation:
+    """One run against one judgment set: the shared inputs of every measure, and a cache for them."""
+
+    def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray):
+        self.judgments, self.ranking, self.queries = judgments, ranking, queries
+        self.doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
+        self.cache: dict = {}
+
+    def cached(self, key, compute):
+        if key not in self.cache:
+            self.cache[key] = compute()
+        return self.cache[key]
+
+
+def _ppref_values(measure, ev: _Evaluation) -> np.ndarray:
+    transitive = bool(measure["transitive"])
+    counts = ev.cached(("counts", transitive), lambda: pair_counts(ev.judgments, ev.doc_rank, ev.queries, transitive))
     name = measure.NAME
     if name in kernels.WHOLE_RANKING:
         return kernels.WHOLE_RANKING[name](counts)
     cutoff = measure.params.get("cutoff")
     if name == "nwppref":
+        ideal = ev.cached(
+            ("ideal", transitive),
+            lambda: pair_counts(ev.judgments, ideal_doc_rank(ev.judgments, transitive), ev.queries, transitive),
+        )
         return kernels.nwppref(counts, ideal, cutoff)
     if name == "fpref":
         return kernels.fpref(counts, cutoff, float(measure["beta"]))
     return kernels.AT_CUTOFF[name](counts, cutoff)
+
+
+def _rbo_args(measure) -> dict:
+    return {"p": float(measure["p"]), "depth": int(measure["depth"]), "normalize": bool(measure["normalize"])}
+
+
+def _pgc_values(measure, ev: _Evaluation) -> np.ndarray:
+    cols = measure.params.get("cols")
+    if cols is None:
+        if "order" in measure.params:
+            raise ValueError(f"{measure}: an examination order needs a grid (cols=...)")
+        return pgc(ev.judgments, ev.doc_rank, ev.queries, **_rbo_args(measure))
+    grid = ev.cached(("grid", cols), lambda: Grid.from_ranking(ev.ranking, cols))
+    return grid_pgc(ev.judgments, grid, ev.queries, measure["order"], **_rbo_args(measure))
+
+
+def _compatibility_values(measure, ev: _Evaluation) -> np.ndarray:
+    return compatibility(ev.judgments, ev.doc_rank, ev.queries, **_rbo_args(measure))
+
+
+_FAMILY = {name: _ppref_values for name in _TABLE} | {"PGC": _pgc_values, "Compatibility": _compatibility_values}
 
 
 class PreferenceEvaluator(providers.Evaluator):
@@ -154,23 +252,15 @@ class PreferenceEvaluator(providers.Evaluator):
         if not len(queries):
             warnings.warn("the run has no query in common with the judgments", stacklevel=2)
             return
-        doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
-        counts, ideal, columns = {}, {}, []
-        for measure in self.measures:
-            transitive = bool(measure["transitive"])
-            if transitive not in counts:
-                counts[transitive] = pair_counts(judgments, doc_rank, queries, transitive)
-            if measure.NAME == "nwppref" and transitive not in ideal:
-                ideal_rank = ideal_doc_rank(judgments, transitive)
-                ideal[transitive] = pair_counts(judgments, ideal_rank, queries, transitive)
-            columns.append((measure, _values(measure, counts[transitive], ideal.get(transitive))))
+        evaluation = _Evaluation(judgments, ranking, queries)
+        columns = [(measure, _FAMILY[measure.NAME](measure, evaluation)) for measure in self.measures]
         for i, query_id in enumerate(judgments.query_ids[queries].tolist()):
             for measure, values in columns:
                 yield Metric(query_id=query_id, measure=measure, value=float(values[i]))
 
 
 class PreferenceProvider(providers.Provider):
-    """Preference-based measures of ir_pref_measures (ppref family)."""
+    """Preference-based measures of ir_pref_measures (ppref family, PGC, Compatibility)."""
 
     NAME = "ir_pref_measures"
     SUPPORTED_MEASURES = [cls(**{p: Any() for p in cls.SUPPORTED_PARAMS}) for cls in MEASURE_CLASSES.values()]

@@ -9,7 +9,14 @@ from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
 from ir_pref_measures.aggregate import aggregate
 from ir_pref_measures.compare import compare
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import detect_preference_format, read_preferences, read_qrels, read_run
+from ir_pref_measures.formats import (
+    detect_preference_format,
+    read_image_pairs,
+    read_image_positions,
+    read_preferences,
+    read_qrels,
+    read_run,
+)
 from ir_pref_measures.judgments import Judgments, combine, load_combined, load_judgments
 from ir_pref_measures.rankings import Ranking, as_ranking
 
@@ -21,6 +28,7 @@ wpref, nwpref, wppref, nwppref = _m["wpref"], _m["nwpref"], _m["wppref"], _m["nw
 rrpref, pprefMax, rprefMax, APpref = _m["rrpref"], _m["pprefMax"], _m["rprefMax"], _m["APpref"]
 num_pref_ranked, num_pref_total = _m["num_pref_ranked"], _m["num_pref_total"]
 num_preferred, num_preferred_unrk, num_bad = _m["num_preferred"], _m["num_preferred_unrk"], _m["num_bad"]
+PGC, Compatibility = _m["PGC"], _m["Compatibility"]
 del _m
 
 __all__ = [
@@ -35,6 +43,8 @@ __all__ = [
     "detect_preference_format",
     "load_combined",
     "load_judgments",
+    "read_image_pairs",
+    "read_image_positions",
     "read_preferences",
     "read_qrels",
     "read_run",
@@ -54,4 +64,6 @@ __all__ = [
     "num_preferred",
     "num_preferred_unrk",
     "num_bad",
+    "PGC",
+    "Compatibility",
 ]

@@ -109,7 +109,9 @@ def parser() -> argparse.ArgumentParser:
     from ir_pref_measures.pref_eval import add_compare_commands
 
     add_compare_commands(commands)
-    # -- commands of PGC and compatibility (issue 3): add_pgc_commands(commands) --
+    from ir_pref_measures.presets import add_pgc_commands
+
+    add_pgc_commands(commands)
     return main
 
 

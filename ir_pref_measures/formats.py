@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import json
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -407,3 +408,63 @@ def _carterette(source: Source) -> pd.DataFrame:
 def _preference_frame(qid, a, b, preference: np.ndarray, frame: pd.DataFrame) -> pd.DataFrame:
     columns = {"query_id": qid, "doc_id_a": a, "doc_id_b": b, "preference": preference, "line": frame["line"]}
     return pd.DataFrame(columns, index=frame.index, copy=False)
+
+
+IMAGE_TAGS = "query<TAB>engine/query_i.jpg,engine/query_j.jpg<TAB>tag<TAB>tag<TAB>tag, tags in -2..2 (- = left better)"
+IMAGE_ENGINES = {"0": "sogou", "1": "baidu"}
+
+
+def read_image_pairs(source: Source) -> pd.DataFrame:
+    """Xie et al.'s image-pair judgments (SIGIR 2020, ``image_pairs_annotation``) -> the carterette table,
+    one row per assessor tag: tag -2/-1 (left image better) -> -1, 1/2 (right better) -> 1, 0 (tie) -> 0.
+
+    Tab-separated with one header line: ``query, "left,right", tag, tag, tag``.
+    """
+    rows: list[tuple] = []
+    for line_no, line in _lines(source):
+        if line_no == 1 or not line.strip():
+            continue
+        parts = line.rstrip("\r\n").split("\t")
+        pair = parts[1].split(",") if len(parts) == 5 else []
+        try:
+            tags = [float(tag) for tag in parts[2:]] if len(pair) == 2 else []
+        except ValueError:
+            tags = []
+        if not tags or any(tag not in (-2, -1, 0, 1, 2) for tag in tags):
+            raise InputError(
+                "not an image-pair judgment", path=_name(source), line_no=line_no, line=line, expected=IMAGE_TAGS
+            )
+        rows.extend((parts[0], pair[0], pair[1], int(np.sign(tag)), line_no) for tag in tags)
+    if not rows:
+        raise InputError("the file has no data lines", path=_name(source), expected=IMAGE_TAGS)
+    frame = pd.DataFrame(rows, columns=["query_id", "doc_id_a", "doc_id_b", "preference", "line"])
+    frame["preference"] = frame["preference"].astype(np.int8)
+    return frame
+
+
+def read_image_positions(source: Source) -> pd.DataFrame:
+    """Xie et al.'s ``Image_position.json`` (``{query: {"0" sogou | "1" baidu: {index: [row, col,
+    images in row]}}}``) -> ``query_id, engine, doc_id, row, col, width``, doc ids as in the pair file
+    (``engine/query_index.jpg``)."""
+    handle = _open_text(source)
+    try:
+        data = json.load(handle)
+    except json.JSONDecodeError as error:
+        raise InputError(f"not JSON: {error}", path=_name(source)) from None
+    finally:
+        if isinstance(source, str | os.PathLike):
+            handle.close()
+    rows = []
+    try:
+        for query, engines in data.items():
+            for code, images in engines.items():
+                engine = IMAGE_ENGINES[code]
+                for index, (row, col, width) in images.items():
+                    rows.append((query, engine, f"{engine}/{query}_{index}.jpg", int(row), int(col), int(width)))
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        raise InputError(
+            f"unexpected image-position entry ({error!r})",
+            path=_name(source),
+            expected='{query: {"0" (sogou) | "1" (baidu): {image index: [row, col, images in row]}}}',
+        ) from None
+    return pd.DataFrame(rows, columns=["query_id", "engine", "doc_id", "row", "col", "width"])

@@ -1,0 +1,118 @@
+"""Greedy Preference Graph Compatibility (PGC): RBO between a run and the ideal ranking closest to it.
+
+Luo's Greedy PGC (thesis Algorithms 2-4) orders the vertices of each query's preference multigraph by
+the Eades-Lin-Smyth greedy feedback-arc-set heuristic, choosing among sinks, sources and max-delta
+vertices by the run itself: sinks (RANKSINK) take the largest (rank, doc id), sources and max-delta
+vertices (RANKSOURCE) the smallest, unretrieved docs ranked +infinity. The score is the depth-1000 RBO
+between that ideal ranking and the run, not normalised (:mod:`.rbo`).
+
+Vertices are the judged docs of a query (a doc graded alone, or judged only as a duplicate, is an
+isolated vertex); edges are the strict preferences with multiplicity, explicit and derived from grades
+(a -> b for grade(a) > grade(b)). A doc judged bad prefers nothing and is placed last. Judgments made
+only of grades take a fast path: the greedy order of a complete layered DAG is grade descending, then
+(rank, doc id) ascending, so no edge is built.
+
+C. Luo. Information Retrieval Evaluation Measures Based on Preference Graphs. MMath thesis, University
+of Waterloo, 2021. C. Luo, C. L. A. Clarke, M. D. Smucker. Evaluation measures based on preference
+graphs. SIGIR 2021.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ir_pref_measures.judgments import Judgments
+from ir_pref_measures.measures.greedy_fas import greedy_fas_order
+from ir_pref_measures.measures.rbo import normalized, rbo_sums, self_rbo
+
+
+def tie_break_priority(judgments: Judgments, key: np.ndarray) -> np.ndarray:
+    """Each doc's 0-based position within its query in (``key``, doc id) order; ``key`` = rank (inf =
+    unretrieved) or any examination distance."""
+    index = np.arange(len(judgments.doc_ids))
+    order = np.lexsort((index, key, judgments.doc_query))
+    priority = np.empty(len(index), dtype=np.int64)
+    priority[order] = index - judgments.doc_offsets[judgments.doc_query[order]]
+    return priority
+
+
+def _graph_edges(judgments: Judgments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The strict edges of the PGC multigraph (none out of a bad doc), and each query's slice (cached)."""
+    if "pgc_edges" not in judgments._cache:
+        src, dst = judgments.strict_edges()
+        keep = ~judgments.bad[src]
+        src, dst = src[keep], dst[keep]
+        bounds = np.searchsorted(judgments.doc_query[src], np.arange(len(judgments) + 1))
+        judgments._cache["pgc_edges"] = (src, dst, bounds)
+    return judgments._cache["pgc_edges"]
+
+
+def ideal_order(judgments: Judgments, key: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Global doc indices of ``queries`` (query by query, in the order given), each query's docs in the
+    Greedy PGC ideal order for the actual ranking described by ``key`` (see :func:`tie_break_priority`)."""
+    priority = tie_break_priority(judgments, key)
+    doc_query, offsets = judgments.doc_query, judgments.doc_offsets
+    if judgments.only_graded:
+        wanted = np.zeros(len(judgments), dtype=bool)
+        wanted[queries] = True
+        docs = np.flatnonzero(wanted[doc_query])
+        position = np.empty(len(judgments), dtype=np.int64)
+        position[queries] = np.arange(len(queries))
+        return docs[np.lexsort((priority[docs], -judgments.grades[docs], position[doc_query[docs]]))]
+    src, dst, bounds = _graph_edges(judgments)
+    parts = []
+    for q in np.asarray(queries).tolist():
+        lo, hi = int(offsets[q]), int(offsets[q + 1])
+        edges = slice(bounds[q], bounds[q + 1])
+        local = greedy_fas_order(hi - lo, src[edges] - lo, dst[edges] - lo, priority[lo:hi])
+        parts.append(local[np.argsort(judgments.bad[lo + local], kind="stable")] + lo)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def positions_in(order: np.ndarray, doc_query: np.ndarray, n_docs: int) -> np.ndarray:
+    """For docs listed query by query in ``order``: each doc's 0-based position in its query's list,
+    -1 for docs not listed."""
+    query = doc_query[order]
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(order) else np.zeros(0, np.int64)
+    position = np.full(n_docs, -1, dtype=np.int64)
+    position[order] = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    return position
+
+
+def rbo_of_positions(
+    judgments: Judgments,
+    queries: np.ndarray,
+    ideal_position: np.ndarray,
+    run_position: np.ndarray,
+    p: float,
+    depth: int,
+    normalize: bool,
+) -> np.ndarray:
+    """RBO per query of ``queries`` between each ideal list and the run, from positions of judged docs
+    (0-based; ideal -1 = not in the ideal, run inf = not retrieved); ``normalize`` divides by the
+    ideal's RBO with itself."""
+    slot = np.full(len(judgments), -1, dtype=np.int64)
+    slot[queries] = np.arange(len(queries))
+    shared = (ideal_position >= 0) & np.isfinite(run_position) & (slot[judgments.doc_query] >= 0)
+    shared_at = np.maximum(ideal_position[shared], run_position[shared]).astype(np.int64) + 1
+    score = rbo_sums(slot[judgments.doc_query[shared]], shared_at, len(queries), p, depth)
+    if normalize:
+        in_ideal = (ideal_position >= 0) & (slot[judgments.doc_query] >= 0)
+        lengths = np.bincount(slot[judgments.doc_query[in_ideal]], minlength=len(queries))
+        score = normalized(score, self_rbo(lengths, p, depth))
+    return score
+
+
+def pgc(
+    judgments: Judgments,
+    doc_rank: np.ndarray,
+    queries: np.ndarray,
+    p: float = 0.95,
+    depth: int = 1000,
+    normalize: bool = False,
+) -> np.ndarray:
+    """Greedy PGC of one run for each query index in ``queries``; ``doc_rank`` is the 1-based rank of
+    every judged doc in the run (inf = not retrieved)."""
+    order = ideal_order(judgments, doc_rank, queries)
+    position = positions_in(order, judgments.doc_query, len(judgments.doc_ids))
+    return rbo_of_positions(judgments, queries, position, doc_rank - 1, p, depth, normalize)

@@ -1,0 +1,137 @@
+"""Drop-in commands for the two reference scripts of compatibility and Greedy PGC.
+
+``ir-pref-measures compatibility [-p P] QRELS RUN`` prints what Clarke's ``compatibility.py`` prints:
+``runid,topic,compatibility``, one line per topic in run-file order (topics with a value > 0 in the
+qrels), then ``runid,average,<mean>``; the run's order is score descending, ties by doc id ascending,
+and ``runid`` is the last run line's tag.
+
+``ir-pref-measures greedy-pgc [-p P] PREFS RUN`` prints what Luo's ``greedy_pgc.py`` prints: PREFS is
+``qid winner loser`` (one edge per line, repeats kept), the actual ranking is the run's rank column
+(ties by doc id ascending), lines ``<RUN path>,<topic>,<score>`` in PREFS order, then
+``<RUN path>,amean,<mean>``. Unlike the script, ties in the greedy choice are broken by (rank, doc id),
+so the output does not depend on the hash seed; ``p`` defaults to the script's 0.8.
+
+Both use the library's kernels (:mod:`ir_pref_measures.measures.compatibility`, :mod:`.pgc`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+import pandas as pd
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.formats import line_text, read_preferences, read_qrels, read_run
+from ir_pref_measures.ids import intern, pair_keys
+from ir_pref_measures.judgments import Judgments
+from ir_pref_measures.measures.compatibility import compatibility
+from ir_pref_measures.measures.pgc import pgc
+from ir_pref_measures.rankings import Ranking
+
+DEPTH = 1000
+
+
+def ordered_ranking(frame: pd.DataFrame, key: np.ndarray, path=None) -> Ranking:
+    """A :class:`Ranking` of ``query_id, doc_id`` rows ordered by ``key`` ascending, then doc id ascending
+    (the reference scripts' orders, not the library's tie rule). A doc twice in a query is an error."""
+    (q,), query_ids = intern(frame["query_id"])
+    (d,), doc_ids = intern(frame["doc_id"])
+    keys = pair_keys(q, d, len(doc_ids))
+    if len(np.unique(keys)) < len(keys):
+        Ranking.from_frame(frame.assign(score=0.0), path=path)  # raises, naming the repeated line
+    order = np.lexsort((d, key, q))
+    return Ranking(
+        query_ids=query_ids,
+        offsets=np.searchsorted(q[order], np.arange(len(query_ids) + 1)).astype(np.int64),
+        doc_ids=doc_ids[d[order]],
+        scores=-np.asarray(key, dtype=np.float64)[order],
+    )
+
+
+def _first_appearance(values: pd.Series) -> list[str]:
+    return pd.unique(values.astype(str)).tolist()
+
+
+def _report(runid: str, topics: list[str], scores: np.ndarray, mean_label: str) -> str:
+    lines = ["runid,topic,compatibility"]
+    total = 0.0
+    for topic, score in zip(topics, scores.tolist(), strict=True):
+        total += score
+        lines.append(f"{runid},{topic},{score!r}")
+    lines.append(f"{runid},{mean_label},{total / len(topics) if topics else 0.0!r}")
+    return "\n".join(lines) + "\n"
+
+
+def compatibility_report(qrels, run, p: float = 0.95, normalize: bool = True) -> str:
+    """The output of ``compatibility.py -p P QRELS RUN`` (``normalize=False``: its NORMALIZE=False)."""
+    if not 0.01 <= p <= 0.99:
+        raise InputError(f"value of p = {p} out of range [0.01,0.99]")
+    grades = read_qrels(qrels)
+    judgments = Judgments.from_qrels(grades, path=qrels)
+    frame = read_run(run)
+    runid = line_text(run, int(frame["line"].iloc[-1])).split()[-1]
+    ranking = ordered_ranking(frame, -frame["score"].to_numpy(dtype=np.float64), path=run)
+    positive = set(grades["query_id"][grades["relevance"] > 0].astype(str))
+    topics = [t for t in _first_appearance(frame["query_id"]) if t in positive]
+    queries = np.searchsorted(judgments.query_ids, np.asarray(topics, dtype=object)).astype(np.int64)
+    doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
+    scores = compatibility(judgments, doc_rank, queries, p=p, depth=DEPTH, normalize=normalize)
+    return _report(runid, topics, scores, "average")
+
+
+def greedy_pgc_report(prefs, run, p: float = 0.8) -> str:
+    """The output of ``greedy_pgc.py PREFS RUN`` with persistence ``p`` and a total tie-break."""
+    table = read_preferences(prefs, "pairs")
+    judgments = Judgments.from_preferences(table.drop(columns="line"))
+    frame = read_run(run, keep_rank=True)
+    rank = pd.to_numeric(frame["rank"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(rank) | (rank != np.round(rank))
+    if bad.any():
+        line_no = int(frame["line"].iloc[int(np.flatnonzero(bad)[0])])
+        raise InputError("the rank column is not an integer", path=run, line_no=line_no, line=line_text(run, line_no))
+    ranking = ordered_ranking(frame, rank, path=run)
+    topics = _first_appearance(table["query_id"])
+    queries = np.searchsorted(judgments.query_ids, np.asarray(topics, dtype=object)).astype(np.int64)
+    doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
+    scores = pgc(judgments, doc_rank, queries, p=p, depth=DEPTH, normalize=False)
+    return _report(str(run), topics, scores, "amean")
+
+
+def _compatibility(args: argparse.Namespace) -> None:
+    sys.stdout.write(compatibility_report(args.qrels, args.run, args.p, normalize=not args.no_normalize))
+
+
+def _greedy_pgc(args: argparse.Namespace) -> None:
+    if not 0 < args.p <= 1:
+        raise InputError(f"value of p = {args.p} out of range (0, 1]")
+    sys.stdout.write(greedy_pgc_report(args.prefs, args.run, args.p))
+
+
+def add_pgc_commands(commands) -> None:
+    """Add the ``compatibility`` and ``greedy-pgc`` subcommands to the ``ir-pref-measures`` parser."""
+    compat = commands.add_parser(
+        "compatibility",
+        help="drop-in for Clarke's compatibility.py (byte-identical output)",
+        description="Compatibility (Clarke et al., TOIS 2021): RBO at depth 1000 between RUN and the closest "
+        "ideal ranking of the docs with a value > 0 in QRELS, normalised. Output as compatibility.py.",
+    )
+    compat.add_argument("-p", type=float, default=0.95, help="persistence, in [0.01, 0.99] (default 0.95)")
+    compat.add_argument(
+        "--no-normalize", action="store_true", help="the script's NORMALIZE=False (CIKM/ICTIR 2020 numbers)"
+    )
+    compat.add_argument("qrels")
+    compat.add_argument("run")
+    compat.set_defaults(handler=_compatibility)
+
+    greedy = commands.add_parser(
+        "greedy-pgc",
+        help="drop-in for Luo's greedy_pgc.py (deterministic tie-break)",
+        description="Greedy PGC (Luo et al., SIGIR 2021): PREFS is 'qid winner loser', RUN a TREC run whose rank "
+        "column gives the actual ranking. Output as greedy_pgc.py; ties broken by (rank, doc id).",
+    )
+    greedy.add_argument("-p", type=float, default=0.8, help="RBO persistence (default 0.8, as the script)")
+    greedy.add_argument("prefs")
+    greedy.add_argument("run")
+    greedy.set_defaults(handler=_greedy_pgc)
