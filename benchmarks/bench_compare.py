@@ -3,8 +3,8 @@
 Input (seeded): 10 runs x 200 evaluated queries (201 in the qrels, one without relevant docs) x 1000
 retrieved docs, about 100 judged and 43 relevant docs per query; one run is 500-1000 deep, one is
 short, one misses some queries; runs are written as TREC files in a temporary folder. Each case runs the
-command in a fresh process and prints its wall time and peak RSS (``/usr/bin/time``-like, from
-``resource.getrusage`` of the child). ``--reference PATH`` (a checkout of diazf/pref_eval) also runs
+command in a fresh Python process, run from the temporary folder, and prints its wall time and peak RSS
+(the child's own VmHWM). ``--reference PATH`` (a checkout of diazf/pref_eval) also runs
 ``pref_eval.py`` on the same files and prints the ratio. Cases: all measures (the default set),
 ``-m rpp`` alone, and 30 runs (the 10 runs copied three times) with all measures.
 
@@ -14,8 +14,8 @@ command in a fresh process and prints its wall time and peak RSS (``/usr/bin/tim
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -77,23 +77,44 @@ def write_input(n_queries: int, folder: Path) -> list[Path]:
     return paths
 
 
-def timed(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of ``command`` run in a fresh process; its output is discarded."""
+PEAK_REPORTER = """
+import runpy, sys
+script, *sys.argv[1:] = sys.argv[1:]
+sys.argv[0] = script
+try:
+    if script == "ir-pref-measures":
+        from ir_pref_measures.cli import main
+        code = main(sys.argv[1:])
+    else:
+        runpy.run_path(script, run_name="__main__")
+        code = 0
+finally:
+    hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
+    sys.stderr.write("peak_kb=" + (hwm[0].split()[1] if hwm else "0") + "\\n")
+sys.exit(code)
+"""
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB, the process's own VmHWM) of ``command`` in a fresh Python process,
+    run from ``cwd`` (never the checkout root, whose source tree would shadow the installed package)."""
     start = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:  # the child: exec the command with stdout to /dev/null
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.execvp(command[0], command)
-    _, status, usage = os.wait4(pid, 0)
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_REPORTER, *command],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     seconds = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"failed: {' '.join(command)}")
-    return seconds, usage.ru_maxrss / 1024
+    if done.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(command)}\n{done.stderr}")
+    peak_kb = [line for line in done.stderr.splitlines() if line.startswith("peak_kb=")][-1]
+    return seconds, int(peak_kb.split("=")[1]) / 1024
 
 
-def best_of(command: list[str], repeat: int) -> tuple[float, float]:
-    runs = [timed(command) for _ in range(repeat)]
+def best_of(command: list[str], repeat: int, cwd: Path) -> tuple[float, float]:
+    runs = [timed(command, cwd) for _ in range(repeat)]
     return min(s for s, _ in runs), max(m for _, m in runs)
 
 
@@ -103,10 +124,10 @@ def main() -> None:
     parser.add_argument("--reference", help="a checkout of diazf/pref_eval (pref_eval.py is run with this Python)")
     parser.add_argument("--repeat", type=int, default=3, help="repeats per case (the best time is shown)")
     args = parser.parse_args()
-    ours = [sys.executable, "-m", "ir_pref_measures", "compare"]
+    ours = ["ir-pref-measures", "compare"]
     reference = None
     if args.reference:
-        reference = [sys.executable, str(Path(args.reference) / "pref_eval.py")]
+        reference = [str(Path(args.reference).resolve() / "pref_eval.py")]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         runs = write_input(args.queries, folder)
@@ -129,10 +150,10 @@ def main() -> None:
             + (f" {'tool s':>8s} {'tool MB':>8s} {'ratio':>6s}" if reference else "")
         )
         for name, arguments in cases:
-            seconds, peak = best_of([*ours, *arguments], args.repeat)
+            seconds, peak = best_of([*ours, *arguments], args.repeat, folder)
             row = f"{name:26s} {seconds:8.2f} {peak:8.0f}"
             if reference:
-                tool_seconds, tool_peak = best_of([*reference, *arguments], 1)
+                tool_seconds, tool_peak = best_of([*reference, *arguments], 1, folder)
                 row += f" {tool_seconds:8.2f} {tool_peak:8.0f} {tool_seconds / seconds:6.1f}"
             print(row, flush=True)
 

@@ -269,7 +269,9 @@ def test_greedy_pgc_command_ignores_hash_seed(tmp_path):
     for seed in ("0", "1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         command = [sys.executable, "-m", "ir_pref_measures", "greedy-pgc", str(path), str(run)]
-        outputs.add(subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout)
+        # run from tmp_path: from the checkout root, `-m` would import the source tree, not the installed package
+        done = subprocess.run(command, env=env, check=True, capture_output=True, text=True, cwd=tmp_path)
+        outputs.add(done.stdout)
     assert len(outputs) == 1
     assert outputs.pop() == greedy_pgc_report(path, run)
 
