@@ -35,8 +35,8 @@ def as_text(values) -> pa.Array:
     return array
 
 
-def intern(*parts) -> tuple[list[np.ndarray], np.ndarray]:
-    """Codes (int32) for each part over the sorted vocabulary of all parts, and that vocabulary."""
+def encode(*parts) -> tuple[list[np.ndarray], pa.Array]:
+    """Codes (int32) for each part over the sorted vocabulary of all parts, and that vocabulary (Arrow)."""
     encoded = [pc.dictionary_encode(as_text(p)) for p in parts]
     dictionaries = [e.dictionary.cast(pa.string()) for e in encoded]
     vocabulary = pc.unique(pa.concat_arrays(dictionaries)) if dictionaries else pa.array([], pa.string())
@@ -45,7 +45,19 @@ def intern(*parts) -> tuple[list[np.ndarray], np.ndarray]:
     for part, dictionary in zip(encoded, dictionaries, strict=True):
         position = pc.index_in(dictionary, value_set=vocabulary).to_numpy(zero_copy_only=False).astype(np.int32)
         codes.append(position[part.indices.to_numpy(zero_copy_only=False)])
+    return codes, vocabulary
+
+
+def intern(*parts) -> tuple[list[np.ndarray], np.ndarray]:
+    """Codes (int32) for each part over the sorted vocabulary of all parts, and that vocabulary (object array)."""
+    codes, vocabulary = encode(*parts)
     return codes, vocabulary.to_numpy(zero_copy_only=False).astype(object)
+
+
+def lookup(values, vocabulary: pa.Array) -> np.ndarray:
+    """Position of each value in ``vocabulary`` (int64), -1 where it is absent; by hashing."""
+    found = pc.index_in(as_text(values), value_set=vocabulary)
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def pair_keys(first: np.ndarray, second: np.ndarray, n_second: int) -> np.ndarray:

@@ -240,16 +240,11 @@ def _assemble(
 ) -> Judgments:
     """Number every (query, doc) of ``docs``, ``strict`` and ``ties`` in (query id, doc id) order."""
     n = len(doc_vocab)
-    keys = [
-        pair_keys(docs.query, docs.doc, n),
-        pair_keys(strict.query, strict.src, n),
-        pair_keys(strict.query, strict.dst, n),
-        pair_keys(ties.query, ties.src, n),
-        pair_keys(ties.query, ties.dst, n),
-    ]
+    parts = [(docs.query, docs.doc), (strict.query, strict.src), (strict.query, strict.dst)]
+    parts += [(ties.query, ties.src), (ties.query, ties.dst)]
     # few distinct docs, many mentions: dedupe each part, then find every mention by binary search
-    unique_keys = np.unique(np.concatenate([pd.unique(k) for k in keys]))
-    doc_of = [np.searchsorted(unique_keys, k) for k in keys]
+    unique_keys = np.unique(np.concatenate([pd.unique(pair_keys(q, d, n)) for q, d in parts]))
+    doc_of = [np.searchsorted(unique_keys, pair_keys(q, d, n)) for q, d in parts]
     grades = np.full(len(unique_keys), np.nan)
     lowest = np.full(len(unique_keys), np.nan)
     graded = ~np.isnan(docs.grade)
@@ -265,20 +260,19 @@ def _assemble(
     bad = np.zeros(len(unique_keys), dtype=bool)
     bad[doc_of[0][docs.bad]] = True
     present, doc_query = np.unique(unique_keys // n, return_inverse=True)
-    edge_src, edge_dst = doc_of[1], doc_of[2]
-    order = np.lexsort((edge_dst, edge_src))
-    tie_a, tie_b = np.minimum(doc_of[3], doc_of[4]), np.maximum(doc_of[3], doc_of[4])
-    tie_order = np.lexsort((tie_b, tie_a))
+    n_docs = len(unique_keys)
+    edges = np.sort(pair_keys(doc_of[1], doc_of[2], n_docs))  # sorted by (src, dst)
+    ties_sorted = np.sort(pair_keys(np.minimum(doc_of[3], doc_of[4]), np.maximum(doc_of[3], doc_of[4]), n_docs))
     return Judgments(
         query_ids=query_vocab[present],
         doc_offsets=np.searchsorted(doc_query, np.arange(len(present) + 1)).astype(np.int64),
         doc_ids=doc_vocab[unique_keys % n],
         grades=grades,
         bad=bad,
-        edge_src=edge_src[order].astype(np.int64),
-        edge_dst=edge_dst[order].astype(np.int64),
-        tie_a=tie_a[tie_order].astype(np.int64),
-        tie_b=tie_b[tie_order].astype(np.int64),
+        edge_src=edges // max(n_docs, 1),
+        edge_dst=edges % max(n_docs, 1),
+        tie_a=ties_sorted // max(n_docs, 1),
+        tie_b=ties_sorted % max(n_docs, 1),
     )
 
 

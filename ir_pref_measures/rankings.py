@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import line_text, read_run
-from ir_pref_measures.ids import intern, pair_keys
+from ir_pref_measures.ids import encode, intern, lookup, pair_keys
 
 PYTERRIER_RUN_COLUMNS = {"qid": "query_id", "docno": "doc_id"}
 
@@ -29,6 +31,9 @@ class Ranking:
     offsets: np.ndarray
     doc_ids: np.ndarray
     scores: np.ndarray
+    # codes of doc_ids in a sorted Arrow vocabulary, made once (from_frame) or on the first lookup
+    _doc_codes: np.ndarray | None = field(default=None, repr=False)
+    _doc_vocabulary: pa.Array | None = field(default=None, repr=False)
 
     @property
     def ranks(self) -> np.ndarray:
@@ -47,14 +52,24 @@ class Ranking:
             }
         )
 
+    def _doc_index(self) -> tuple[np.ndarray, pa.Array]:
+        if self._doc_vocabulary is None:
+            (codes,), vocabulary = encode(self.doc_ids)
+            object.__setattr__(self, "_doc_codes", codes)
+            object.__setattr__(self, "_doc_vocabulary", vocabulary)
+        return self._doc_codes, self._doc_vocabulary
+
     def rank_of(self, query_ids: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
         """Rank (float) of each (query, doc) pair; ``inf`` where the run does not retrieve it."""
-        (run_q, want_q), _ = intern(self.query_ids, query_ids)
-        (run_d, want_d), docs = intern(self.doc_ids, doc_ids)
-        run_keys = pair_keys(np.repeat(run_q, np.diff(self.offsets)), run_d, len(docs))
+        codes, vocabulary = self._doc_index()
+        n = len(vocabulary) + 1
+        run_query = np.repeat(np.arange(len(self.query_ids)), np.diff(self.offsets))
+        run_keys = pair_keys(run_query, codes, n)
         order = np.argsort(run_keys, kind="stable")
         sorted_keys = run_keys[order]
-        wanted = pair_keys(want_q, want_d, len(docs))
+        want_query = lookup(query_ids, pa.array(self.query_ids, pa.string()))
+        want_doc = lookup(doc_ids, vocabulary)
+        wanted = np.where((want_query >= 0) & (want_doc >= 0), pair_keys(want_query, want_doc, n), -1)
         at = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
         found = sorted_keys[at] == wanted
         rank = np.full(len(wanted), np.inf)
@@ -71,19 +86,31 @@ class Ranking:
         if frame.empty:
             raise InputError("the run is empty", path=path)
         (q,), query_ids = intern(frame["query_id"])
-        (d,), doc_ids = intern(frame["doc_id"])
+        (d,), vocabulary = encode(frame["doc_id"])
         score = pd.to_numeric(frame["score"], errors="raise").to_numpy(dtype=np.float64)
-        _reject_repeated_docs(pair_keys(q, d, len(doc_ids)), frame, path)
-        order = np.lexsort((-d, -score, q))
+        _reject_repeated_docs(pair_keys(q, d, len(vocabulary)), frame, path)
+        order = _tie_rule_order(q, score, d)
         return cls(
             query_ids=query_ids,
             offsets=np.searchsorted(q[order], np.arange(len(query_ids) + 1)).astype(np.int64),
-            doc_ids=doc_ids[d[order]],
+            doc_ids=vocabulary.take(pa.array(d[order])).to_numpy(zero_copy_only=False),
             scores=score[order],
+            _doc_codes=d[order],
+            _doc_vocabulary=vocabulary,
         )
 
 
+def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc: np.ndarray) -> np.ndarray:
+    """Positions by query, then score descending, then doc code descending (codes are in doc id order).
+    Arrow's multi-key sort; three times faster than ``np.lexsort`` here."""
+    table = pa.table({"q": query, "s": score, "d": doc})
+    keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]
+    return pc.sort_indices(table, sort_keys=keys).to_numpy()
+
+
 def _reject_repeated_docs(keys: np.ndarray, frame: pd.DataFrame, path) -> None:
+    if len(pd.unique(keys)) == len(keys):  # hashing; the sort below only runs to name the first repeat
+        return
     order = np.argsort(keys, kind="stable")
     repeated = np.flatnonzero(keys[order][1:] == keys[order][:-1])
     if not len(repeated):
