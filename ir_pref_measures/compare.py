@@ -290,13 +290,13 @@ def load_runs(runs) -> dict[str, object]:
 def load_qrels(qrels) -> pd.DataFrame:
     """Qrels as ``query_id, doc_id, relevance`` from a path, an ir_datasets ID (``irds:`` prefix or a bare ID
     that is not a file), or any form ir_measures accepts."""
-    from ir_pref_measures.judgments import _qrels_frame
+    from ir_pref_measures.judgments import qrels_frame
 
     if isinstance(qrels, str) and (qrels.startswith("irds:") or not os.path.exists(qrels)):
         from ir_pref_measures.adapters import ir_datasets as irds
 
         return irds.qrels(qrels)
-    return _qrels_frame(qrels)
+    return qrels_frame(qrels)
 
 
 def to_frame(result: Comparison, *, perquery: bool = False, summary: bool = True) -> pd.DataFrame:

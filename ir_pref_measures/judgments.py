@@ -129,6 +129,16 @@ class Judgments:
         order = np.lexsort((dst, src))
         return src[order], dst[order]
 
+    def good_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The strict edges (explicit and derived, multiplicity kept) that do not leave a bad doc, sorted by
+        (src, dst), and each query's slice of them: edges of query q are ``bounds[q]:bounds[q+1]`` (cached)."""
+        if "good_edges" not in self._cache:
+            src, dst = self.strict_edges()
+            keep = ~self.bad[src]
+            src, dst = src[keep], dst[keep]
+            self._cache["good_edges"] = (src, dst, np.searchsorted(self.doc_query[src], np.arange(len(self) + 1)))
+        return self._cache["good_edges"]
+
     def preference_pairs(self, transitive: bool = True) -> PairSet:
         """The strict pairs of the ppref family, with or without transitive closure (cached)."""
         key = ("pairs", transitive)
@@ -139,7 +149,7 @@ class Judgments:
     @classmethod
     def from_qrels(cls, qrels, *, path: str | os.PathLike | None = None) -> Judgments:
         """Graded judgments from qrels in any form ir_measures accepts (or a TREC qrels file path)."""
-        frame = _qrels_frame(qrels)
+        frame = qrels_frame(qrels)
         if frame.empty:
             raise InputError("the qrels are empty", path=path)
         _reject_regraded(frame, path)
@@ -320,7 +330,9 @@ def _reject_regraded(frame: pd.DataFrame, path) -> None:
         )
 
 
-def _qrels_frame(qrels) -> pd.DataFrame:
+def qrels_frame(qrels) -> pd.DataFrame:
+    """Graded qrels in any form ir_measures accepts (or a TREC qrels path) as a ``query_id, doc_id,
+    relevance`` frame (PyTerrier's ``qid, docno, label`` renamed)."""
     if isinstance(qrels, str | os.PathLike):
         return read_qrels(qrels)
     if isinstance(qrels, pd.DataFrame):
@@ -434,9 +446,7 @@ def _derived_edges(doc_query: np.ndarray, grades: np.ndarray) -> tuple[np.ndarra
 
 
 def _preference_pairs(judgments: Judgments, transitive: bool) -> PairSet:
-    src, dst = judgments.strict_edges()
-    keep = ~judgments.bad[src]
-    src, dst = src[keep], dst[keep]
+    src, dst, _ = judgments.good_edges()
     tie_from = np.concatenate([judgments.tie_a, judgments.tie_b])
     tie_to = np.concatenate([judgments.tie_b, judgments.tie_a])
     keep = ~judgments.bad[tie_from]

@@ -258,12 +258,18 @@ def test_pgc_ignores_input_order():
         assert values(shuffled(qrels, rng), shuffled(prefs, rng), shuffled(run, rng)) == first
 
 
-def test_greedy_pgc_command_ignores_hash_seed(tmp_path):
+def cast_pairs(folder, sep: str) -> tuple:
+    """The CAsT crowd preferences in Greedy PGC's ``topic winner loser`` format, written to ``folder``."""
     prefs = testdata_path("cast2019_toppref", "TREC-CAsT-2019.pref")
     pairs = pd.read_csv(prefs, sep=" ", header=None, names=["q", "a", "b", "w"], dtype=str)
     pairs["loser"] = np.where(pairs["w"] == pairs["a"], pairs["b"], pairs["a"])
-    path = tmp_path / "cast.pairs"
-    pairs[["q", "w", "loser"]].to_csv(path, sep=" ", header=False, index=False)
+    path = folder / "cast.pairs"
+    pairs[["q", "w", "loser"]].to_csv(path, sep=sep, header=False, index=False)
+    return path, pairs
+
+
+def test_greedy_pgc_command_ignores_hash_seed(tmp_path):
+    path, _ = cast_pairs(tmp_path, " ")
     run = testdata_path("cast2019_runs_decaf", "decaf_exp3.run.gz")
     outputs = set()
     for seed in ("0", "1", "2"):
@@ -277,11 +283,7 @@ def test_greedy_pgc_command_ignores_hash_seed(tmp_path):
 
 
 def test_greedy_pgc_command_matches_reference_rows(tmp_path):
-    prefs = testdata_path("cast2019_toppref", "TREC-CAsT-2019.pref")
-    pairs = pd.read_csv(prefs, sep=" ", header=None, names=["q", "a", "b", "w"], dtype=str)
-    pairs["loser"] = np.where(pairs["w"] == pairs["a"], pairs["b"], pairs["a"])
-    path = tmp_path / "cast.pairs"
-    pairs[["q", "w", "loser"]].to_csv(path, sep="\t", header=False, index=False)
+    path, pairs = cast_pairs(tmp_path, "\t")
     run = testdata_path("cast2019_runs_decaf", "decaf_exp1.run.gz")
     lines = greedy_pgc_report(path, run).splitlines()
     reference = pgc_reference()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ir_pref_measures.judgments import Judgments
-from ir_pref_measures.measures.pgc import ideal_order, positions_in, rbo_of_positions
+from ir_pref_measures.measures.pgc import rbo_to_ideal
 
 
 def relevant(judgments: Judgments) -> np.ndarray:
@@ -35,9 +35,5 @@ def compatibility(
     depth: int = 1000,
     normalize: bool = True,
 ) -> np.ndarray:
-    """Compatibility of one run for each query index in ``queries``; ``doc_rank`` is the 1-based rank of
-    every judged doc in the run (inf = not retrieved)."""
-    order = ideal_order(judgments, doc_rank, queries)
-    order = order[relevant(judgments)[order]]
-    position = positions_in(order, judgments.doc_query, len(judgments.doc_ids))
-    return rbo_of_positions(judgments, queries, position, doc_rank - 1, p, depth, normalize)
+    """Compatibility of one run for each query index in ``queries``: RBO with the ideal of the relevant docs."""
+    return rbo_to_ideal(judgments, doc_rank, queries, p, depth, normalize, keep=relevant(judgments))

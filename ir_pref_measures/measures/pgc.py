@@ -36,17 +36,6 @@ def tie_break_priority(judgments: Judgments, key: np.ndarray) -> np.ndarray:
     return priority
 
 
-def _graph_edges(judgments: Judgments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The strict edges of the PGC multigraph (none out of a bad doc), and each query's slice (cached)."""
-    if "pgc_edges" not in judgments._cache:
-        src, dst = judgments.strict_edges()
-        keep = ~judgments.bad[src]
-        src, dst = src[keep], dst[keep]
-        bounds = np.searchsorted(judgments.doc_query[src], np.arange(len(judgments) + 1))
-        judgments._cache["pgc_edges"] = (src, dst, bounds)
-    return judgments._cache["pgc_edges"]
-
-
 def ideal_order(judgments: Judgments, key: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """Global doc indices of ``queries`` (query by query, in the order given), each query's docs in the
     Greedy PGC ideal order for the actual ranking described by ``key`` (see :func:`tie_break_priority`)."""
@@ -59,7 +48,7 @@ def ideal_order(judgments: Judgments, key: np.ndarray, queries: np.ndarray) -> n
         position = np.empty(len(judgments), dtype=np.int64)
         position[queries] = np.arange(len(queries))
         return docs[np.lexsort((priority[docs], -judgments.grades[docs], position[doc_query[docs]]))]
-    src, dst, bounds = _graph_edges(judgments)
+    src, dst, bounds = judgments.good_edges()
     parts = []
     for q in np.asarray(queries).tolist():
         lo, hi = int(offsets[q]), int(offsets[q + 1])
@@ -103,6 +92,24 @@ def rbo_of_positions(
     return score
 
 
+def rbo_to_ideal(
+    judgments: Judgments,
+    doc_rank: np.ndarray,
+    queries: np.ndarray,
+    p: float,
+    depth: int,
+    normalize: bool,
+    keep: np.ndarray | None = None,
+) -> np.ndarray:
+    """RBO between the run (``doc_rank``: 1-based rank of every judged doc, inf = not retrieved) and the
+    ideal ranking closest to it, for each query index in ``queries``; ``keep`` masks docs out of the ideal."""
+    order = ideal_order(judgments, doc_rank, queries)
+    if keep is not None:
+        order = order[keep[order]]
+    position = positions_in(order, judgments.doc_query, len(judgments.doc_ids))
+    return rbo_of_positions(judgments, queries, position, doc_rank - 1, p, depth, normalize)
+
+
 def pgc(
     judgments: Judgments,
     doc_rank: np.ndarray,
@@ -111,8 +118,5 @@ def pgc(
     depth: int = 1000,
     normalize: bool = False,
 ) -> np.ndarray:
-    """Greedy PGC of one run for each query index in ``queries``; ``doc_rank`` is the 1-based rank of
-    every judged doc in the run (inf = not retrieved)."""
-    order = ideal_order(judgments, doc_rank, queries)
-    position = positions_in(order, judgments.doc_query, len(judgments.doc_ids))
-    return rbo_of_positions(judgments, queries, position, doc_rank - 1, p, depth, normalize)
+    """Greedy PGC of one run for each query index in ``queries``: RBO with the Greedy FAS ideal."""
+    return rbo_to_ideal(judgments, doc_rank, queries, p, depth, normalize)
