@@ -7,8 +7,10 @@
 from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
 from ir_pref_measures.aggregate import aggregate
+from ir_pref_measures.adapters.ir_datasets import topics
 from ir_pref_measures.compare import compare
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.experiment import Experiment
 from ir_pref_measures.formats import (
     detect_preference_format,
     read_image_pairs,
@@ -33,6 +35,7 @@ del _m
 
 __all__ = [
     "__version__",
+    "Experiment",
     "InputError",
     "aggregate",
     "compare",
@@ -48,6 +51,7 @@ __all__ = [
     "read_preferences",
     "read_qrels",
     "read_run",
+    "topics",
     "ppref",
     "rpref",
     "fpref",

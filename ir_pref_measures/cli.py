@@ -112,7 +112,9 @@ def parser() -> argparse.ArgumentParser:
     from ir_pref_measures.presets import add_pgc_commands
 
     add_pgc_commands(commands)
-    # -- commands of experiment tables (issue 5): add_experiment_commands(commands) --
+    from ir_pref_measures.experiment import add_experiment_commands
+
+    add_experiment_commands(commands)
     # -- commands of meta-evaluation (issue 6): add_meta_commands(commands) --
     return main
 

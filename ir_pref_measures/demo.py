@@ -1,7 +1,7 @@
 """The built-in example of ``ir-pref-measures demo``: a small collection made here, evaluated as a table.
 
-Eight queries with 40 graded docs each (grades 0-3), a set of explicit preference judgments between
-some of those docs (as an assessor would give them, with a few slips), and three runs of different
+Thirty queries with 40 graded docs each (grades 0-3), a set of explicit preference judgments between
+some of those docs (as an assessor would give them, with a few slips), and four runs of different
 quality. Everything is generated from a fixed seed, so the table is the same on every machine.
 """
 
@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 SEED = 20081
-N_QUERIES, N_DOCS, DEPTH = 8, 40, 30
-RUN_NOISE = {"strong": 0.6, "medium": 1.4, "weak": 3.0}
+N_QUERIES, N_DOCS, DEPTH = 30, 40, 30
+RUN_NOISE = {"weak": 3.0, "tuned": 2.6, "medium": 1.4, "strong": 0.6}
 
 
 def example() -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame]]:
@@ -41,29 +41,25 @@ def example() -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame]]:
     return qrels_frame, prefs_frame, run_frames
 
 
-def run_demo() -> str:
-    """Evaluate the example with graded and preference measures; the table as text."""
-    import ir_measures
+MEASURES = ("nDCG@10", "AP", "ppref@10", "APpref", "PGC(p=0.9)", "rpp", "lexiprecision")
+BASELINE = "weak"
 
-    from ir_pref_measures.judgments import Judgments
+
+def run_demo() -> str:
+    """An :func:`~ir_pref_measures.experiment.Experiment` on the example: graded, preference and pairwise
+    measures on the grades combined with the explicit preferences, against a baseline, Holm-corrected."""
+    from ir_pref_measures.experiment import Experiment, render
+    from ir_pref_measures.judgments import load_combined
 
     qrels, prefs, runs = example()
-    judgments = Judgments.from_preferences(prefs)
-    graded = [ir_measures.parse_measure(m) for m in ("nDCG@10", "AP", "ppref@10", "rpref@10", "APpref", "nwppref@10")]
-    explicit = [ir_measures.parse_measure(m) for m in ("ppref@10", "rpref@10", "APpref")]
-    rows = []
-    for name, run in runs.items():
-        row = {"name": name}
-        for measure, value in ir_measures.calc_aggregate(graded, qrels, run).items():
-            row[str(measure)] = value
-        for measure, value in ir_measures.calc_aggregate(explicit, judgments, run).items():
-            row[f"{measure} [prefs]"] = value
-        rows.append(row)
-    table = pd.DataFrame(rows)
-    columns = ["name", *(str(m) for m in graded), *(f"{m} [prefs]" for m in explicit)]
+    table = Experiment(runs, load_combined(qrels, prefs), MEASURES, baseline=BASELINE, test="t", correction="holm")
     header = (
         f"Built-in example: {N_QUERIES} queries x {N_DOCS} graded docs, {len(prefs)} explicit preferences, "
-        f"3 runs of depth {DEPTH}.\nColumns without [prefs] use preferences derived from the grades; "
-        "[prefs] columns use the explicit preference judgments.\n"
+        f"{len(runs)} runs of depth {DEPTH}.\n"
+        "nDCG@10 and AP use the grades; ppref@10, APpref and PGC the grades combined with the "
+        "explicit preferences;\nrpp and lexiprecision are each run's preference over the baseline "
+        f"{BASELINE!r} (sign test). Other tests: paired t-test; Holm correction across runs.\n\n"
+        "In Python: ir_pref_measures.Experiment(runs, load_combined(qrels, prefs), measures, baseline=..., "
+        "correction='holm')\n\n"
     )
-    return header + table[columns].to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    return header + render(table).rstrip("\n")

@@ -391,12 +391,17 @@ def _preference_frame(prefs) -> pd.DataFrame:
     return pd.DataFrame({**columns, "preference": pref}, index=frame.index, copy=False)
 
 
-def load_judgments(source, *, format: str | None = None) -> Judgments:
+def load_judgments(source, *, format: str | None = None, bare_id: bool = False) -> Judgments:
     """Judgments from anything: a ``Judgments``; a file (graded qrels, or preferences in ``format``,
-    detected when unambiguous); a preference table (``doc_id_a``/``doc_id_b`` columns or fields); or graded
-    qrels in any form ir_measures accepts."""
+    detected when unambiguous); an ir_datasets ID ``irds:<id>`` (its graded qrels; with ``bare_id``, any
+    string that is not an existing file is taken for an ID, as on the command line); a preference table
+    (``doc_id_a``/``doc_id_b`` columns or fields); or graded qrels in any form ir_measures accepts."""
     if isinstance(source, Judgments):
         return source
+    if isinstance(source, str) and (source.startswith("irds:") or (bare_id and not os.path.exists(source))):
+        from ir_pref_measures.adapters import ir_datasets as irds
+
+        return Judgments.from_qrels(irds.qrels(source))
     if isinstance(source, str | os.PathLike):
         format = format or detect_preference_format(source)
         if format == "qrels":
@@ -414,11 +419,15 @@ def load_judgments(source, *, format: str | None = None) -> Judgments:
     return Judgments.from_qrels(source)
 
 
-def load_combined(qrels: Source | None, prefs: Source | None, *, format: str | None = None) -> Judgments:
-    """Judgments from a graded qrels file, a preference file, or the union of both."""
+def load_combined(
+    qrels: Source | None, prefs: Source | None, *, format: str | None = None, bare_id: bool = False
+) -> Judgments:
+    """Judgments from graded qrels (a file, an ir_datasets ID as in :func:`load_judgments`, or a table), a
+    preference file, or the union of both."""
     parts = []
     if qrels is not None:
-        parts.append(load_judgments(qrels, format="qrels" if isinstance(qrels, str | os.PathLike) else None))
+        as_file = isinstance(qrels, str | os.PathLike)
+        parts.append(load_judgments(qrels, format="qrels" if as_file else None, bare_id=bare_id))
     if prefs is not None:
         parts.append(load_judgments(prefs, format=format))
     if not parts:

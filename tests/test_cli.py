@@ -52,7 +52,21 @@ def test_eval_errors(files, capsys):
 
 
 def test_demo_prints_a_table(capsys):
+    import ir_measures
+
+    from ir_pref_measures.demo import example
+
     assert main(["demo"]) == 0
-    out = capsys.readouterr().out
-    assert "nDCG@10" in out and "APpref [prefs]" in out
-    assert [line.split()[0] for line in out.splitlines()[-3:]] == ["strong", "medium", "weak"]
+    blocks = capsys.readouterr().out.split("\n\n")
+    means = next(block for block in blocks if block.startswith("  name"))
+    header, *rows = [line.split() for line in means.splitlines()]
+    assert header == ["name", "nDCG@10", "AP", "ppref@10", "APpref", "PGC(p=0.9)", "rpp", "lexiprecision"]
+    assert [row[0] for row in rows] == ["weak", "tuned", "medium", "strong"]
+    qrels, _, runs = example()
+    for row in rows:  # the graded columns, against ir_measures itself
+        expected = ir_measures.calc_aggregate([ir_measures.nDCG @ 10], qrels, runs[row[0]])[ir_measures.nDCG @ 10]
+        assert row[1] == f"{expected:.4f}"
+    assert rows[0][-2:] == ["0.0000", "0.0000"]  # the baseline's preference over itself
+    tests = [block.split() for block in blocks[-7:]]
+    assert [block[0] for block in tests] == header[1:]
+    assert all(block[1:6] == ["+", "-", "p-value", "reject", "p-value"] for block in tests)
