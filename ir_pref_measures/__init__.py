@@ -6,8 +6,8 @@
 
 from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
-from ir_pref_measures.aggregate import aggregate
 from ir_pref_measures.adapters.ir_datasets import topics
+from ir_pref_measures.aggregate import aggregate
 from ir_pref_measures.compare import compare
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment import Experiment
