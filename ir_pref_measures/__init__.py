@@ -4,6 +4,7 @@
 ``ir_measures.calc_aggregate([ppref@10, nDCG@10], qrels, run)`` works.
 """
 
+from ir_pref_measures import meta
 from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
 from ir_pref_measures.adapters.ir_datasets import topics
@@ -46,6 +47,7 @@ __all__ = [
     "detect_preference_format",
     "load_combined",
     "load_judgments",
+    "meta",
     "read_image_pairs",
     "read_image_positions",
     "read_preferences",

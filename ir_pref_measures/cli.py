@@ -116,6 +116,9 @@ def parser() -> argparse.ArgumentParser:
 
     add_experiment_commands(commands)
     # -- commands of meta-evaluation (issue 6): add_meta_commands(commands) --
+    from ir_pref_measures.meta_cli import add_meta_commands
+
+    add_meta_commands(commands)
     return main
 
 

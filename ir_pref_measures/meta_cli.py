@@ -1,0 +1,305 @@
+"""The ``ir-pref-measures meta`` commands: each analysis of :mod:`ir_pref_measures.meta` on files, printing
+tables and writing plots.
+
+Judgment sets are named on the command line (``-j graded=2019qrels.txt -j real=prefs.pref -j
+combined=2019qrels.txt+prefs.pref``; ``+`` joins sources into one combined set, a source is a file or an
+ir_datasets ID) and measures are evaluated on one of them (``-m graded:nDCG@3 -m real:PGC(p=0.8)``; with a
+single set the prefix may be left out). Columns are named ``measure [set]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+
+import pandas as pd
+
+from ir_pref_measures import meta
+from ir_pref_measures.errors import InputError
+
+GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an optional header line first)"
+
+
+def _judgment_sets(specs: list[str], prefs_format: str | None) -> dict[str, object]:
+    from ir_pref_measures.judgments import combine, load_judgments
+
+    sets: dict[str, object] = {}
+    for spec in specs or []:
+        name, _, sources = spec.rpartition("=")
+        name = name or "judgments"
+        if name in sets:
+            raise InputError(f"the judgment set {name!r} is named twice")
+        parts = [
+            load_judgments(s, format=None if _is_qrels(s) else prefs_format, bare_id=True) for s in sources.split("+")
+        ]
+        sets[name] = combine(*parts) if len(parts) > 1 else parts[0]
+    if not sets:
+        raise InputError("no judgments: give -j NAME=FILE (or -j FILE)")
+    return sets
+
+
+def _is_qrels(source: str) -> bool:
+    from ir_pref_measures.formats import detect_preference_format
+
+    return not os.path.exists(source) or detect_preference_format(source) == "qrels"
+
+
+def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
+    """Per-query values of every ``-m [set:]measure`` on its judgment set, named ``measure [set]``."""
+    from ir_pref_measures.experiment import named_runs
+
+    sets = _judgment_sets(args.judgments, args.prefs_format)
+    wanted: dict[str, list[str]] = {name: [] for name in sets}
+    order = []
+    for spec in [m for text in args.measures for m in text]:
+        name, sep, measure = spec.partition(":") if ":" in spec.split("(")[0] else ("", "", spec)
+        if not name:
+            if len(sets) > 1:
+                raise InputError(f"measure {spec!r}: say which judgment set, e.g. {next(iter(sets))}:{spec}")
+            name = next(iter(sets))
+        if name not in sets:
+            raise InputError(f"measure {spec!r}: unknown judgment set {name!r}; known: {', '.join(sets)}")
+        wanted[name].append(measure)
+        order.append((name, measure))
+    rankings = named_runs(args.runs)
+    values: dict[tuple[str, str], tuple[str, pd.DataFrame]] = {}
+    for name, measures in wanted.items():
+        found = meta.measure_values(rankings, sets[name], measures) if measures else {}
+        if len(found) != len(measures):
+            raise InputError(f"a measure is given twice on the judgment set {name!r}: {measures}")
+        for text, (measure, frame) in zip(measures, found.items(), strict=True):
+            values[name, text] = (measure if len(sets) == 1 else f"{measure} [{name}]", frame)
+    return dict(values[key] for key in order)  # in command-line order
+
+
+def _table(frame: pd.DataFrame) -> str:
+    return frame.to_string(float_format=_number)
+
+
+def _number(value: float) -> str:
+    if isinstance(value, float) and not math.isnan(value) and 0 < abs(value) < 1e-3:
+        return f"{value:.2e}"
+    return f"{value:.4f}"
+
+
+def _runs_command(args: argparse.Namespace) -> None:
+    values = _values(args)
+    parts = []
+    if args.analysis in ("runs", "sensitivity"):
+        table = meta.sensitivity_table(values, args.test, args.alpha, samples=args.samples, seed=args.seed)
+        parts.append(f"sensitivity ({args.test} test, p < {args.alpha:g}):\n{_table(table.set_index('measure'))}")
+    if args.analysis in ("runs", "consistency"):
+        tau, tau_ap = meta.consistency(values)
+        parts.append(f"mean per run:\n{_table(meta.means(values))}")
+        parts.append(f"Kendall's tau:\n{_table(tau)}")
+        parts.append(f"tau_AP (row: reference ordering, column: estimate):\n{_table(tau_ap)}")
+    if args.plot:
+        names = list(values)
+        pairs = [tuple(p) for p in args.pair] if args.pair else [(names[0], other) for other in names[1:]]
+        from ir_pref_measures.plots import measure_scatter
+
+        parts.append(f"wrote {measure_scatter(meta.means(values), pairs, args.plot, annotate=True)}")
+    print("\n\n".join(parts))
+
+
+def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -> pd.Series:
+    """Gold preferences ``query winner`` -> per query A's name, B's name or ``tie``. ``labels``: the values
+    meaning A better, tie, B better; a first line whose winner is not one of them is a header."""
+    from ir_pref_measures.formats import _lines
+
+    mapping = {labels[0]: names[0], labels[1]: meta.TIE, labels[2]: names[1]}
+    queries, winners = [], []
+    for line_no, line in _lines(path):
+        parts = line.rstrip("\r\n").rsplit(None, 1)
+        if not line.strip() or (line_no == 1 and (len(parts) < 2 or parts[1] not in mapping)):
+            continue
+        if len(parts) != 2 or parts[1] not in mapping:
+            raise InputError("not a gold preference", path=path, line_no=line_no, line=line, expected=GOLD_EXPECTED)
+        queries.append(parts[0].strip())
+        winners.append(mapping[parts[1]])
+    if not queries:
+        raise InputError("no gold preferences", path=path, expected=GOLD_EXPECTED)
+    gold = pd.Series(winners, index=queries)
+    if gold.index.has_duplicates:
+        raise InputError(f"query {gold.index[gold.index.duplicated()][0]!r} has two gold preferences", path=path)
+    return gold
+
+
+def _agreement_command(args: argparse.Namespace) -> None:
+    if args.image_pairs:
+        from ir_pref_measures.formats import read_image_pairs, read_image_positions
+        from ir_pref_measures.judgments import Judgments
+        from ir_pref_measures.measures.image_grid import ORDERS
+
+        if not args.positions:
+            raise InputError("--image-pairs needs --positions (the grid layout, Image_position.json)")
+        judgments = Judgments.from_preferences(read_image_pairs(args.image_pairs).drop(columns="line"))
+        positions = read_image_positions(args.positions)
+        values = {
+            f"PGC(p={args.p:g}, order={order})": meta.grid_values(judgments, positions, order, p=args.p)
+            for order in args.orders or ORDERS
+        }
+    else:
+        if not args.runs or len(args.runs) != 2:
+            raise InputError("agreement compares two systems: give --runs A B (or --image-pairs and --positions)")
+        values = _values(args)
+    names = tuple(str(c) for c in next(iter(values.values())).columns[:2])
+    labels = tuple(args.gold_labels) if args.gold_labels else (names[0], meta.TIE, names[1])
+    gold = read_gold(args.gold, labels, names)
+    rows, parts = [], []
+    for name, frame in values.items():
+        result = meta.agreement(frame[list(names)], gold, correction=args.yates, binomial=args.binomial)
+        parts.append(f"{name}:\n{result.table.to_string()}")
+        rows.append(
+            {
+                "measure": name,
+                "agree": result.agree,
+                "disagree": result.disagree,
+                "chi2": result.chi2,
+                "chi2 p": result.chi2_p,
+                "majority": result.majority,
+                "share": result.majority_share,
+                "binomial p": result.binomial_p,
+                "tau": meta.kendall_tau(frame[names[0]], frame[names[1]]),
+            }
+        )
+    summary = pd.DataFrame(rows).set_index("measure")
+    parts.append(f"agreement ({len(gold)} queries; binomial test {args.binomial}, one-tailed):\n{_table(summary)}")
+    if args.plot:
+        from ir_pref_measures.plots import engine_scatter
+
+        parts.append(f"wrote {engine_scatter({k: v[list(names)] for k, v in values.items()}, args.plot)}")
+    print("\n\n".join(parts))
+
+
+def _stability_command(args: argparse.Namespace) -> None:
+    from ir_pref_measures.formats import read_preferences
+
+    table = meta.stability(
+        args.runs,
+        read_preferences(args.prefs, args.prefs_format),
+        [m for text in args.measures for m in text],
+        fractions=args.remove,
+        repeats=args.repeats,
+        seed=args.seed,
+        qrels=args.qrels,
+    )
+    print(_table(table.set_index(["measure", "removed"])))
+
+
+def _pr_command(args: argparse.Namespace) -> None:
+    sets = _judgment_sets(args.judgments, args.prefs_format)
+    if len(sets) != 1:
+        raise InputError("precision-recall curves use one judgment set")
+    curves = meta.pr_curves(args.runs, next(iter(sets.values())), range(1, args.depth + 1))
+    shown = curves[curves["cutoff"].isin(args.show)]
+    print(_table(shown.pivot(index="run", columns="cutoff", values=["ppref", "rpref"])))
+    if args.plot:
+        from ir_pref_measures.plots import pr_curves
+
+        print(f"\nwrote {pr_curves(curves, args.plot)}")
+
+
+def _evaluation_arguments(parser: argparse.ArgumentParser, measures: bool = True) -> None:
+    from ir_pref_measures.formats import PREFERENCE_FORMATS
+
+    parser.add_argument(
+        "-j",
+        "--judgments",
+        action="append",
+        metavar="[NAME=]SOURCE[+SOURCE]",
+        help="a named judgment set: a qrels or preference file or an ir_datasets ID; '+' combines (repeatable)",
+    )
+    if measures:
+        parser.add_argument(
+            "-m",
+            "--measures",
+            action="append",
+            nargs="+",
+            required=True,
+            metavar="[SET:]MEASURE",
+            help="measures, each on a judgment set (nDCG@3, ppref@10, PGC(p=0.8), ...)",
+        )
+    parser.add_argument("--prefs-format", choices=PREFERENCE_FORMATS, help="format of preference files")
+
+
+def add_meta_commands(commands) -> None:
+    """``meta agreement | sensitivity | consistency | runs | stability | pr-curve``."""
+    main = commands.add_parser(
+        "meta",
+        help="meta-evaluation: agreement with users, sensitivity, consistency, stability, PR curves",
+        description="Judge measures the way the papers do: agreement with side-by-side SERP preferences, "
+        "sensitivity (share of run pairs significantly different), consistency (Kendall's tau, tau_AP), "
+        "stability under removed judgments, preference precision-recall curves.",
+    )
+    sub = main.add_subparsers(dest="analysis", required=True)
+
+    descriptions = {
+        "sensitivity": "share of run pairs significantly different by a paired test (Luo 2021, Tables 4.1-4.2)",
+        "consistency": "Kendall's tau and tau_AP between the run orderings of the measures (Luo 2021, Figs. 4.1-4.3)",
+        "runs": "sensitivity and consistency together",
+    }
+    for name, description in descriptions.items():
+        parser = sub.add_parser(name, help=description, description=description)
+        parser.add_argument("runs", nargs="+", metavar="RUN")
+        _evaluation_arguments(parser)
+        parser.add_argument("--test", choices=meta.TESTS, default="t", help="paired test (default: t)")
+        parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+        parser.add_argument("--samples", type=int, default=10_000, help="resamples of randomised/bootstrap tests")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--plot", metavar="FILE", help="scatter plot of the run means (.png or .svg)")
+        parser.add_argument(
+            "--pair", nargs=2, action="append", metavar=("X", "Y"), help="a panel (default: first vs each)"
+        )
+        parser.set_defaults(handler=_runs_command)
+
+    agree = sub.add_parser(
+        "agreement",
+        help="agreement of measures with per-query gold preferences between two systems (Luo 2021, Fig. 5.8)",
+        description="The 3x3 table, agreements, chi-squared test and one-tailed binomial test of each measure's "
+        "per-query preference between two systems against GOLD (lines 'query winner'). Systems are two runs "
+        "(--runs A B with -j and -m), or the two engines of image grids (--image-pairs, --positions: Xie et al.'s "
+        "data, Greedy PGC in each examination order).",
+    )
+    agree.add_argument("gold", metavar="GOLD")
+    agree.add_argument("--gold-labels", nargs=3, metavar=("A", "TIE", "B"), help="GOLD's values (default: names, tie)")
+    agree.add_argument("--runs", nargs=2, metavar=("A", "B"))
+    _evaluation_arguments(agree, measures=False)
+    agree.add_argument("-m", "--measures", action="append", nargs="+", default=[], metavar="[SET:]MEASURE")
+    agree.add_argument("--image-pairs", metavar="FILE", help="Xie et al.'s image_pairs_annotation")
+    agree.add_argument("--positions", metavar="FILE", help="Xie et al.'s Image_position.json")
+    agree.add_argument("--orders", nargs="+", metavar="ORDER", help="examination orders (default: all six)")
+    agree.add_argument("-p", type=float, default=0.95, help="RBO persistence of the grid PGC (default 0.95)")
+    agree.add_argument("--binomial", choices=meta.BINOMIAL_METHODS, default="exact")
+    agree.add_argument("--yates", action="store_true", help="Yates' continuity correction in the chi-squared test")
+    agree.add_argument("--plot", metavar="FILE", help="per-query score scatter of the two systems (.png or .svg)")
+    agree.set_defaults(handler=_agreement_command)
+
+    stab = sub.add_parser(
+        "stability",
+        help="ANOVA F and tau when preference judgments are removed (Carterette and Bennett 2008, Table 2)",
+        description="Remove a fraction of the judgments of PREFS at random (per query, seeded, repeated), "
+        "re-evaluate the runs and report the ANOVA F and Kendall's tau against the full judgments.",
+    )
+    stab.add_argument("runs", nargs="+", metavar="RUN")
+    stab.add_argument("--prefs", required=True, help="the preference file whose judgments are removed")
+    stab.add_argument("--qrels", help="graded judgments combined with them, kept whole")
+    _evaluation_arguments(stab)
+    stab.set_defaults(judgments=None)
+    stab.add_argument("--remove", type=float, nargs="+", default=[0.5, 0.9], metavar="FRACTION")
+    stab.add_argument("--repeats", type=int, default=10)
+    stab.add_argument("--seed", type=int, default=0)
+    stab.set_defaults(handler=_stability_command)
+
+    pr = sub.add_parser(
+        "pr-curve",
+        help="preference precision-recall curves (Carterette and Bennett 2008, Fig. 1)",
+        description="Mean ppref@k and rpref@k of each run for k = 1..DEPTH; prints a few cutoffs and plots all.",
+    )
+    pr.add_argument("runs", nargs="+", metavar="RUN")
+    _evaluation_arguments(pr, measures=False)
+    pr.add_argument("--depth", type=int, default=100)
+    pr.add_argument("--show", type=int, nargs="+", default=[1, 5, 10, 20, 50, 100], metavar="K")
+    pr.add_argument("--plot", metavar="FILE", help=".png or .svg")
+    pr.set_defaults(handler=_pr_command)
