@@ -17,7 +17,7 @@ def _eval(args: argparse.Namespace) -> None:
     from ir_measures.util import Metric
 
     from ir_pref_measures.adapters import ir_datasets as irds
-    from ir_pref_measures.adapters.ir_measures import iter_calc
+    from ir_pref_measures.adapters.ir_measures import PreferenceProvider, iter_calc
     from ir_pref_measures.formats import read_qrels, read_run
     from ir_pref_measures.judgments import load_combined
 
@@ -48,7 +48,17 @@ def _eval(args: argparse.Namespace) -> None:
     if args.no_summary and not args.by_query:
         raise InputError("--no_summary (-n) only goes with --by_query (-q)")
     output = OUTPUT_FORMATS[args.output_format](args)
-    results = iter_calc(measures, run, qrels=qrels, judgments=judgments)
+    if args.provider:  # as ir_measures: one provider for every measure
+        provider = ir_measures.providers.registry[args.provider]
+        ours = provider.NAME == PreferenceProvider.NAME
+        if not ours and qrels is None:
+            raise InputError(f"provider {args.provider} needs graded qrels, but QRELS is '-'")
+        try:
+            results = list(provider.iter_calc(measures, judgments if ours else qrels, run))
+        except RuntimeError as error:  # e.g. a provider whose package is not installed
+            raise InputError(str(error)) from None
+    else:
+        results = iter_calc(measures, run, qrels=qrels, judgments=judgments)
     aggregates = {m: m.aggregator() for m in measures}
     for metric in results:
         aggregates[metric.measure].add(metric.value)
@@ -69,6 +79,14 @@ def _demo(args: argparse.Namespace) -> None:
     from ir_pref_measures.demo import run_demo
 
     print(run_demo())
+
+
+def _provider_names() -> list[str]:
+    import ir_measures
+
+    import ir_pref_measures  # noqa: F401  (registers our provider)
+
+    return sorted(ir_measures.providers.registry)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -93,6 +111,7 @@ def parser() -> argparse.ArgumentParser:
     ev.add_argument("--by_query", "-q", action="store_true")
     ev.add_argument("--no_summary", "-n", action="store_true")
     ev.add_argument("--output_format", "-o", choices=("tsv", "jsonl"), default="tsv")
+    ev.add_argument("--provider", choices=_provider_names(), help="compute every measure with this provider")
     ev.set_defaults(handler=_eval)
 
     ppe = commands.add_parser(

@@ -51,6 +51,16 @@ def test_eval_errors(files, capsys):
     assert "no judgments" in capsys.readouterr().err
 
 
+def test_eval_with_one_provider_as_ir_measures(files, capsys):
+    args = ["eval", str(files["qrels"]), str(files["run"])]
+    assert main([*args, "ppref@10", "--provider", "ir_pref_measures"]) == 0
+    assert capsys.readouterr().out == f"ppref@10\t{(2 / 3 + 1) / 2:.4f}\n"
+    assert main([*args, "nDCG@10", "--provider", "pytrec_eval"]) == 0
+    assert capsys.readouterr().out.startswith("nDCG@10\t")
+    assert main([*args, "nDCG@10", "--provider", "ir_pref_measures"]) == 2
+    assert "unsupported measure nDCG@10" in capsys.readouterr().err
+
+
 def test_demo_prints_a_table(capsys):
     import ir_measures
 
