@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +28,7 @@ DEFAULT_MEASURES = (*PREFERENCES, "ap", "rbp", "rr", "ndcg", "rp", "p@1", "p@10"
 ALIASES = {"LR": "lexirecall", "sgnLR": "lexirecall", "sgnLP": "lexiprecision", "rrLP": "rrlexiprecision"}
 SUMMARY = "all"
 PAIR_CHUNK = 1 << 18  # run pairs x relevant docs per chunk of the preference kernels
+READERS = 2  # runs read and ranked at once (memory: one run each)
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,8 @@ def evaluate(
         run_j = np.full(len(run_i), at, dtype=np.int64)
     else:
         raise InputError(f"baseline {baseline!r} is not one of the runs {names}")
-    ranks = np.vstack([relevant_ranks(as_ranking(rankings[n]), relevant, topk, n) for n in names])
+    with ThreadPoolExecutor(max_workers=READERS) as pool:  # Arrow's reader and sorts release the GIL
+        ranks = np.vstack(list(pool.map(lambda n: relevant_ranks(as_ranking(rankings[n]), relevant, topk, n), names)))
     positions = kernels.sort_segments(ranks, relevant.starts)
     run_values = {m.name: _metric(m, positions, ranks, relevant) for m in measures if m.is_metric}
     pair_values = _preferences(measures, ranks, positions, relevant, (run_i, run_j), graded_rpp)

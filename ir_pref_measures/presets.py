@@ -24,7 +24,7 @@ import pandas as pd
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import line_text, read_preferences, read_qrels, read_run
-from ir_pref_measures.ids import intern, pair_keys
+from ir_pref_measures.ids import encode, intern, pair_keys
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.pgc import pgc
@@ -37,15 +37,16 @@ def ordered_ranking(frame: pd.DataFrame, key: np.ndarray, path=None) -> Ranking:
     """A :class:`Ranking` of ``query_id, doc_id`` rows ordered by ``key`` ascending, then doc id ascending
     (the reference scripts' orders, not the library's tie rule). A doc twice in a query is an error."""
     (q,), query_ids = intern(frame["query_id"])
-    (d,), doc_ids = intern(frame["doc_id"])
-    keys = pair_keys(q, d, len(doc_ids))
+    (d,), doc_vocabulary = encode(frame["doc_id"])
+    keys = pair_keys(q, d, len(doc_vocabulary))
     if len(np.unique(keys)) < len(keys):
         Ranking.from_frame(frame.assign(score=0.0), path=path)  # raises, naming the repeated line
     order = np.lexsort((d, key, q))
     return Ranking(
         query_ids=query_ids,
         offsets=np.searchsorted(q[order], np.arange(len(query_ids) + 1)).astype(np.int64),
-        doc_ids=doc_ids[d[order]],
+        doc_codes=d[order],
+        doc_vocabulary=doc_vocabulary,
         scores=-np.asarray(key, dtype=np.float64)[order],
     )
 

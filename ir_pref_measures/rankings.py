@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -25,21 +26,28 @@ PYTERRIER_RUN_COLUMNS = {"qid": "query_id", "docno": "doc_id"}
 
 @dataclass(frozen=True, eq=False)
 class Ranking:
-    """Query ``query_ids[q]`` ranks ``doc_ids[offsets[q]:offsets[q + 1]]``, best first (rank 1)."""
+    """Query ``query_ids[q]`` ranks ``doc_ids[offsets[q]:offsets[q + 1]]``, best first (rank 1).
+
+    Docs are held as codes (``doc_codes``, in rank order) into a sorted Arrow vocabulary of doc ids; the
+    ids themselves (``doc_ids``, an object array) are made only when asked for.
+    """
 
     query_ids: np.ndarray
     offsets: np.ndarray
-    doc_ids: np.ndarray
+    doc_codes: np.ndarray
+    doc_vocabulary: pa.Array
     scores: np.ndarray
-    # codes of doc_ids in a sorted Arrow vocabulary, made once (from_frame) or on the first lookup
-    _doc_codes: np.ndarray | None = field(default=None, repr=False)
-    _doc_vocabulary: pa.Array | None = field(default=None, repr=False)
+
+    @cached_property
+    def doc_ids(self) -> np.ndarray:
+        """The doc id of every entry (object array), in rank order."""
+        return self.doc_vocabulary.take(pa.array(self.doc_codes)).to_numpy(zero_copy_only=False)
 
     @property
     def ranks(self) -> np.ndarray:
         """1-based rank of every entry of ``doc_ids``."""
         starts = np.repeat(self.offsets[:-1], np.diff(self.offsets))
-        return np.arange(1, len(self.doc_ids) + 1, dtype=np.int64) - starts
+        return np.arange(1, len(self.doc_codes) + 1, dtype=np.int64) - starts
 
     def frame(self) -> pd.DataFrame:
         """``query_id, doc_id, score, rank`` in rank order."""
@@ -52,16 +60,9 @@ class Ranking:
             }
         )
 
-    def _doc_index(self) -> tuple[np.ndarray, pa.Array]:
-        if self._doc_vocabulary is None:
-            (codes,), vocabulary = encode(self.doc_ids)
-            object.__setattr__(self, "_doc_codes", codes)
-            object.__setattr__(self, "_doc_vocabulary", vocabulary)
-        return self._doc_codes, self._doc_vocabulary
-
     def rank_of(self, query_ids: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
         """Rank (float) of each (query, doc) pair; ``inf`` where the run does not retrieve it."""
-        codes, vocabulary = self._doc_index()
+        codes, vocabulary = self.doc_codes, self.doc_vocabulary
         n = len(vocabulary) + 1
         run_query = np.repeat(np.arange(len(self.query_ids)), np.diff(self.offsets))
         run_keys = pair_keys(run_query, codes, n)
@@ -93,10 +94,9 @@ class Ranking:
         return cls(
             query_ids=query_ids,
             offsets=np.searchsorted(q[order], np.arange(len(query_ids) + 1)).astype(np.int64),
-            doc_ids=vocabulary.take(pa.array(d[order])).to_numpy(zero_copy_only=False),
+            doc_codes=d[order],
+            doc_vocabulary=vocabulary,
             scores=score[order],
-            _doc_codes=d[order],
-            _doc_vocabulary=vocabulary,
         )
 
 

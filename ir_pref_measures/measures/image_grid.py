@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import intern, pair_keys
+from ir_pref_measures.ids import encode, intern, pair_keys
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures.pgc import ideal_order, positions_in, rbo_of_positions
 from ir_pref_measures.rankings import Ranking
@@ -69,12 +69,12 @@ class Grid:
         if missing:
             raise InputError(f"grid positions need column(s) {missing} (found {list(frame.columns)})")
         (q,), query_ids = intern(frame["query_id"])
-        (d,), doc_ids = intern(frame["doc_id"])
+        (d,), doc_vocabulary = encode(frame["doc_id"])
         row, col = (frame[c].to_numpy(dtype=np.int64) for c in ("row", "col"))
         if (row < 0).any() or (col < 0).any():
             raise InputError("grid rows and columns are 0-based and cannot be negative")
         for what, keys in (
-            ("a doc placed twice", pair_keys(q, d, len(doc_ids))),
+            ("a doc placed twice", pair_keys(q, d, len(doc_vocabulary))),
             ("two docs in one cell", pair_keys(pair_keys(q, row, row.max() + 1), col, col.max() + 1)),
         ):
             if len(np.unique(keys)) < len(keys):
@@ -88,7 +88,8 @@ class Grid:
         ranking = Ranking(
             query_ids=query_ids,
             offsets=np.searchsorted(q[order], np.arange(len(query_ids) + 1)).astype(np.int64),
-            doc_ids=doc_ids[d[order]],
+            doc_codes=d[order],
+            doc_vocabulary=doc_vocabulary,
             scores=-np.arange(len(order), dtype=np.float64),
         )
         return cls(ranking, row[order], col[order], width[order])
