@@ -78,7 +78,7 @@ def write_input(n_queries: int, folder: Path) -> list[Path]:
 
 
 PEAK_REPORTER = """
-import runpy, sys
+import os, runpy, sys
 script, *sys.argv[1:] = sys.argv[1:]
 sys.argv[0] = script
 try:
@@ -86,6 +86,7 @@ try:
         from ir_pref_measures.cli import main
         code = main(sys.argv[1:])
     else:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # as `python script` does
         runpy.run_path(script, run_name="__main__")
         code = 0
 finally:

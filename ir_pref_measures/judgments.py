@@ -40,6 +40,7 @@ from ir_pref_measures.formats import (
 from ir_pref_measures.ids import intern, pair_keys
 
 PREFERENCE_COLUMNS = ("query_id", "doc_id_a", "doc_id_b", "preference")
+PREFERENCE_VALUES = np.array([-2, -1, 0, 1, 2], dtype=np.int8)  # int8: an int8 column is checked without a copy
 PYTERRIER_QREL_COLUMNS = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
 CLOSURE_CHUNK = 512  # sources per breadth-first batch in the transitive closure (bounds memory)
 
@@ -50,14 +51,12 @@ class PairSet:
 
     ``src[i] -> dst[i]`` (global doc indices, unique, sorted) are the pairs with a strict preference:
     the explicit ones, or with ``transitive`` every pair joined by a walk holding at least one strict
-    edge (duplicates inherit each other's preferences; ``carterette.md`` §2.2). ``degree`` is the
-    degree of preference: the grade difference for two graded docs, else 1. ``source`` marks the docs
-    that prefer anything or are a duplicate of anything (the tool counts both as "preferred").
+    edge (duplicates inherit each other's preferences; ``carterette.md`` §2.2). ``source`` marks the
+    docs that prefer anything or are a duplicate of anything (the tool counts both as "preferred").
     """
 
     src: np.ndarray
     dst: np.ndarray
-    degree: np.ndarray
     source: np.ndarray
 
 
@@ -124,6 +123,8 @@ class Judgments:
     def strict_edges(self) -> tuple[np.ndarray, np.ndarray]:
         """Explicit and derived strict edges together, multiplicity kept, sorted by (src, dst)."""
         derived_src, derived_dst = self.derived_edges()
+        if not len(derived_src):  # the explicit edges alone are sorted already
+            return self.edge_src, self.edge_dst
         src = np.concatenate([self.edge_src, derived_src])
         dst = np.concatenate([self.edge_dst, derived_dst])
         order = np.lexsort((dst, src))
@@ -134,9 +135,10 @@ class Judgments:
         (src, dst), and each query's slice of them: edges of query q are ``bounds[q]:bounds[q+1]`` (cached)."""
         if "good_edges" not in self._cache:
             src, dst = self.strict_edges()
-            keep = ~self.bad[src]
-            src, dst = src[keep], dst[keep]
-            self._cache["good_edges"] = (src, dst, np.searchsorted(self.doc_query[src], np.arange(len(self) + 1)))
+            leaving_bad = self.bad[src]
+            if leaving_bad.any():
+                src, dst = src[~leaving_bad], dst[~leaving_bad]
+            self._cache["good_edges"] = (src, dst, np.searchsorted(src, self.doc_offsets))
         return self._cache["good_edges"]
 
     def preference_pairs(self, transitive: bool = True) -> PairSet:
@@ -166,22 +168,7 @@ class Judgments:
         frame = read_preferences(prefs, format) if path is not None else _preference_frame(prefs)
         if frame.empty:
             raise InputError("the preference judgments are empty", path=path)
-        (q,), queries = intern(frame["query_id"])
-        (a, b), docs = intern(frame["doc_id_a"], frame["doc_id_b"])
-        pref = frame["preference"].to_numpy()
-        first, second, tie, bad_a, bad_b = pref == -1, pref == 1, pref == 0, pref == -2, pref == 2
-        bad_q = np.concatenate([q[bad_a], q[bad_b]])
-        judgments = _assemble(
-            queries,
-            docs,
-            _Docs(bad_q, np.concatenate([a[bad_a], b[bad_b]]), np.full(len(bad_q), np.nan), np.ones(len(bad_q), bool)),
-            _Pairs(
-                np.concatenate([q[first], q[second]]),
-                np.concatenate([a[first], b[second]]),
-                np.concatenate([b[first], a[second]]),
-            ),
-            _Pairs(q[tie], a[tie], b[tie]),
-        )
+        judgments = _assemble(*_preference_parts(frame))
         ignored = int(judgments.bad[judgments.edge_src].sum())
         if ignored:
             warnings.warn(
@@ -245,6 +232,27 @@ class _Pairs:
     dst: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
 
 
+def _preference_parts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, _Docs, _Pairs, _Pairs]:
+    """The query and doc vocabularies, bad docs, strict preferences and ties of a carterette-form table
+    (a function of its own, so that the per-line codes are freed before :func:`_assemble` runs)."""
+    (q,), queries = intern(frame["query_id"])
+    (a, b), docs = intern(frame["doc_id_a"], frame["doc_id_b"])
+    pref = frame["preference"].to_numpy()
+    bad_a, bad_b = pref == -2, pref == 2
+    bad_q = np.concatenate([q[bad_a], q[bad_b]])
+    bad = _Docs(bad_q, np.concatenate([a[bad_a], b[bad_b]]), np.full(len(bad_q), np.nan), np.ones(len(bad_q), bool))
+    b_preferred = pref == 1
+    strict = b_preferred | (pref == -1)
+    tie = pref == 0
+    return (
+        queries,
+        docs,
+        bad,
+        _Pairs(q[strict], np.where(b_preferred, b, a)[strict], np.where(b_preferred, a, b)[strict]),
+        _Pairs(q[tie], a[tie], b[tie]),
+    )
+
+
 def _assemble(
     query_vocab: np.ndarray, doc_vocab: np.ndarray, docs: _Docs, strict: _Pairs = _Pairs(), ties: _Pairs = _Pairs()
 ) -> Judgments:
@@ -254,7 +262,8 @@ def _assemble(
     parts += [(ties.query, ties.src), (ties.query, ties.dst)]
     # few distinct docs, many mentions: dedupe each part, then find every mention by binary search
     unique_keys = np.unique(np.concatenate([pd.unique(pair_keys(q, d, n)) for q, d in parts]))
-    doc_of = [np.searchsorted(unique_keys, pair_keys(q, d, n)) for q, d in parts]
+    index = np.int32 if len(unique_keys) <= np.iinfo(np.int32).max else np.int64  # half the memory of int64
+    doc_of = [np.searchsorted(unique_keys, pair_keys(q, d, n)).astype(index) for q, d in parts]
     grades = np.full(len(unique_keys), np.nan)
     lowest = np.full(len(unique_keys), np.nan)
     graded = ~np.isnan(docs.grade)
@@ -271,19 +280,27 @@ def _assemble(
     bad[doc_of[0][docs.bad]] = True
     present, doc_query = np.unique(unique_keys // n, return_inverse=True)
     n_docs = len(unique_keys)
-    edges = np.sort(pair_keys(doc_of[1], doc_of[2], n_docs))  # sorted by (src, dst)
-    ties_sorted = np.sort(pair_keys(np.minimum(doc_of[3], doc_of[4]), np.maximum(doc_of[3], doc_of[4]), n_docs))
+    edge_src, edge_dst = _sorted_pairs(doc_of[1], doc_of[2], n_docs)
+    tie_a, tie_b = _sorted_pairs(np.minimum(doc_of[3], doc_of[4]), np.maximum(doc_of[3], doc_of[4]), n_docs)
     return Judgments(
         query_ids=query_vocab[present],
         doc_offsets=np.searchsorted(doc_query, np.arange(len(present) + 1)).astype(np.int64),
         doc_ids=doc_vocab[unique_keys % n],
         grades=grades,
         bad=bad,
-        edge_src=edges // max(n_docs, 1),
-        edge_dst=edges % max(n_docs, 1),
-        tie_a=ties_sorted // max(n_docs, 1),
-        tie_b=ties_sorted % max(n_docs, 1),
+        edge_src=edge_src,
+        edge_dst=edge_dst,
+        tie_a=tie_a,
+        tie_b=tie_b,
     )
+
+
+def _sorted_pairs(first: np.ndarray, second: np.ndarray, n_second: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``(first[i], second[i])`` sorted by (first, second), in the dtype of ``first``."""
+    keys = pair_keys(first, second, n_second)
+    keys.sort()
+    n_second = max(n_second, 1)
+    return (keys // n_second).astype(first.dtype), (keys % n_second).astype(first.dtype)
 
 
 def combine(*parts: Judgments) -> Judgments:
@@ -372,15 +389,17 @@ def _preference_frame(prefs) -> pd.DataFrame:
     missing = [c for c in PREFERENCE_COLUMNS if c not in frame.columns]
     if missing:
         raise InputError(f"the preferences have no column(s) {missing} (found {list(frame.columns)})")
-    values = pd.to_numeric(frame["preference"], errors="coerce").to_numpy(dtype=np.float64)
-    known = np.isin(values, (-2, -1, 0, 1, 2))
+    values = frame["preference"]
+    if not pd.api.types.is_numeric_dtype(values.dtype):  # numbers stay as they are: no copy of the column
+        values = pd.to_numeric(values, errors="coerce")
+    known = values.isin(PREFERENCE_VALUES).to_numpy()
     if not known.all():
         row = int(np.flatnonzero(~known)[0])
         raise InputError(
             f"row {row}: unknown preference value {frame['preference'].iloc[row]!r}",
             expected="-1 (a preferred), 1 (b preferred), 0 (duplicates), -2 (a bad, b NA), 2 (a NA, b bad)",
         )
-    pref = values.astype(np.int8)
+    pref = values.to_numpy(dtype=np.int8)
     for value, column in ((-2, "doc_id_b"), (2, "doc_id_a")):
         marked = np.flatnonzero(pref == value)
         not_na = frame[column].iloc[marked].astype(str).str.upper().to_numpy() != NA
@@ -455,57 +474,65 @@ def _derived_edges(doc_query: np.ndarray, grades: np.ndarray) -> tuple[np.ndarra
 
 
 def _preference_pairs(judgments: Judgments, transitive: bool) -> PairSet:
-    src, dst, _ = judgments.good_edges()
-    tie_from = np.concatenate([judgments.tie_a, judgments.tie_b])
-    tie_to = np.concatenate([judgments.tie_b, judgments.tie_a])
-    keep = ~judgments.bad[tie_from]
-    tie_from, tie_to = tie_from[keep], tie_to[keep]
+    src, dst, bounds = judgments.good_edges()
     source = np.zeros(len(judgments.doc_ids), dtype=bool)
-    source[src] = True
-    source[tie_from] = True
+    for docs in (src, judgments.tie_a, judgments.tie_b):
+        source[docs] = True
+    source &= ~judgments.bad  # good edges never leave a bad doc; a bad doc's ties are ignored
     if transitive:
-        src, dst = _strict_closure(judgments, src, dst, tie_from, tie_to)
-    n_docs = len(judgments.doc_ids)
-    unique = np.sort(pd.unique(pair_keys(src, dst, n_docs)))
-    src, dst = unique // n_docs, unique % n_docs
-    grades = judgments.grades
-    difference = grades[src] - grades[dst]
-    degree = np.where(difference > 0, difference, 1.0)
-    return PairSet(src=src, dst=dst, degree=degree, source=source)
+        src, dst = _strict_closure(judgments, src, dst, bounds)
+    else:
+        distinct = np.r_[True, (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])] if len(src) else np.zeros(0, bool)
+        src, dst = src[distinct], dst[distinct]
+    return PairSet(src=src, dst=dst, source=source)
 
 
-def _strict_closure(judgments: Judgments, src, dst, tie_from, tie_to) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs (i, j), i != j, joined by a walk with at least one strict edge (plus explicit self-edges).
+def _strict_closure(judgments: Judgments, src, dst, bounds) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (i, j), i != j, joined by a walk with at least one strict edge (plus explicit self-edges),
+    sorted by (i, j): query by query, as each query's doc indices form one ascending block."""
+    tie_bounds = np.searchsorted(judgments.tie_a, judgments.doc_offsets)  # a tie lies within the query of tie_a
+    out_src, out_dst = [], []
+    for q in np.flatnonzero(np.diff(bounds)).tolist():
+        base, end = judgments.doc_offsets[q], judgments.doc_offsets[q + 1]
+        strict, ties = slice(bounds[q], bounds[q + 1]), slice(tie_bounds[q], tie_bounds[q + 1])
+        i, j = _query_closure(
+            src[strict] - base,
+            dst[strict] - base,
+            judgments.tie_a[ties] - base,
+            judgments.tie_b[ties] - base,
+            judgments.bad[base:end],
+        )
+        out_src.append((i + base).astype(src.dtype))
+        out_dst.append((j + base).astype(dst.dtype))
+    if not out_src:
+        return src, dst
+    return np.concatenate(out_src), np.concatenate(out_dst)
 
-    Breadth-first search on a two-layer graph per query: layer 0 = no strict edge seen yet, layer 1 =
-    one seen; ties connect within a layer, strict edges lead into layer 1.
+
+def _query_closure(src, dst, tie_a, tie_b, bad) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_strict_closure` of one query (local doc indices), sorted by (i, j).
+
+    Breadth-first search on a two-layer graph: layer 0 = no strict edge seen yet, layer 1 = one seen;
+    ties (not out of a bad doc) connect within a layer, strict edges lead into layer 1.
     """
     from scipy.sparse import csr_matrix  # imported here: only the closure needs scipy (0.1 s to import)
     from scipy.sparse.csgraph import shortest_path
 
-    out_src, out_dst = [src[src == dst]], [dst[src == dst]]
-    query_of = judgments.doc_query
-    offsets = judgments.doc_offsets
-    strict_q, tie_q = query_of[src], query_of[tie_from]
-    s_bounds = np.searchsorted(strict_q, np.arange(len(judgments) + 1))
-    order = np.argsort(tie_q, kind="stable")
-    tie_from, tie_to, tie_q = tie_from[order], tie_to[order], tie_q[order]
-    t_bounds = np.searchsorted(tie_q, np.arange(len(judgments) + 1))
-    for q in np.flatnonzero(np.diff(s_bounds)):
-        base, n = offsets[q], offsets[q + 1] - offsets[q]
-        s = src[s_bounds[q] : s_bounds[q + 1]] - base
-        d = dst[s_bounds[q] : s_bounds[q + 1]] - base
-        a = tie_from[t_bounds[q] : t_bounds[q + 1]] - base
-        b = tie_to[t_bounds[q] : t_bounds[q + 1]] - base
-        rows = np.concatenate([a, a + n, s, s + n])
-        cols = np.concatenate([b, b + n, d + n, d + n])
-        graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(2 * n, 2 * n))
-        for lo in range(0, n, CLOSURE_CHUNK):
-            starts = np.arange(lo, min(n, lo + CLOSURE_CHUNK))
-            dist = shortest_path(graph, method="D", unweighted=True, indices=starts)
-            i, j = np.nonzero(np.isfinite(dist[:, n:]))
-            i = starts[i]
-            distinct = i != j
-            out_src.append(i[distinct] + base)
-            out_dst.append(j[distinct] + base)
-    return np.concatenate(out_src), np.concatenate(out_dst)
+    n = len(bad)
+    tie_from = np.concatenate([tie_a[~bad[tie_a]], tie_b[~bad[tie_b]]])
+    tie_to = np.concatenate([tie_b[~bad[tie_a]], tie_a[~bad[tie_b]]])
+    rows = np.concatenate([tie_from, tie_from + n, src, src + n])
+    cols = np.concatenate([tie_to, tie_to + n, dst + n, dst + n])
+    graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(2 * n, 2 * n))
+    self_edge = np.zeros(n, dtype=bool)
+    self_edge[src[src == dst]] = True
+    out_i, out_j = [], []
+    for lo in range(0, n, CLOSURE_CHUNK):
+        starts = np.arange(lo, min(n, lo + CLOSURE_CHUNK))
+        dist = shortest_path(graph, method="D", unweighted=True, indices=starts)
+        i, j = np.nonzero(np.isfinite(dist[:, n:]))
+        i = starts[i]
+        keep = (i != j) | self_edge[j]
+        out_i.append(i[keep])
+        out_j.append(j[keep])
+    return np.concatenate(out_i), np.concatenate(out_j)

@@ -20,8 +20,7 @@ def ideal_doc_rank(judgments: Judgments, transitive: bool = True) -> np.ndarray:
         order = np.lexsort((index, -judgments.grades, judgments.doc_query))
     else:
         pairs = judgments.preference_pairs(transitive)
-        pair_query = judgments.doc_query[pairs.src]
-        bounds = np.searchsorted(pair_query, np.arange(len(judgments) + 1))
+        bounds = np.searchsorted(pairs.src, judgments.doc_offsets)
         order_parts = []
         for q in range(len(judgments)):
             lo, hi = judgments.doc_offsets[q], judgments.doc_offsets[q + 1]

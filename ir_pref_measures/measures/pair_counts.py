@@ -92,7 +92,7 @@ def explicit_counts(judgments: Judgments, pairs: PairSet, doc_rank: np.ndarray, 
     n = len(queries)
 
     in_eval = doc_pos[pairs.src] >= 0
-    src, dst, degree = pairs.src[in_eval], pairs.dst[in_eval], pairs.degree[in_eval]
+    src, dst = pairs.src[in_eval], pairs.dst[in_eval]
     q = doc_pos[src]
     f, t = doc_rank[src], doc_rank[dst]
     is_correct = f < t
@@ -122,7 +122,7 @@ def explicit_counts(judgments: Judgments, pairs: PairSet, doc_rank: np.ndarray, 
         np.concatenate([f, first, pr_rank, bad_rank[retrieved_bad]]),
         np.concatenate([is_correct * ones, zeros, bad_below_pr, 0 * pr_below_bad]),
         np.concatenate([zeros, ones, bad_below_pr, pr_below_bad]),
-        np.concatenate([np.where(is_correct, np.exp2(degree) - 1.0, 0.0), zeros, bad_below_pr, 0 * pr_below_bad]),
+        np.concatenate([_correct_gain(judgments.grades, src, dst, is_correct), zeros, bad_below_pr, 0 * pr_below_bad]),
         np.concatenate([np.isfinite(f), zeros > 0, np.ones(len(pr_q), bool), pr_below_bad < 0]),
     )
     return PairCounts(
@@ -137,6 +137,14 @@ def explicit_counts(judgments: Judgments, pairs: PairSet, doc_rank: np.ndarray, 
         unretrieved_preferred=pu,
         bad=n_bad,
     )
+
+
+def _correct_gain(grades: np.ndarray, src: np.ndarray, dst: np.ndarray, is_correct: np.ndarray) -> np.ndarray:
+    """``2**degree - 1`` for the correct pairs, 0 for the others; the degree of preference is the grade
+    difference when both docs are graded and it is positive, else 1."""
+    difference = grades[src] - grades[dst]
+    degree = np.where(difference > 0, difference, 1.0)
+    return np.where(is_correct, np.exp2(degree) - 1.0, 0.0)
 
 
 def _unique_pairs(query: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -267,14 +275,14 @@ def pair_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray,
     if judgments.only_graded:
         return graded_counts(judgments, doc_rank, queries)
     pairs = judgments.preference_pairs(transitive)
-    bounds = np.searchsorted(judgments.doc_query[pairs.src], np.arange(len(judgments) + 1))
+    bounds = np.searchsorted(pairs.src, judgments.doc_offsets)
     sizes = np.diff(bounds)[queries]
     block = np.cumsum(sizes) // CHUNK_PAIRS
     parts = []
     for b in np.unique(block):
         chunk = queries[block == b]
         lo, hi = bounds[chunk.min()], bounds[chunk.max() + 1]
-        part = PairSet(pairs.src[lo:hi], pairs.dst[lo:hi], pairs.degree[lo:hi], pairs.source)
+        part = PairSet(pairs.src[lo:hi], pairs.dst[lo:hi], pairs.source)
         parts.append(explicit_counts(judgments, part, doc_rank, chunk))
     return _concatenate(queries, parts) if parts else explicit_counts(judgments, pairs, doc_rank, queries)
 
