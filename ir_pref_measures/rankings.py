@@ -62,14 +62,13 @@ class Ranking:
 
     def rank_of(self, query_ids: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
         """Rank (float) of each (query, doc) pair; ``inf`` where the run does not retrieve it."""
-        codes, vocabulary = self.doc_codes, self.doc_vocabulary
-        n = len(vocabulary) + 1
+        n = len(self.doc_vocabulary) + 1
         run_query = np.repeat(np.arange(len(self.query_ids)), np.diff(self.offsets))
-        run_keys = pair_keys(run_query, codes, n)
+        run_keys = pair_keys(run_query, self.doc_codes, n)
         order = np.argsort(run_keys, kind="stable")
         sorted_keys = run_keys[order]
         want_query = lookup(query_ids, pa.array(self.query_ids, pa.string()))
-        want_doc = lookup(doc_ids, vocabulary)
+        want_doc = lookup(doc_ids, self.doc_vocabulary)
         wanted = np.where((want_query >= 0) & (want_doc >= 0), pair_keys(want_query, want_doc, n), -1)
         at = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
         found = sorted_keys[at] == wanted
