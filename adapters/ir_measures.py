@@ -19,14 +19,16 @@ from ir_measures import Metric, providers
 from ir_measures.measures import base as measures_base
 from ir_measures.providers.base import Any
 
-from ir_pref_measures.judgments import Judgments, load_judgments
+from ir_pref_measures import sources, tables
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures import ppref as kernels
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.ideal import ideal_doc_rank
 from ir_pref_measures.measures.image_grid import ORDERS, Grid, grid_pgc
 from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.measures.pgc import pgc
-from ir_pref_measures.rankings import Ranking, as_ranking
+from ir_pref_measures.rankings import Ranking
 
 CITE_CB08 = (
     "B. Carterette, P. N. Bennett. Evaluation Measures for Preference Judgments. SIGIR 2008 (poster); "
@@ -224,8 +226,6 @@ def _rbo_args(measure) -> dict:
 def _pgc_values(measure, ev: _Evaluation) -> np.ndarray:
     cols = measure.params.get("cols")
     if cols is None:
-        if "order" in measure.params:
-            raise ValueError(f"{measure}: an examination order needs a grid (cols=...)")
         return pgc(ev.judgments, ev.doc_rank, ev.queries, **_rbo_args(measure))
     grid = ev.cached(("grid", cols), lambda: Grid.from_ranking(ev.ranking, cols))
     return grid_pgc(ev.judgments, grid, ev.queries, measure["order"], **_rbo_args(measure))
@@ -247,7 +247,7 @@ class PreferenceEvaluator(providers.Evaluator):
 
     def _iter_calc(self, run):
         judgments = self.judgments
-        ranking = as_ranking(run)
+        ranking = sources.ranking(run)
         queries = np.flatnonzero(np.isin(judgments.query_ids, ranking.query_ids))
         if not len(queries):
             warnings.warn("the run has no query in common with the judgments", stacklevel=2)
@@ -269,12 +269,68 @@ class PreferenceProvider(providers.Provider):
         measures = list(measures)
         for measure in measures:
             if measure.NAME not in MEASURE_CLASSES:
-                raise ValueError(f"unsupported measure {measure}")
-            measure.validate_params()
-        return PreferenceEvaluator(measures, load_judgments(qrels))
+                raise InputError(f"unsupported measure {measure}: the ir_pref_measures provider computes {_OURS}")
+            validate(measure)
+        return PreferenceEvaluator(measures, sources.judgments(qrels))
 
     def qrel_inputs(self, measures):
         return ["query_id", "doc_id", "relevance"]
+
+
+_OURS = ", ".join(MEASURE_CLASSES)
+
+
+def _integer(value) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+
+
+# parameter -> (test, the allowed values in words)
+PARAMETER_RANGES = {
+    "cutoff": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
+    "transitive": (lambda v: isinstance(v, bool), "True or False"),
+    "normalize": (lambda v: isinstance(v, bool), "True or False"),
+    "beta": (lambda v: _number(v) and 0 < v < np.inf, "a number > 0"),
+    "p": (lambda v: _number(v) and 0 < v <= 1, "a number in (0, 1]"),
+    "depth": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
+    "cols": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
+    "order": (lambda v: v in ORDERS, f"one of {', '.join(repr(o) for o in ORDERS)}"),
+}
+
+
+def validate(measure) -> None:
+    """Raise :class:`InputError` naming ``measure`` when a parameter is unknown or outside its range (ours), or
+    fails ir_measures' own check (theirs)."""
+    if measure.NAME not in MEASURE_CLASSES:
+        try:
+            measure.validate_params()
+        except (AssertionError, TypeError, ValueError) as error:
+            raise InputError(f"invalid measure {measure}: {error}") from None
+        return
+    supported = measure.SUPPORTED_PARAMS
+    for name, value in measure.params.items():
+        if name not in supported:
+            raise InputError(f"invalid measure {measure}: unknown parameter {name!r}", expected=", ".join(supported))
+        test, allowed = PARAMETER_RANGES[name]
+        if not test(value):
+            meaning = supported[name].desc
+            raise InputError(f"invalid measure {measure}: {name} ({meaning}) must be {allowed}, not {value!r}")
+    if "order" in measure.params and "cols" not in measure.params:
+        raise InputError(f"invalid measure {measure}: an examination order needs a grid (cols=...)")
+
+
+def parse(text: str):
+    """The measure named ``text`` (ours or ir_measures'), validated; an unknown name lists the known ones."""
+    try:
+        measure = ir_measures.parse_measure(text)
+    except (NameError, ValueError, SyntaxError):
+        known = ", ".join(sorted(measures_base.registry))
+        raise InputError(f"unknown measure {text!r}", expected=f"one of {known} (with @k or (param=value))") from None
+    validate(measure)
+    return measure
 
 
 def register() -> PreferenceProvider:
@@ -295,15 +351,39 @@ def is_preference_measure(measure) -> bool:
     return measure.NAME in MEASURE_CLASSES
 
 
-def iter_calc(measures, run, *, qrels=None, judgments: Judgments | None = None):
-    """Per-query metrics of ``measures`` (ours and ir_measures'): ours are computed on ``judgments``
-    (default: derived from ``qrels``), the others on ``qrels`` by ir_measures."""
+def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -> list[Metric]:
+    """Per-query metrics of ``measures`` (ours and ir_measures'), sorted by query id, then in the order of
+    ``measures``: the same list whatever the order of the input. Ours are computed on ``judgments`` (default:
+    derived from ``qrels``), the others on ``qrels`` by ir_measures, which needs integer grades (pytrec_eval):
+    fractional grades are an :class:`InputError` naming those measures, before anything is computed."""
     ours = [m for m in measures if is_preference_measure(m)]
     theirs = [m for m in measures if not is_preference_measure(m)]
-    if theirs and qrels is None:
-        names = ", ".join(str(m) for m in theirs)
-        raise ValueError(f"{names} need graded qrels, but only preference judgments were given")
-    if ours:
-        yield from ir_measures.iter_calc(ours, judgments if judgments is not None else qrels, run)
     if theirs:
-        yield from ir_measures.iter_calc(theirs, qrels, run)
+        qrels = _integer_qrels(theirs, qrels)
+    metrics = []
+    if ours:
+        metrics += ir_measures.iter_calc(ours, judgments if judgments is not None else qrels, run)
+    if theirs:
+        metrics += ir_measures.iter_calc(theirs, qrels, run)
+    position = {measure: i for i, measure in enumerate(measures)}
+    metrics.sort(key=lambda metric: (metric.query_id, position[metric.measure]))
+    return metrics
+
+
+def _integer_qrels(measures, qrels):
+    """``qrels`` with integer grades, as pytrec_eval (ir_measures' provider of the usual measures) needs them."""
+    names = ", ".join(str(m) for m in measures)
+    if qrels is None:
+        raise InputError(f"{names} need graded qrels, but only preference judgments were given")
+    qrels = tables.qrels(qrels)
+    grades = qrels["relevance"].to_numpy()
+    if grades.dtype.kind == "f":
+        fractional = grades != np.round(grades)
+        if fractional.any():
+            example = grades[np.flatnonzero(fractional)[0]]
+            raise InputError(
+                f"{names} need integer grades (ir_measures computes them with pytrec_eval), but a grade is {example:g}",
+                expected="integer grades, or only preference measures (ppref@k, APpref, PGC, ...), which take any",
+            )
+        qrels = qrels.assign(relevance=grades.astype(np.int64))
+    return qrels

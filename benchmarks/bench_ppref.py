@@ -79,8 +79,7 @@ def measure_one(variant: str, folder: Path) -> dict:
     import ir_measures
     import pytrec_eval
 
-    import ir_pref_measures  # noqa: F401  (registers the measures)
-    from ir_pref_measures.formats import read_preferences, read_run
+    import ir_pref_measures as ipm  # registers the measures
     from ir_pref_measures.judgments import Judgments
 
     qrels, prefs, run = (pd.read_pickle(folder / f"{name}.pkl") for name in ("qrels", "prefs", "run"))
@@ -102,8 +101,8 @@ def measure_one(variant: str, folder: Path) -> dict:
     elif variant == "ppref family, explicit, no closure":
         ir_measures.calc_aggregate([m(transitive=False) for m in ours], Judgments.from_preferences(prefs), run)
     elif variant == "ppref family, explicit, from TREC files":
-        judgments = Judgments.from_preferences(read_preferences(folder / "prefs.txt", "carterette"))
-        ir_measures.calc_aggregate(ours, judgments, read_run(folder / "run.txt"))
+        judgments = ipm.load_judgments(folder / "prefs.txt", format="carterette")
+        ir_measures.calc_aggregate(ours, judgments, ipm.as_ranking(folder / "run.txt"))
     seconds = time.perf_counter() - start
     return {"variant": variant, "seconds": seconds, "peak_mb": peak_rss_mb()}
 

@@ -13,15 +13,18 @@ from ir_pref_measures.compare import compare
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment import Experiment
 from ir_pref_measures.formats import (
-    detect_preference_format,
+    detect_format,
     read_image_pairs,
     read_image_positions,
     read_preferences,
     read_qrels,
     read_run,
 )
-from ir_pref_measures.judgments import Judgments, combine, load_combined, load_judgments
-from ir_pref_measures.rankings import Ranking, as_ranking
+from ir_pref_measures.judgments import Judgments, combine
+from ir_pref_measures.rankings import Ranking
+from ir_pref_measures.sources import judgments as load_judgments
+from ir_pref_measures.sources import load_combined
+from ir_pref_measures.sources import ranking as as_ranking
 
 _ir_measures_adapter.register()
 
@@ -44,7 +47,7 @@ __all__ = [
     "Ranking",
     "as_ranking",
     "combine",
-    "detect_preference_format",
+    "detect_format",
     "load_combined",
     "load_judgments",
     "meta",

@@ -79,7 +79,7 @@ def mc4(orderings: np.ndarray, iterations: int | None = 10, damping: float = DAM
         scale = n**iterations
         return np.array([float(x) / scale for x in e])
     if not 0.0 < damping <= 1.0:
-        raise ValueError(f"damping must be in (0, 1], not {damping}")
+        raise InputError(f"damping must be in (0, 1], not {damping}")
     chain = loses / n
     chain[np.diag_indices(n)] = 1.0 - loses.sum(axis=1) / n
     chain = (1.0 - damping) * chain + damping / n

@@ -20,7 +20,9 @@ import pandas as pd
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.measures import pairwise as kernels
-from ir_pref_measures.rankings import Ranking, as_ranking
+from ir_pref_measures.rankings import Ranking
+from ir_pref_measures.sources import qrels_table
+from ir_pref_measures.sources import ranking as as_ranking
 
 PREFERENCES = ("rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision")
 METRICS = ("ap", "rbp", "rr", "ndcg", "rp", "p", "r")
@@ -290,18 +292,6 @@ def load_runs(runs) -> dict[str, object]:
     return named
 
 
-def load_qrels(qrels) -> pd.DataFrame:
-    """Qrels as ``query_id, doc_id, relevance`` from a path, an ir_datasets ID (``irds:`` prefix or a bare ID
-    that is not a file), or any form ir_measures accepts."""
-    from ir_pref_measures.judgments import qrels_frame
-
-    if isinstance(qrels, str) and (qrels.startswith("irds:") or not os.path.exists(qrels)):
-        from ir_pref_measures.adapters import ir_datasets as irds
-
-        return irds.qrels(qrels)
-    return qrels_frame(qrels)
-
-
 def to_frame(result: Comparison, *, perquery: bool = False, summary: bool = True) -> pd.DataFrame:
     """One row per (query, run i, run j) (with ``perquery``), then per pair the mean over queries
     (``query_id = "all"``, with ``summary``); one column per measure."""
@@ -322,7 +312,7 @@ def to_frame(result: Comparison, *, perquery: bool = False, summary: bool = True
         columns |= {name: values.mean(axis=1) for name, values in result.pair_values.items()}
         parts.append(pd.DataFrame(columns))
     if not parts:
-        raise ValueError("nothing to return: perquery=False and summary=False")
+        raise InputError("nothing to return: perquery=False and summary=False")
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
@@ -352,7 +342,7 @@ def compare(
     over the grade thresholds of each query, weighted by the number of docs at or above each (Diaz and
     Ferraro 2022); ``False``: RPP on binary relevance (grade > 0), as ``pref_eval`` computes it today.
     """
-    relevant = relevant_docs(load_qrels(qrels), binary=binary, floor=floor)
+    relevant = relevant_docs(qrels_table(qrels, repeated="keep"), binary=binary, floor=floor)
     result = evaluate(
         load_runs(runs), relevant, parse_measures(measures), baseline=baseline, topk=topk, graded_rpp=graded_rpp
     )

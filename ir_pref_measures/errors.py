@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+LINE_LIMIT = 200  # characters of an offending line shown in a message
+
 
 class InputError(ValueError):
     """Bad input: names the file, the line number, the line and what was expected.
@@ -31,7 +33,9 @@ class InputError(ValueError):
             where = f"{where}:{line_no}" if where else f"line {line_no}"
         text = f"{where}: {message}" if where else message
         if line is not None:
-            text += f"\n  line: {line.rstrip(chr(10)).rstrip(chr(13))!r}"
+            line = line.rstrip("\r\n")
+            shown = line if len(line) <= LINE_LIMIT else f"{line[:LINE_LIMIT]}... ({len(line)} characters)"
+            text += f"\n  line: {shown!r}"
         if expected:
             text += f"\n  expected: {expected}"
         super().__init__(text)

@@ -29,12 +29,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures import sources
 from ir_pref_measures.compare import ALIASES, PREFERENCES, evaluate, load_runs, relevant_docs
 from ir_pref_measures.compare import Measure as PairwiseMeasure
 from ir_pref_measures.compare import parse_measure as parse_pairwise
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judgments import Judgments, combine, load_judgments
-from ir_pref_measures.rankings import Ranking, as_ranking
+from ir_pref_measures.judgments import Judgments
+from ir_pref_measures.rankings import Ranking
 
 TESTS = ("t", "wilcoxon", "sign")
 FORMATS = ("table", "csv", "json", "markdown")
@@ -96,10 +97,10 @@ def Experiment(
     test_fn = _test_function(test)
     _check_round(round)
     measures = parse_measures(measures)
-    judged = load_judgments(judgments, bare_id=True)
+    judged = sources.judgments(judgments)
     qrels = graded_qrels(judged)
     _check_graded(measures, qrels)
-    wanted = None if topics is None else topic_ids(topics)
+    wanted = None if topics is None else sources.topic_ids(topics)
     _check_overlap(rankings, judged, wanted)
     values = per_query(rankings, judged, qrels, measures, baseline)
     if wanted is not None:
@@ -128,7 +129,7 @@ def named_runs(runs, names: Sequence[str] | None = None) -> dict[str, Ranking]:
     named = load_runs(runs)
     if not named:
         raise InputError("no runs to evaluate")
-    return {name: as_ranking(run) for name, run in named.items()}
+    return {name: sources.ranking(run) for name, run in named.items()}
 
 
 def parse_measures(measures) -> list[tuple[str, object]]:
@@ -136,6 +137,8 @@ def parse_measures(measures) -> list[tuple[str, object]]:
     :class:`ir_pref_measures.compare.Measure`. A measure given twice counts once; an unknown name lists the known
     ones."""
     import ir_measures
+
+    from ir_pref_measures.adapters.ir_measures import parse, validate
 
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
@@ -145,16 +148,10 @@ def parse_measures(measures) -> list[tuple[str, object]]:
             parsed.setdefault(measure, parse_pairwise(measure))
             continue
         if isinstance(measure, str):
-            try:
-                measure = ir_measures.parse_measure(measure)
-            except (NameError, ValueError, SyntaxError):
-                known = ", ".join(sorted(ir_measures.measures.registry))
-                raise InputError(
-                    f"unknown measure {measure!r}",
-                    expected=f"an ir_measures measure ({known}; with @k or (param=value)) "
-                    f"or a pairwise preference ({', '.join(PAIRWISE_NAMES)})",
-                ) from None
-        if not isinstance(measure, ir_measures.Measure):
+            measure = parse(measure)
+        elif isinstance(measure, ir_measures.Measure):
+            validate(measure)
+        else:
             raise InputError(f"a measure must be an ir_measures Measure or a name, not {type(measure).__name__}")
         parsed.setdefault(str(measure), measure)
     if not parsed:
@@ -175,23 +172,6 @@ def graded_qrels(judgments: Judgments) -> pd.DataFrame | None:
     )
 
 
-def topic_ids(topics) -> set[str]:
-    """Query ids of ``topics``: a DataFrame (``qid`` or ``query_id``), an ir_datasets ID, or ids."""
-    if isinstance(topics, str):
-        from ir_pref_measures.adapters import ir_datasets as irds
-
-        topics = irds.topics(topics)
-    if isinstance(topics, pd.DataFrame):
-        column = next((c for c in ("qid", "query_id") if c in topics.columns), None)
-        if column is None:
-            raise InputError(f"the topics have no qid or query_id column (found {list(topics.columns)})")
-        topics = topics[column]
-    ids = {str(q) for q in topics}
-    if not ids:
-        raise InputError("the topics are empty")
-    return ids
-
-
 def per_query(
     rankings: Mapping[str, Ranking],
     judgments: Judgments,
@@ -202,7 +182,7 @@ def per_query(
     """Per measure column: a frame of per-query values, one row per query id (sorted), one column per run."""
     from tqdm.auto import tqdm
 
-    from ir_pref_measures.adapters.ir_measures import iter_calc
+    from ir_pref_measures.adapters.ir_measures import evaluate
 
     ordinary = [m for _, m in measures if not isinstance(m, PairwiseMeasure)]
     preferences = [m for _, m in measures if isinstance(m, PairwiseMeasure)]
@@ -212,7 +192,7 @@ def per_query(
     with tqdm(total=steps, desc="experiment", unit="step", delay=PROGRESS_DELAY, disable=None, leave=False) as bar:
         for name in names if ordinary else ():
             run = rankings[name].frame()[["query_id", "doc_id", "score"]]
-            for metric in iter_calc(ordinary, run, qrels=qrels, judgments=judgments):
+            for metric in evaluate(ordinary, run, qrels=qrels, judgments=judgments):
                 found[metric.measure].setdefault(name, {})[str(metric.query_id)] = metric.value
             bar.update()
         columns = {m: pd.DataFrame(found[m]).reindex(columns=names).sort_index() for m in ordinary}

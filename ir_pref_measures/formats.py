@@ -1,10 +1,12 @@
 """Readers for the files of preference-based evaluation: TREC qrels, TREC runs, preference files.
 
-All formats are whitespace-separated, one judgment or result per line; blank lines are ignored and
-``.gz`` files are read transparently. Files are parsed by Arrow's CSV reader when every field is separated
-by one tab or one space, else by pandas' C parser; when either meets anything unexpected, a line-by-line
+Every file is read under one set of rules (README, "Input rules"): UTF-8 with an optional byte-order mark;
+gzip recognised by its content, whatever the name; LF, CRLF or CR line ends; blank lines and lines whose
+first non-blank character is ``#`` skipped; fields separated by tabs and runs of spaces; no control
+characters (NUL and the like); numeric fields finite numbers. Files are parsed by Arrow's CSV reader on a
+canonical form (single spaces, data lines only) made with numpy; when anything does not fit, a line-by-line
 scan finds the first bad line and raises :class:`InputError` naming the file, the line number, the line
-and what was expected.
+and what was expected. A missing, unreadable or corrupt file is an :class:`InputError` too.
 
 Preference formats (the in-memory form is always the ``carterette`` one: columns ``query_id, doc_id_a,
 doc_id_b, preference`` with ``-1`` = a preferred, ``1`` = b preferred, ``0`` = duplicates, ``-2`` = a bad
@@ -22,14 +24,16 @@ qrels         ``qid 0 doc value``            float-valued qrels, larger = prefer
 
 from __future__ import annotations
 
-import csv
+import codecs
 import gzip
-import io
 import json
+import math
 import os
+import re
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -39,10 +43,20 @@ from pyarrow import csv as pa_csv
 
 from ir_pref_measures.errors import InputError
 
-Source = str | os.PathLike | IO[str]
+Source = str | os.PathLike | IO[str] | IO[bytes]
+GZIP_MAGIC = b"\x1f\x8b"
+NEWLINE, SPACE, HASH = ord("\n"), ord(" "), ord("#")
+_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # tab and line ends are allowed
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
 
 PREFERENCE_FORMATS = ("carterette", "winner", "pairs", "qrels")
-CARTERETTE_VALUES = ("-2", "-1", "0", "1", "2")  # as text, for format detection
+FORMATS_EXPECTED = (
+    "one of: qrels 'qid 0 doc grade', carterette 'qid src tgt pref', winner 'qid docA docB winnerDoc', "
+    "pairs 'qid winner loser'"
+)
+CARTERETTE_NUMBERS = (-2, -1, 0, 1, 2)
+CARTERETTE_VALUES = tuple(map(str, CARTERETTE_NUMBERS))  # as text, for format detection
+CARTERETTE_NOTE = "preference -1 (a preferred), 1 (b preferred), 0 (duplicates), -2 (a bad, b NA), 2 (a NA, b bad)"
 NA = "NA"
 
 
@@ -67,231 +81,265 @@ CARTERETTE = _Layout(
     "carterette preferences",
     ("query_id", "doc_id_a", "doc_id_b", "preference"),
     ("preference",),
-    note="; preference -1 (a preferred), 1 (b preferred), 0 (duplicates), -2 (a bad, b NA), 2 (a NA, b bad)",
+    note="; " + CARTERETTE_NOTE,
 )
 WINNER = _Layout("winner preferences", ("query_id", "doc_id_a", "doc_id_b", "winner"))
 PAIRS = _Layout("pairs preferences", ("query_id", "winner", "loser"))
 
 
 def _name(source: Source) -> str:
-    return str(source) if isinstance(source, str | os.PathLike) else getattr(source, "name", "<stream>")
+    return os.fspath(source) if isinstance(source, str | os.PathLike) else getattr(source, "name", "<stream>")
 
 
-def _open_text(source: Source) -> IO[str]:
-    if not isinstance(source, str | os.PathLike):
-        source.seek(0)
+@dataclass(frozen=True)
+class RawFile:
+    """A file's bytes after the reading rules that do not depend on its format: gunzipped (by content),
+    the UTF-8 byte-order mark removed, CRLF and CR line ends made LF. ``name`` is the path, for messages."""
+
+    name: str
+    data: bytes
+
+    def line(self, line_no: int) -> str:
+        """The text of physical line ``line_no`` (1-based), for messages."""
+        lines = self.data.split(b"\n", line_no)
+        return lines[line_no - 1].decode("utf-8", "replace") if line_no <= len(lines) else ""
+
+    def fail(self, message: str, *, line_no: int | None = None, expected: str | None = None) -> NoReturn:
+        line = self.line(line_no) if line_no is not None else None
+        raise InputError(message, path=self.name, line_no=line_no, line=line, expected=expected)
+
+
+def load(source: Source | RawFile) -> RawFile:
+    """Read ``source`` (a path or an open file) under the rules above; file-system and decompression failures
+    are :class:`InputError` naming the file."""
+    if isinstance(source, RawFile):
         return source
-    if str(source).endswith(".gz"):
-        return gzip.open(source, "rt", encoding="utf-8")
-    return open(source, encoding="utf-8")
+    name = _name(source)
+    if isinstance(source, str | os.PathLike):
+        try:
+            with open(source, "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError:
+            raise InputError("no such file", path=name) from None
+        except IsADirectoryError:
+            raise InputError("is a directory, not a file", path=name) from None
+        except PermissionError:
+            raise InputError("cannot be read: permission denied", path=name) from None
+        except OSError as error:
+            raise InputError(f"cannot be read: {error.strerror or error}", path=name) from None
+    else:
+        if hasattr(source, "seek"):
+            source.seek(0)
+        data = source.read()
+        data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputError(f"corrupt or truncated gzip data ({error})", path=name) from None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise InputError("is UTF-16 encoded", path=name, expected="UTF-8 text (save the file as UTF-8)")
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return RawFile(name, data)
 
 
-def _lines(source: Source) -> Iterator[tuple[int, str]]:
-    handle = _open_text(source)
-    try:
-        yield from enumerate(handle, start=1)
-    finally:
-        if isinstance(source, str | os.PathLike):
-            handle.close()
-
-
-def line_text(source: Source, line_no: int) -> str:
-    """The text of line ``line_no`` (1-based) of ``source``, for error messages."""
-    for number, line in _lines(source):
-        if number == line_no:
-            return line
-    return ""
-
-
-def _delimiter(source: Source) -> str | None:
-    """The one-character delimiter of a file whose fields are separated by single tabs or single spaces."""
-    if not isinstance(source, str | os.PathLike):
-        return None
-    for _, line in _lines(source):
-        line = line.rstrip("\n").rstrip("\r")
-        if not line.strip():
-            return None
-        if "\t" in line and " " not in line:
-            return "\t"
-        if " " in line and "\t" not in line and "  " not in line and line == line.strip():
-            return " "
-        return None
-    return None
-
-
-def _arrow_read(source: Source, layout: _Layout) -> pd.DataFrame | None:
-    """Read with Arrow's CSV reader (no Python object per field); ``None`` unless every line is regular."""
-    delimiter = _delimiter(source)
-    if delimiter is None:
-        return None
-    names = [f"f{i}" for i in range(len(layout.fields))]
-    types = {n: pa.float64() if f in layout.numeric else pa.string() for n, f in zip(names, layout.fields, strict=True)}
-    try:
-        table = pa_csv.read_csv(
-            source,
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),  # threads: +60% memory
-            parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=False),
-            convert_options=pa_csv.ConvertOptions(
-                column_types=types, null_values=[], strings_can_be_null=False, include_columns=names
-            ),
+def _check_control(raw: RawFile) -> None:
+    """No control character (other than tab and line ends), else an error naming the line."""
+    if len(raw.data.translate(None, _CONTROL_BYTES)) == len(raw.data):  # a C loop; the search only to name it
+        return
+    control = _CONTROL.search(raw.data)
+    if control is not None:
+        line_no = raw.data.count(b"\n", 0, control.start()) + 1
+        raw.fail(
+            f"control character U+{control.group()[0]:04X}",
+            line_no=line_no,
+            expected="text without control characters (NUL and the like); tabs and spaces separate fields",
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
-        return None
+
+
+def _check_text(raw: RawFile) -> None:
+    """UTF-8 text without control characters, else an error naming the line."""
+    _check_control(raw)
+    try:
+        raw.data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line_no = raw.data.count(b"\n", 0, error.start) + 1
+        raw.fail(
+            f"not UTF-8: byte 0x{raw.data[error.start]:02x} cannot be decoded", line_no=line_no, expected="UTF-8 text"
+        )
+
+
+def text_lines(source: Source | RawFile) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every data line of ``source``: blank lines and ``#`` comment lines
+    skipped, the line end removed. Checked as every reader checks (UTF-8, no control character)."""
+    raw = load(source)
+    _check_text(raw)
+    for line_no, line in enumerate(raw.data.decode("utf-8").split("\n"), start=1):
+        stripped = line.strip(" \t")
+        if stripped and not stripped.startswith("#"):
+            yield line_no, line
+
+
+def line_text(source: Source | RawFile, line_no: int) -> str:
+    """The text of line ``line_no`` (1-based) of ``source``, for error messages."""
+    return load(source).line(line_no)
+
+
+def _canonical(data: bytes) -> tuple[bytes, np.ndarray]:
+    """The data lines of ``data`` (LF line ends, tabs made spaces) with single spaces between fields, and the
+    line number of each: blank and comment lines dropped, leading, trailing and repeated separators removed.
+    Every byte is classified at once with numpy: no Python loop over lines."""
+    byte = np.frombuffer(data, dtype=np.uint8)
+    n = len(byte)
+    ends = np.flatnonzero(byte == NEWLINE)  # the line end of each line; an unterminated last line ends at n
+    if not data.endswith(b"\n"):
+        ends = np.append(ends, n)
+    starts = np.r_[0, ends[:-1] + 1]
+    is_space = byte == SPACE
+    run_start = np.flatnonzero(is_space & ~np.r_[False, is_space[:-1]])  # runs of spaces, [start, end)
+    run_end = np.flatnonzero(is_space & ~np.r_[is_space[1:], False]) + 1
+    at = np.minimum(np.searchsorted(run_start, starts), max(len(run_start) - 1, 0))
+    indented = len(run_start) > 0
+    first = np.where(indented & (run_start[at] == starts), run_end[at], starts) if indented else starts
+    first_byte = np.append(byte, NEWLINE)[first]
+    kept_line = (first < ends) & (first_byte != NEWLINE) & (first_byte != HASH)
+    keep = np.repeat(kept_line, np.diff(np.r_[0, np.minimum(ends + 1, n)]))
+    inner = (run_start > 0) & (run_end < n)  # a run between two field bytes is one separator
+    inner[inner] = (byte[run_start[inner] - 1] != NEWLINE) & (byte[run_end[inner]] != NEWLINE)
+    keep &= ~is_space
+    keep[run_start[inner]] = kept_line[np.searchsorted(ends, run_start[inner])]
+    return byte[keep].tobytes(), np.flatnonzero(kept_line).astype(np.int64) + 1
+
+
+def _locate(raw: RawFile, layout: _Layout) -> None:
+    """Raise for the first line that does not fit ``layout`` (the slow path, run only after a failure)."""
+    width = len(layout.fields)
+    for line_no, line in text_lines(raw):
+        parts = line.split()
+        if len(parts) != width:
+            raw.fail(f"{len(parts)} fields instead of {width}", line_no=line_no, expected=layout.expected)
+        for field, value in zip(layout.fields, parts, strict=True):
+            if field in layout.numeric and not is_number(value):
+                raw.fail(f"{field} {_cut(value)!r} is not a number", line_no=line_no, expected=layout.expected)
+
+
+def is_number(value: str) -> bool:
+    """A finite number as the readers accept it: ASCII, no ``_`` (``1_0``), no NaN or infinity."""
+    if "_" in value or not value.isascii():
+        return False
+    try:
+        return math.isfinite(float(value))
+    except ValueError:
+        return False
+
+
+def _cut(value: str, limit: int = 60) -> str:
+    return value if len(value) <= limit else value[:limit] + "..."
+
+
+def read_table(source: Source | RawFile, layout: _Layout) -> pd.DataFrame:
+    """Read ``source`` with ``layout`` into one column per named field and ``line`` (the line number).
+
+    Arrow's CSV reader parses the file as it is when it is regular (single spaces, no blank or comment line);
+    otherwise it parses the canonical form (:func:`_canonical`). When that fails too, a line-by-line scan names
+    the first bad line. Numeric fields must be finite numbers. An empty file (no data line) is an error.
+    """
+    raw = load(source)
+    _check_control(raw)  # UTF-8 is checked by Arrow; a failure is located by the line-by-line scan
+    data = raw.data.replace(b"\t", b" ") if b"\t" in raw.data else raw.data
+    names = [f"f{i}" for i in range(len(layout.fields))]
+    table = None if b"#" in data else _arrow_table(data, names)
+    lines_in_file = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if table is not None and table.num_rows == lines_in_file and not _empty_field(table):
+        lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
+    else:
+        data, lines = _canonical(data)
+        if not len(lines):
+            raw.fail("the file has no data lines", expected=layout.expected)
+        table = _arrow_table(data, names)
+        if table is None:
+            _locate(raw, layout)
+            raw.fail("the file does not fit its format", expected=layout.expected)
+    del data
+    columns = {}
     for name, field in zip(names, layout.fields, strict=True):
+        if field is None:
+            continue
         column = table.column(name)
         if field in layout.numeric:
-            if column.null_count:
-                return None
-        elif pc.any(pc.equal(pc.utf8_length(column), 0)).as_py():
-            return None
-    frame = table.select([n for n, f in zip(names, layout.fields, strict=True) if f is not None]).to_pandas(
-        types_mapper={pa.string(): pd.StringDtype("pyarrow")}.get
-    )
-    frame.columns = [f for f in layout.fields if f is not None]
-    frame["line"] = np.arange(1, len(frame) + 1, dtype=np.int64)
+            try:
+                column = pc.cast(column, pa.float64())
+            except pa.ArrowInvalid:
+                _locate(raw, layout)
+                raise
+            values = column.to_numpy()
+            bad = ~np.isfinite(values)
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                raw.fail(
+                    f"{field} {values[row]:g} is not a finite number",
+                    line_no=int(lines[row]),
+                    expected=layout.expected,
+                )
+            columns[field] = values
+        else:
+            columns[field] = column.to_pandas(types_mapper={pa.string(): pd.StringDtype("pyarrow")}.get)
+    frame = pd.DataFrame(columns, copy=False)
+    frame["line"] = lines
     return frame
 
 
-def _fast_read(source: Source, layout: _Layout) -> pd.DataFrame | None:
-    """Read with the C parser; ``None`` if anything is off (the slow scan then finds it)."""
-    width = len(layout.fields)
-    numeric = {i for i, f in enumerate(layout.fields) if f in layout.numeric}
-    dtype = {i: (np.float64 if i in numeric else str) for i in range(width + 1)}
-    if isinstance(source, io.IOBase):
-        source.seek(0)
+def _arrow_table(data: bytes, names: list[str]) -> pa.Table | None:
+    """Every line of ``data`` split at single spaces into ``names`` (text); ``None`` if a line does not fit."""
     try:
-        frame = pd.read_csv(
-            source,
-            sep=r"\s+",
-            header=None,
-            names=list(range(width + 1)),
-            dtype=dtype,
-            skip_blank_lines=False,
-            keep_default_na=False,
-            na_filter=False,
-            quoting=csv.QUOTE_NONE,
-            engine="c",
-            compression="infer" if isinstance(source, str | os.PathLike) else None,
+        return pa_csv.read_csv(
+            pa.BufferReader(data),
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),  # threads: +60% memory
+            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, ignore_empty_lines=True),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={n: pa.string() for n in names}, null_values=[], strings_can_be_null=False
+            ),
         )
-    except (ValueError, pd.errors.ParserError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    last = frame[width - 1]
-    if len(frame) and (frame[width].ne("").any() or (last.dtype != np.float64 and last.eq("").any())):
-        return None
-    out = frame[[i for i, f in enumerate(layout.fields) if f is not None]]
-    out.columns = [f for f in layout.fields if f is not None]
-    out.insert(len(out.columns), "line", np.arange(1, len(out) + 1, dtype=np.int64))
-    return out.reset_index(drop=True)
 
 
-def _slow_read(source: Source, layout: _Layout) -> pd.DataFrame:
-    """Line-by-line scan: raises on the first bad line, else returns the table (blank lines skipped)."""
-    width = len(layout.fields)
-    rows: list[list] = []
-    numbers: list[int] = []
-    for line_no, line in _lines(source):
-        parts = line.split()
-        if not parts:
-            continue
-        if len(parts) != width:
-            raise InputError(
-                f"{len(parts)} fields instead of {width}",
-                path=_name(source),
-                line_no=line_no,
-                line=line,
-                expected=layout.expected,
-            )
-        row = []
-        for field, value in zip(layout.fields, parts, strict=True):
-            if field is None:
-                continue
-            if field in layout.numeric:
-                try:
-                    row.append(float(value))
-                except ValueError:
-                    raise InputError(
-                        f"{field} {value!r} is not a number",
-                        path=_name(source),
-                        line_no=line_no,
-                        line=line,
-                        expected=layout.expected,
-                    ) from None
-            else:
-                row.append(value)
-        rows.append(row)
-        numbers.append(line_no)
-    columns = [f for f in layout.fields if f is not None]
-    frame = pd.DataFrame(rows, columns=columns)
-    for field in columns:
-        frame[field] = frame[field].astype(np.float64 if field in layout.numeric else object)
-    frame["line"] = np.asarray(numbers, dtype=np.int64)
-    return frame
+def _empty_field(table: pa.Table) -> bool:
+    """True when a field is empty (two separators in a row, or one at a line's start or end)."""
+    return any(pc.min(pc.utf8_length(column)).as_py() == 0 for column in table.columns)
 
 
-def read_table(source: Source, layout: _Layout) -> pd.DataFrame:
-    """Read ``source`` with ``layout``; an empty file (no data line) is an error."""
-    frame = _arrow_read(source, layout)
-    if frame is None:
-        frame = _fast_read(source, layout)
-    if frame is None:
-        frame = _slow_read(source, layout)
-    if frame.empty:
-        raise InputError("the file has no data lines", path=_name(source), expected=layout.expected)
-    return frame
-
-
-def _fail_at(source: Source, frame: pd.DataFrame, bad: np.ndarray, message, layout: _Layout) -> None:
+def _fail_at(raw: RawFile, frame: pd.DataFrame, bad: np.ndarray, message, layout: _Layout) -> None:
     """Raise for the first row flagged in ``bad`` (a boolean mask over ``frame``)."""
-    if not bad.any():
-        return
-    row = int(np.flatnonzero(bad)[0])
-    line_no = int(frame["line"].iloc[row])
-    raise InputError(
-        message(frame.iloc[row]),
-        path=_name(source),
-        line_no=line_no,
-        line=line_text(source, line_no),
-        expected=layout.expected,
-    )
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raw.fail(message(frame.iloc[row]), line_no=int(frame["line"].iloc[row]), expected=layout.expected)
 
 
-def read_qrels(source: Source) -> pd.DataFrame:
+def read_qrels(source: Source | RawFile) -> pd.DataFrame:
     """TREC qrels ``qid iteration doc value`` -> ``query_id, iteration, doc_id, relevance, line``.
 
     ``relevance`` is int64 when every value is integral, else float64. The second column (the
     iteration, or a subtopic id in diversity qrels) is kept as text.
     """
     frame = read_table(source, QRELS)
-    _fail_at(
-        source,
-        frame,
-        ~np.isfinite(frame["relevance"].to_numpy()),
-        lambda r: f"relevance {r['relevance']!r} is not a finite number",
-        QRELS,
-    )
     values = frame["relevance"].to_numpy()
     if np.all(values == np.round(values)):
         frame["relevance"] = values.astype(np.int64)
     return frame
 
 
-def read_run(source: Source, *, keep_rank: bool = False) -> pd.DataFrame:
+def read_run(source: Source | RawFile, *, keep_rank: bool = False) -> pd.DataFrame:
     """TREC run ``qid Q0 doc rank score tag`` -> ``query_id, doc_id, score, line`` (and ``rank``).
 
     The rank column is not used by the library (the order is score descending, ties by doc id
     descending) and is returned only with ``keep_rank=True``, as text.
     """
     frame = read_table(source, RUN)
-    _fail_at(
-        source,
-        frame,
-        np.isnan(frame["score"].to_numpy()),
-        lambda r: "score is NaN",
-        RUN,
-    )
-    if not keep_rank:
-        frame = frame.drop(columns="rank")
-    return frame
+    return frame if keep_rank else frame.drop(columns="rank")
 
 
 def _detect_one(parts: Sequence[str]) -> set[str]:
@@ -305,67 +353,64 @@ def _detect_one(parts: Sequence[str]) -> set[str]:
         found.add("carterette")
     if last in (a, b):
         found.add("winner")
-    if a in ("0", "Q0"):
-        try:
-            float(last)
-            found.add("qrels")
-        except ValueError:
-            pass
+    if a in ("0", "Q0") and is_number(last):
+        found.add("qrels")
     return found
 
 
-def detect_preference_format(source: Source, sample: int = 10_000) -> str:
-    """Name the preference format of ``source`` from its first ``sample`` data lines.
-
-    Raises :class:`InputError` asking for ``format=`` when no format or more than one fits every line.
+def detect_format(source: Source | RawFile, preference_format: str | None = None, sample: int = 10_000) -> str:
+    """Name the judgment format of ``source`` (``qrels`` or a preference format) from its first ``sample``
+    data lines. A file that fits ``qrels`` is qrels (binary and 0-2 graded qrels fit ``carterette`` too, but
+    only with a doc named ``0`` on every line); any other file is in ``preference_format`` when it is given;
+    otherwise a tie raises :class:`InputError` asking for the format.
     """
+    raw = load(source)
     candidates = set(PREFERENCE_FORMATS)
     seen = 0
-    for line_no, line in _lines(source):
-        parts = line.split()
-        if not parts:
-            continue
-        fits = _detect_one(parts)
+    for line_no, line in text_lines(raw):
+        fits = _detect_one(line.split())
         if not fits & candidates:
-            raise InputError(
+            raw.fail(
                 "this line fits no preference format"
                 + (f" that the lines before it fit ({', '.join(sorted(candidates))})" if seen else ""),
-                path=_name(source),
                 line_no=line_no,
-                line=line,
-                expected="one of: carterette 'qid src tgt pref', winner 'qid docA docB winnerDoc', "
-                "pairs 'qid winner loser', qrels 'qid 0 doc value'; pass format= to say which",
+                expected=FORMATS_EXPECTED,
             )
         candidates &= fits
         seen += 1
         if seen >= sample:
             break
     if not seen:
-        raise InputError("the file has no data lines", path=_name(source))
+        raw.fail("the file has no data lines", expected=FORMATS_EXPECTED)
+    if "qrels" in candidates:
+        return "qrels"
+    if preference_format is not None:
+        return preference_format
     if len(candidates) > 1:
-        raise InputError(
-            f"the preference format is ambiguous: the lines fit {', '.join(sorted(candidates))}; "
-            "pass format= (or --prefs-format) to say which",
-            path=_name(source),
+        raw.fail(
+            f"the judgment format is ambiguous: the lines fit {', '.join(sorted(candidates))}; pass format= "
+            "(on the command line: --prefs-format, or FORMAT:PATH)",
+            expected=FORMATS_EXPECTED,
         )
     return candidates.pop()
 
 
-def read_preferences(source: Source, format: str | None = None) -> pd.DataFrame:
+def read_preferences(source: Source | RawFile, format: str | None = None) -> pd.DataFrame:
     """Read a preference file into ``query_id, doc_id_a, doc_id_b, preference, line`` (carterette values).
 
     ``format`` is one of ``carterette``, ``winner``, ``pairs`` (``qrels`` files hold grades, not pairs:
     read them with :func:`read_qrels`). Without ``format`` it is detected when unambiguous.
     """
+    raw = load(source)
     if format is None:
-        format = detect_preference_format(source)
+        format = detect_format(raw)
     if format == "carterette":
-        return _carterette(source)
+        return _carterette(raw)
     if format == "winner":
-        frame = read_table(source, WINNER)
+        frame = read_table(raw, WINNER)
         a, b, winner = (frame[c].to_numpy() for c in ("doc_id_a", "doc_id_b", "winner"))
         _fail_at(
-            source,
+            raw,
             frame,
             (winner != a) & (winner != b),
             lambda r: f"winner {r['winner']!r} is neither {r['doc_id_a']!r} nor {r['doc_id_b']!r}",
@@ -374,21 +419,21 @@ def read_preferences(source: Source, format: str | None = None) -> pd.DataFrame:
         preference = np.where(winner == a, -1, 1).astype(np.int8)
         return _preference_frame(frame["query_id"], frame["doc_id_a"], frame["doc_id_b"], preference, frame)
     if format == "pairs":
-        frame = read_table(source, PAIRS)
+        frame = read_table(raw, PAIRS)
         preference = np.full(len(frame), -1, dtype=np.int8)
         return _preference_frame(frame["query_id"], frame["winner"], frame["loser"], preference, frame)
     if format == "qrels":
-        raise ValueError("format='qrels' holds grades, not pairs: read it with read_qrels()")
-    raise ValueError(f"unknown preference format {format!r}; known: {', '.join(PREFERENCE_FORMATS)}")
+        raise InputError(f"{raw.name} holds graded qrels, not preference pairs", expected="a preference file")
+    raise InputError(f"unknown preference format {format!r}", expected=f"one of {', '.join(PREFERENCE_FORMATS)}")
 
 
-def _carterette(source: Source) -> pd.DataFrame:
-    frame = read_table(source, CARTERETTE)
+def _carterette(raw: RawFile) -> pd.DataFrame:
+    frame = read_table(raw, CARTERETTE)
     values = frame["preference"].to_numpy()
     _fail_at(
-        source,
+        raw,
         frame,
-        ~np.isin(values, (-2, -1, 0, 1, 2)),
+        ~np.isin(values, CARTERETTE_NUMBERS),
         lambda r: f"unknown preference value '{r['preference']:g}'",
         CARTERETTE,
     )
@@ -401,7 +446,7 @@ def _carterette(source: Source) -> pd.DataFrame:
         not_na = np.zeros(len(frame), dtype=bool)
         not_na[marked] = frame[column].iloc[marked].str.upper().to_numpy() != NA
         other = "doc_id_a" if column == "doc_id_b" else "doc_id_b"
-        _fail_at(source, frame, not_na, lambda r, m=message, o=other: m.format(repr(r[o])), CARTERETTE)
+        _fail_at(raw, frame, not_na, lambda r, m=message, o=other: m.format(repr(r[o])), CARTERETTE)
     return _preference_frame(frame["query_id"], frame["doc_id_a"], frame["doc_id_b"], preference, frame)
 
 
@@ -420,23 +465,20 @@ def read_image_pairs(source: Source) -> pd.DataFrame:
 
     Tab-separated with one header line: ``query, "left,right", tag, tag, tag``.
     """
+    raw = load(source)
     rows: list[tuple] = []
-    for line_no, line in _lines(source):
-        if line_no == 1 or not line.strip():
-            continue
-        parts = line.rstrip("\r\n").split("\t")
+    for line_no, line in list(text_lines(raw))[1:]:  # after the header line
+        parts = line.strip(" ").split("\t")
         pair = parts[1].split(",") if len(parts) == 5 else []
         try:
             tags = [float(tag) for tag in parts[2:]] if len(pair) == 2 else []
         except ValueError:
             tags = []
         if not tags or any(tag not in (-2, -1, 0, 1, 2) for tag in tags):
-            raise InputError(
-                "not an image-pair judgment", path=_name(source), line_no=line_no, line=line, expected=IMAGE_TAGS
-            )
+            raw.fail("not an image-pair judgment", line_no=line_no, expected=IMAGE_TAGS)
         rows.extend((parts[0], pair[0], pair[1], int(np.sign(tag)), line_no) for tag in tags)
     if not rows:
-        raise InputError("the file has no data lines", path=_name(source), expected=IMAGE_TAGS)
+        raw.fail("the file has no data lines", expected=IMAGE_TAGS)
     frame = pd.DataFrame(rows, columns=["query_id", "doc_id_a", "doc_id_b", "preference", "line"])
     frame["preference"] = frame["preference"].astype(np.int8)
     return frame
@@ -446,14 +488,12 @@ def read_image_positions(source: Source) -> pd.DataFrame:
     """Xie et al.'s ``Image_position.json`` (``{query: {"0" sogou | "1" baidu: {index: [row, col,
     images in row]}}}``) -> ``query_id, engine, doc_id, row, col, width``, doc ids as in the pair file
     (``engine/query_index.jpg``)."""
-    handle = _open_text(source)
+    raw = load(source)
+    _check_text(raw)
     try:
-        data = json.load(handle)
+        data = json.loads(raw.data)
     except json.JSONDecodeError as error:
-        raise InputError(f"not JSON: {error}", path=_name(source)) from None
-    finally:
-        if isinstance(source, str | os.PathLike):
-            handle.close()
+        raw.fail(f"not JSON: {error.msg}", line_no=error.lineno)
     rows = []
     try:
         for query, engines in data.items():
@@ -464,7 +504,7 @@ def read_image_positions(source: Source) -> pd.DataFrame:
     except (AttributeError, KeyError, TypeError, ValueError) as error:
         raise InputError(
             f"unexpected image-position entry ({error!r})",
-            path=_name(source),
+            path=raw.name,
             expected='{query: {"0" (sogou) | "1" (baidu): {image index: [row, col, images in row]}}}',
         ) from None
     return pd.DataFrame(rows, columns=["query_id", "engine", "doc_id", "row", "col", "width"])

@@ -7,41 +7,32 @@ they are computed from the grades where a kernel can count from sorted grades, a
 where a kernel needs edges (:meth:`Judgments.strict_edges`).
 
 Builders: :meth:`Judgments.from_qrels` (derived), :meth:`Judgments.from_preferences` (explicit, values as
-in the ``carterette`` format), :func:`combine` (a union of both, the "combined" graphs of Luo 2021), and
-:func:`load_judgments` for files and for anything ir_measures accepts as qrels.
+in the ``carterette`` format), both from validated tables, and :func:`combine` (a union of both, the
+"combined" graphs of Luo 2021). Reading files, ir_datasets IDs and other input forms is
+:mod:`ir_pref_measures.sources`' job.
 
 Rules stated once, here:
 
 * a doc judged bad prefers nothing: explicit or derived preferences *out of* a bad doc are ignored by
   the pair-based kernels (a warning says how many); preferences *into* a bad doc count;
-* a doc graded twice in one query, with different grades, is an error;
+* a doc with two different grades in one query is an error (a qrels source graded twice is rejected
+  before, by :mod:`~ir_pref_measures.sources`);
 * everything is sorted by (query id, doc id), so no result depends on input order.
 """
 
 from __future__ import annotations
 
-import os
 import warnings
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures import tables
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import (
-    NA,
-    Source,
-    detect_preference_format,
-    read_preferences,
-    read_qrels,
-)
 from ir_pref_measures.ids import intern, pair_keys
 
-PREFERENCE_COLUMNS = ("query_id", "doc_id_a", "doc_id_b", "preference")
-PREFERENCE_VALUES = np.array([-2, -1, 0, 1, 2], dtype=np.int8)  # int8: an int8 column is checked without a copy
-PYTERRIER_QREL_COLUMNS = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
 CLOSURE_CHUNK = 512  # sources per breadth-first batch in the transitive closure (bounds memory)
 
 
@@ -149,26 +140,25 @@ class Judgments:
         return self._cache[key]
 
     @classmethod
-    def from_qrels(cls, qrels, *, path: str | os.PathLike | None = None) -> Judgments:
-        """Graded judgments from qrels in any form ir_measures accepts (or a TREC qrels file path)."""
-        frame = qrels_frame(qrels)
-        if frame.empty:
-            raise InputError("the qrels are empty", path=path)
-        _reject_regraded(frame, path)
-        grade = pd.to_numeric(frame["relevance"]).to_numpy(dtype=np.float64)
-        (q,), queries = intern(frame["query_id"])
-        (d,), docs = intern(frame["doc_id"])
+    def from_qrels(cls, qrels, *, checked: bool = False) -> Judgments:
+        """Graded judgments from qrels as a table (DataFrame in ir_measures' or PyTerrier's columns, dict of
+        dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.tables.qrels` unless ``checked``).
+        Files and ir_datasets IDs: :func:`ir_pref_measures.sources.judgments`."""
+        if not checked:
+            qrels = tables.qrels(qrels)
+        grade = qrels["relevance"].to_numpy(dtype=np.float64)
+        (q,), queries = intern(qrels["query_id"])
+        (d,), docs = intern(qrels["doc_id"])
         return _assemble(queries, docs, _Docs(q, d, grade, np.zeros(len(grade), bool)))
 
     @classmethod
-    def from_preferences(cls, prefs, *, format: str | None = None) -> Judgments:
-        """Explicit judgments from a preference file path or a ``query_id, doc_id_a, doc_id_b, preference``
-        table (DataFrame, or an iterable of such namedtuples), values as in the ``carterette`` format."""
-        path = prefs if isinstance(prefs, str | os.PathLike) else None
-        frame = read_preferences(prefs, format) if path is not None else _preference_frame(prefs)
-        if frame.empty:
-            raise InputError("the preference judgments are empty", path=path)
-        judgments = _assemble(*_preference_parts(frame))
+    def from_preferences(cls, prefs, *, checked: bool = False) -> Judgments:
+        """Explicit judgments from a ``query_id, doc_id_a, doc_id_b, preference`` table (DataFrame or
+        namedtuples; validated by :func:`ir_pref_measures.tables.preferences` unless ``checked``), values as in
+        the ``carterette`` format (-1: a preferred, 1: b preferred, 0: duplicates, -2 / 2: a / b bad)."""
+        if not checked:
+            prefs = tables.preferences(prefs)
+        judgments = _assemble(*_preference_parts(prefs))
         ignored = int(judgments.bad[judgments.edge_src].sum())
         if ignored:
             warnings.warn(
@@ -331,127 +321,6 @@ def combine(*parts: Judgments) -> Judgments:
         _Pairs(*(joined(1, f) for f in ("query", "src", "dst"))),
         _Pairs(*(joined(2, f) for f in ("query", "src", "dst"))),
     )
-
-
-def _reject_regraded(frame: pd.DataFrame, path) -> None:
-    repeated = frame.duplicated(["query_id", "doc_id"], keep="first").to_numpy()
-    if repeated.any():
-        row = frame.iloc[int(np.flatnonzero(repeated)[0])]
-        line_no = int(row["line"]) if "line" in frame.columns else None
-        raise InputError(
-            f"doc {row['doc_id']!r} is judged twice in query {row['query_id']!r} "
-            "(diversity qrels with subtopics are not preference judgments)",
-            path=path,
-            line_no=line_no,
-            expected="one grade per (query, doc)",
-        )
-
-
-def qrels_frame(qrels) -> pd.DataFrame:
-    """Graded qrels in any form ir_measures accepts (or a TREC qrels path) as a ``query_id, doc_id,
-    relevance`` frame (PyTerrier's ``qid, docno, label`` renamed)."""
-    if isinstance(qrels, str | os.PathLike):
-        return read_qrels(qrels)
-    if isinstance(qrels, pd.DataFrame):
-        frame = qrels.rename(columns={k: v for k, v in PYTERRIER_QREL_COLUMNS.items() if k in qrels.columns})
-        missing = [c for c in ("query_id", "doc_id", "relevance") if c not in frame.columns]
-        if missing:
-            raise InputError(f"the qrels have no column(s) {missing} (found {list(qrels.columns)})")
-        return frame
-    if isinstance(qrels, Mapping):
-        rows = [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()]
-        return pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
-    if isinstance(qrels, Iterable):
-        rows = list(qrels)
-        if rows and not all(hasattr(rows[0], f) for f in ("query_id", "doc_id", "relevance")):
-            raise InputError(f"qrels items need fields query_id, doc_id, relevance; got {rows[0]!r}")
-        return pd.DataFrame(
-            {
-                "query_id": [r.query_id for r in rows],
-                "doc_id": [r.doc_id for r in rows],
-                "relevance": [r.relevance for r in rows],
-            }
-        )
-    raise InputError(f"cannot read qrels from {type(qrels).__name__}")
-
-
-def _preference_frame(prefs) -> pd.DataFrame:
-    """Validate an in-memory preference table (DataFrame or namedtuples) into the carterette form."""
-    if isinstance(prefs, pd.DataFrame):
-        frame = prefs.rename(columns={"qid": "query_id"})
-    elif isinstance(prefs, Iterable):
-        rows = list(prefs)
-        if rows and not all(hasattr(rows[0], f) for f in PREFERENCE_COLUMNS):
-            raise InputError(f"preference items need fields {PREFERENCE_COLUMNS}; got {rows[0]!r}")
-        frame = pd.DataFrame({c: [getattr(r, c) for r in rows] for c in PREFERENCE_COLUMNS})
-    else:
-        raise InputError(f"cannot read preferences from {type(prefs).__name__}")
-    missing = [c for c in PREFERENCE_COLUMNS if c not in frame.columns]
-    if missing:
-        raise InputError(f"the preferences have no column(s) {missing} (found {list(frame.columns)})")
-    values = frame["preference"]
-    if not pd.api.types.is_numeric_dtype(values.dtype):  # numbers stay as they are: no copy of the column
-        values = pd.to_numeric(values, errors="coerce")
-    known = values.isin(PREFERENCE_VALUES).to_numpy()
-    if not known.all():
-        row = int(np.flatnonzero(~known)[0])
-        raise InputError(
-            f"row {row}: unknown preference value {frame['preference'].iloc[row]!r}",
-            expected="-1 (a preferred), 1 (b preferred), 0 (duplicates), -2 (a bad, b NA), 2 (a NA, b bad)",
-        )
-    pref = values.to_numpy(dtype=np.int8)
-    for value, column in ((-2, "doc_id_b"), (2, "doc_id_a")):
-        marked = np.flatnonzero(pref == value)
-        not_na = frame[column].iloc[marked].astype(str).str.upper().to_numpy() != NA
-        if not_na.any():
-            row = int(marked[np.flatnonzero(not_na)[0]])
-            raise InputError(f"row {row}: preference {value} marks a doc bad, so {column} must be NA")
-    columns = {c: frame[c] for c in ("query_id", "doc_id_a", "doc_id_b")}
-    return pd.DataFrame({**columns, "preference": pref}, index=frame.index, copy=False)
-
-
-def load_judgments(source, *, format: str | None = None, bare_id: bool = False) -> Judgments:
-    """Judgments from anything: a ``Judgments``; a file (graded qrels, or preferences in ``format``,
-    detected when unambiguous); an ir_datasets ID ``irds:<id>`` (its graded qrels; with ``bare_id``, any
-    string that is not an existing file is taken for an ID, as on the command line); a preference table
-    (``doc_id_a``/``doc_id_b`` columns or fields); or graded qrels in any form ir_measures accepts."""
-    if isinstance(source, Judgments):
-        return source
-    if isinstance(source, str) and (source.startswith("irds:") or (bare_id and not os.path.exists(source))):
-        from ir_pref_measures.adapters import ir_datasets as irds
-
-        return Judgments.from_qrels(irds.qrels(source))
-    if isinstance(source, str | os.PathLike):
-        format = format or detect_preference_format(source)
-        if format == "qrels":
-            return Judgments.from_qrels(source, path=source)
-        return Judgments.from_preferences(source, format=format)
-    if isinstance(source, pd.DataFrame):
-        if "doc_id_a" in source.columns:
-            return Judgments.from_preferences(source)
-        return Judgments.from_qrels(source)
-    if isinstance(source, Iterable) and not isinstance(source, Mapping):
-        rows = list(source)
-        if rows and hasattr(rows[0], "doc_id_a"):
-            return Judgments.from_preferences(rows)
-        return Judgments.from_qrels(rows)
-    return Judgments.from_qrels(source)
-
-
-def load_combined(
-    qrels: Source | None, prefs: Source | None, *, format: str | None = None, bare_id: bool = False
-) -> Judgments:
-    """Judgments from graded qrels (a file, an ir_datasets ID as in :func:`load_judgments`, or a table), a
-    preference file, or the union of both."""
-    parts = []
-    if qrels is not None:
-        as_file = isinstance(qrels, str | os.PathLike)
-        parts.append(load_judgments(qrels, format="qrels" if as_file else None, bare_id=bare_id))
-    if prefs is not None:
-        parts.append(load_judgments(prefs, format=format))
-    if not parts:
-        raise InputError("no judgments: give graded qrels, preferences, or both")
-    return parts[0] if len(parts) == 1 else combine(*parts)
 
 
 def _derived_edges(doc_query: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

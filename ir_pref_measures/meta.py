@@ -25,8 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures import tables
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judgments import Judgments, combine, load_combined
+from ir_pref_measures.judgments import Judgments, combine
+from ir_pref_measures.sources import load_combined
 
 TESTS = ("t", "randomised", "bootstrap")
 BINOMIAL_METHODS = ("exact", "normal")
@@ -435,15 +437,14 @@ def stability(
 
     if int(repeats) != repeats or repeats < 1:
         raise InputError(f"repeats must be a positive integer, not {repeats!r}")
-    missing = [c for c in ("query_id", "doc_id_a", "doc_id_b", "preference") if c not in preferences.columns]
-    if missing:
-        raise InputError(f"the preference table lacks column(s) {missing}")
     rankings = named_runs(runs)
     graded = None if qrels is None else load_combined(qrels, None)
-    table = preferences[["query_id", "doc_id_a", "doc_id_b", "preference"]].reset_index(drop=True)
+    # rows in one canonical order, so that the samples depend on the seed only, not on the order of the file
+    table = tables.preferences(preferences)
+    table = table.sort_values(list(tables.PREFERENCE_COLUMNS), kind="stable", ignore_index=True)
 
     def evaluate(rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
-        judged = Judgments.from_preferences(rows)
+        judged = Judgments.from_preferences(rows, checked=True)
         return measure_values(rankings, judged if graded is None else combine(graded, judged), measures)
 
     full = evaluate(table)

@@ -19,8 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import Source, _lines, _name, read_preferences
+from ir_pref_measures.formats import Source, is_number, load, read_preferences, text_lines
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures import ppref as kernels
 from ir_pref_measures.measures.pair_counts import pair_counts
@@ -72,22 +71,16 @@ def tool_judgments(prefs: Source) -> Judgments:
 def _blocks(run: Source) -> Iterator[tuple[str, pd.DataFrame]]:
     """The run's contiguous query blocks: (qid, ``doc_id, rank``), ranks by a stable score sort."""
     qid, docs, scores = None, [], []
-    for line_no, line in _lines(run):
+    raw = load(run)
+    for line_no, line in text_lines(raw):
         parts = line.lower().split(None, 5)
         if len(parts) < 6:
-            raise InputError(
-                f"{len(parts)} fields instead of 6",
-                path=_name(run),
-                line_no=line_no,
-                line=line,
-                expected="qid Q0 docno rank score tag",
+            raw.fail(f"{len(parts)} fields instead of 6", line_no=line_no, expected="qid Q0 docno rank score tag")
+        if not is_number(parts[4]):
+            raw.fail(
+                f"score {parts[4]!r} is not a finite number", line_no=line_no, expected="qid Q0 docno rank score tag"
             )
-        try:
-            score = float(parts[4])
-        except ValueError:
-            raise InputError(
-                f"score {parts[4]!r} is not a number", path=_name(run), line_no=line_no, line=line
-            ) from None
+        score = float(parts[4])
         if parts[0] != qid and docs:
             yield qid, _ranked(docs, scores)
             docs, scores = [], []

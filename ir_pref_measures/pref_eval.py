@@ -30,13 +30,13 @@ from ir_pref_measures.compare import (
     SUMMARY,
     Comparison,
     evaluate,
-    load_qrels,
     load_runs,
     parse_measures,
     relevant_docs,
 )
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import _lines, _name
+from ir_pref_measures.formats import load, text_lines
+from ir_pref_measures.sources import qrels_table
 
 MEASURE_SETS = {"all": DEFAULT_MEASURES, "none": DEFAULT_MEASURES, "preferences": PREFERENCES}
 SIGN_VALUED = ("lexirecall", "lexiprecision", "LR", "sgnLR", "sgnLP")
@@ -95,7 +95,7 @@ def _compare(args: argparse.Namespace) -> None:
         raise InputError(f"need at least two runs, got {len(args.runs)}")
     measures = parse_measures(tool_measures(args.measure, args.measure_set))
     relevant = relevant_docs(
-        load_qrels(args.qrels), binary=args.binary_relevance, floor=args.relevance_floor, order="file"
+        qrels_table(args.qrels, repeated="keep"), binary=args.binary_relevance, floor=args.relevance_floor, order="file"
     )
     result = evaluate(load_runs(args.runs), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp)
     for line in json_lines(result, perquery=args.query_eval_wanted, summary=not args.nosummary):
@@ -110,10 +110,9 @@ def is_metric_name(name: str) -> bool:
 def read_preference_lines(path: str) -> pd.DataFrame:
     """The per-query lines of a ``pref_eval -q`` output, one row each, in file order (summary lines
     skipped, blank lines too). Columns: the id fields and one per measure key."""
+    raw = load(path)
     records = []
-    for line_no, line in _lines(path):
-        if not line.strip():
-            continue
+    for line_no, line in text_lines(raw):
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
@@ -125,7 +124,7 @@ def read_preference_lines(path: str) -> pd.DataFrame:
         if record["qid"] != SUMMARY:
             records.append(record | {"line": line_no})
     if not records:
-        raise InputError("no per-query lines (pref_eval was run without -q?)", path=_name(path))
+        raise InputError("no per-query lines (pref_eval was run without -q?)", path=raw.name)
     frame = pd.DataFrame.from_records(records)
     if "sample" not in frame.columns:
         frame["sample"] = 0
@@ -143,6 +142,20 @@ def _require(frame: pd.DataFrame, columns: tuple[str, ...], path: str) -> None:
                 line_no=int(row["line"]),
                 expected=f"pref_eval per-query lines with {', '.join(columns)}",
             )
+
+
+def _numbers(lines: pd.DataFrame, name: str, path: str) -> np.ndarray:
+    """The values of ``name`` on ``lines``: every line must hold it as a finite number."""
+    column = lines[name].where(~lines[name].map(lambda v: isinstance(v, bool)))  # JSON true/false are no values
+    values = pd.to_numeric(column, errors="coerce").to_numpy(np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row = lines.iloc[int(np.flatnonzero(bad)[0])]
+        raw = load(path)
+        raw.fail(
+            f"{name} is {row[name]!r}, not a number", line_no=int(row["line"]), expected="a finite number per line"
+        )
+    return values
 
 
 def aggregate_lines(
@@ -175,11 +188,10 @@ def aggregate_lines(
         for name in names:
             use_metric_lines = is_metric_name(name) and len(metric_lines) and metric_lines[name].notna().any()
             lines = metric_lines if use_metric_lines else pairs
-            lines = lines[lines[name].notna()]
             if lines.empty:
                 raise InputError(f"no line holds {name!r} in sample {sample}", path=path)
+            values = _numbers(lines, name, path)
             q = lines["qid"].map(qindex).to_numpy()
-            values = lines[name].to_numpy(dtype=np.float64)
             if use_metric_lines:
                 scores = np.full((len(query_ids), len(runs)), -np.inf)
                 scores[q, lines["run"].map(rindex).to_numpy()] = values

@@ -23,12 +23,13 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import line_text, read_preferences, read_qrels, read_run
+from ir_pref_measures.formats import load, read_preferences, read_run
 from ir_pref_measures.ids import encode, intern, pair_keys
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.pgc import pgc
 from ir_pref_measures.rankings import Ranking
+from ir_pref_measures.sources import qrels_table
 
 DEPTH = 1000
 
@@ -59,7 +60,7 @@ def _report(runid: str, topics: list[str], scores: np.ndarray, mean_label: str) 
     lines = ["runid,topic,compatibility"]
     total = 0.0
     for topic, score in zip(topics, scores.tolist(), strict=True):
-        total += score
+        total += score  # the script's sum, in its line order: its average to the last digit
         lines.append(f"{runid},{topic},{score!r}")
     lines.append(f"{runid},{mean_label},{total / len(topics) if topics else 0.0!r}")
     return "\n".join(lines) + "\n"
@@ -69,10 +70,11 @@ def compatibility_report(qrels, run, p: float = 0.95, normalize: bool = True) ->
     """The output of ``compatibility.py -p P QRELS RUN`` (``normalize=False``: its NORMALIZE=False)."""
     if not 0.01 <= p <= 0.99:
         raise InputError(f"value of p = {p} out of range [0.01,0.99]")
-    grades = read_qrels(qrels)
-    judgments = Judgments.from_qrels(grades, path=qrels)
-    frame = read_run(run)
-    runid = line_text(run, int(frame["line"].iloc[-1])).split()[-1]
+    grades = qrels_table(qrels)
+    judgments = Judgments.from_qrels(grades)
+    raw = load(run)
+    frame = read_run(raw)
+    runid = raw.line(int(frame["line"].iloc[-1])).split()[-1]
     ranking = ordered_ranking(frame, -frame["score"].to_numpy(dtype=np.float64), path=run)
     positive = set(grades["query_id"][grades["relevance"] > 0].astype(str))
     topics = [t for t in _first_appearance(frame["query_id"]) if t in positive]
@@ -86,12 +88,12 @@ def greedy_pgc_report(prefs, run, p: float = 0.8) -> str:
     """The output of ``greedy_pgc.py PREFS RUN`` with persistence ``p`` and a total tie-break."""
     table = read_preferences(prefs, "pairs")
     judgments = Judgments.from_preferences(table.drop(columns="line"))
-    frame = read_run(run, keep_rank=True)
+    raw = load(run)
+    frame = read_run(raw, keep_rank=True)
     rank = pd.to_numeric(frame["rank"], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(rank) | (rank != np.round(rank))
     if bad.any():
-        line_no = int(frame["line"].iloc[int(np.flatnonzero(bad)[0])])
-        raise InputError("the rank column is not an integer", path=run, line_no=line_no, line=line_text(run, line_no))
+        raw.fail("the rank column is not an integer", line_no=int(frame["line"].iloc[int(np.flatnonzero(bad)[0])]))
     ranking = ordered_ranking(frame, rank, path=run)
     topics = _first_appearance(table["query_id"])
     queries = np.searchsorted(judgments.query_ids, np.asarray(topics, dtype=object)).astype(np.int64)

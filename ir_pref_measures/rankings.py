@@ -8,7 +8,6 @@ query of a run is an error.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -18,10 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import line_text, read_run
+from ir_pref_measures.formats import line_text
 from ir_pref_measures.ids import encode, intern, lookup, pair_keys
-
-PYTERRIER_RUN_COLUMNS = {"qid": "query_id", "docno": "doc_id"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,8 +75,8 @@ class Ranking:
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, *, path: str | os.PathLike | None = None) -> Ranking:
-        """Build from a frame with ``query_id, doc_id, score`` (PyTerrier's ``qid, docno`` accepted)."""
-        frame = frame.rename(columns={k: v for k, v in PYTERRIER_RUN_COLUMNS.items() if k in frame.columns})
+        """Build from a validated ``query_id, doc_id, score`` frame (:func:`ir_pref_measures.sources.ranking`
+        reads and validates every run form)."""
         missing = [c for c in ("query_id", "doc_id", "score") if c not in frame.columns]
         if missing:
             raise InputError(f"the run has no column(s) {missing} (found {list(frame.columns)})", path=path)
@@ -124,37 +121,3 @@ def _reject_repeated_docs(keys: np.ndarray, frame: pd.DataFrame, path) -> None:
         line=line,
         expected="each doc at most once per query",
     )
-
-
-def as_ranking(run) -> Ranking:
-    """A :class:`Ranking` from any run form ir_measures accepts, or a path to a TREC run file.
-
-    Accepted: a ``Ranking``; a path; a pandas DataFrame (``query_id, doc_id, score`` or PyTerrier's
-    ``qid, docno, score``); a dict ``{query_id: {doc_id: score}}``; an iterable of namedtuples with
-    ``query_id, doc_id, score`` (such as ``ir_measures.ScoredDoc``).
-    """
-    if isinstance(run, Ranking):
-        return run
-    if isinstance(run, str | os.PathLike):
-        return Ranking.from_frame(read_run(run), path=run)
-    if isinstance(run, pd.DataFrame):
-        return Ranking.from_frame(run)
-    if isinstance(run, Mapping):
-        qids = [q for q, docs in run.items() for _ in docs]
-        docs = [d for q in run for d in run[q]]
-        scores = [s for q in run for s in run[q].values()]
-        return Ranking.from_frame(pd.DataFrame({"query_id": qids, "doc_id": docs, "score": scores}))
-    if isinstance(run, Iterable):
-        rows = list(run)
-        if rows and not all(hasattr(rows[0], f) for f in ("query_id", "doc_id", "score")):
-            raise InputError(f"run items need fields query_id, doc_id, score; got {rows[0]!r}")
-        return Ranking.from_frame(
-            pd.DataFrame(
-                {
-                    "query_id": [r.query_id for r in rows],
-                    "doc_id": [r.doc_id for r in rows],
-                    "score": [r.score for r in rows],
-                }
-            )
-        )
-    raise InputError(f"cannot read a run from {type(run).__name__}")

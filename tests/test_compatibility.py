@@ -19,6 +19,7 @@ from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.rbo import rbo
 from ir_pref_measures.presets import compatibility_report, ordered_ranking
+from ir_pref_measures.sources import judgments as load_judgments
 
 Compatibility = MEASURES["Compatibility"]
 RUNS = [f"decaf_exp{i}" for i in range(1, 17)]
@@ -108,7 +109,7 @@ def check_compat_run(qrels_name: str, run: str) -> int:
     qrels = testdata_path(*QRELS[qrels_name])
     run_path = testdata_path("cast2019_runs_decaf", f"{run}.run.gz")
     frame = read_run(run_path)
-    judgments = Judgments.from_qrels(qrels)
+    judgments = load_judgments(qrels, format="qrels")
     ranking = ordered_ranking(frame, -frame["score"].to_numpy())  # the script's order: score, then doc id ascending
     rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
     reference = compat_reference()

@@ -14,7 +14,7 @@ import pytest
 
 from ir_pref_measures.cli import main
 from ir_pref_measures.experiment import Experiment
-from ir_pref_measures.judgments import load_combined
+from ir_pref_measures.sources import load_combined
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 DL19_RUNS = ("input.ICT-BERT2.txt.gz", "input.ICT-CKNRM_B.txt.gz", "input.ICT-CKNRM_B50.txt.gz")

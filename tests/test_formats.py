@@ -10,7 +10,7 @@ import pytest
 
 import ir_pref_measures as ipm
 from ir_pref_measures import InputError
-from ir_pref_measures.formats import detect_preference_format, read_preferences, read_qrels, read_run
+from ir_pref_measures.formats import detect_format, read_preferences, read_qrels, read_run
 
 
 def write(tmp_path, name: str, text: str):
@@ -121,19 +121,25 @@ def test_float_and_integer_qrels(tmp_path):
     ],
 )
 def test_format_detection(tmp_path, text, expected):
-    assert detect_preference_format(write(tmp_path, "p", text)) == expected
+    assert detect_format(write(tmp_path, "p", text)) == expected
 
 
 def test_ambiguous_format_asks_for_it(tmp_path):
-    path = write(tmp_path, "p", "q1 0 b 1\nq1 0 c -1\n")  # carterette, or qrels with iteration 0
+    path = write(tmp_path, "p", "q1 1 2 1\nq1 2 1 1\n")  # carterette (-1/1 values), or winner (doc ids 1 and 2)
     with pytest.raises(InputError, match="ambiguous.*pass format="):
-        detect_preference_format(path)
+        detect_format(path)
+
+
+def test_binary_and_graded_qrels_are_qrels(tmp_path):
+    """They fit the carterette format too, but only with a doc named '0' on every line."""
+    assert detect_format(write(tmp_path, "b", "q1 0 b 1\nq1 0 c 0\n")) == "qrels"
+    assert detect_format(write(tmp_path, "g", "q1 0 b 2\nq1 0 c -1\n")) == "qrels"
 
 
 def test_line_fitting_no_format(tmp_path):
     path = write(tmp_path, "p", "q1 a b\nq1 a b c d\n")
     with pytest.raises(InputError) as info:
-        detect_preference_format(path)
+        detect_format(path)
     assert_error(info.value, path, 2, "q1 a b c d", "fits no preference format")
 
 

@@ -10,7 +10,9 @@ from ir_pref_measures.adapters import ir_datasets as irds
 
 import ir_pref_measures
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judgments import Judgments, load_combined, load_judgments
+from ir_pref_measures.judgments import Judgments
+from ir_pref_measures.sources import load_combined
+from ir_pref_measures.sources import judgments as load_judgments
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 # (dataset ID, cached qrels file, queries, lines) as the seeded cache's README states them
@@ -44,13 +46,11 @@ def test_topics_by_id(irds_home):
 
 def test_load_judgments_by_id(irds_home):
     by_id = load_judgments("irds:" + DL19)
-    from_file = Judgments.from_qrels(str(irds_home / "msmarco-passage/trec-dl-2019/qrels"))
+    from_file = load_judgments(str(irds_home / "msmarco-passage/trec-dl-2019/qrels"), format="qrels")
     for field in ("query_ids", "doc_offsets", "doc_ids", "grades"):
         np.testing.assert_array_equal(getattr(by_id, field), getattr(from_file, field))
-    # a bare ID only where the caller allows it (the command line); otherwise a string is a file
-    assert len(load_judgments(DL19, bare_id=True)) == 43
-    with pytest.raises((InputError, OSError)):
-        load_judgments(DL19)
+    # one rule everywhere: a string that is no existing file is an ir_datasets ID
+    assert len(load_judgments(DL19)) == 43
 
 
 def test_ids_combine_with_preference_files(irds_home, testdata):
@@ -77,7 +77,7 @@ def test_unknown_id_names_the_closest_ones(irds_home):
     with pytest.raises(InputError, match=r"unknown ir_datasets ID 'msmarco-passage/trec-dl-2019/judgd'.*did you mean"):
         irds.qrels("irds:msmarco-passage/trec-dl-2019/judgd")
     with pytest.raises(InputError, match="neither an existing file nor a known ir_datasets ID"):
-        load_judgments("no-such-file-or-dataset", bare_id=True)
+        load_judgments("no-such-file-or-dataset")
 
 
 def test_dataset_without_qrels(irds_home):

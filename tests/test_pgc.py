@@ -83,7 +83,7 @@ def test_fas_equals_algorithm_2_on_random_multigraphs(seed):
 
 def thesis_example() -> tuple[Judgments, Ranking]:
     prefs = testdata_path("toy_examples", "thesis_fig3_2.prefs")
-    judgments = Judgments.from_preferences(prefs, format="pairs")
+    judgments = ipm.load_judgments(prefs, format="pairs")
     frame = read_run(testdata_path("toy_examples", "thesis_fig3_5.run"), keep_rank=True)
     return judgments, ordered_ranking(frame, frame["rank"].astype(float).to_numpy())
 
@@ -103,8 +103,8 @@ def test_thesis_example_figures_3_2_and_3_5():
 
 @cache
 def cast_graphs() -> dict[str, Judgments]:
-    real = Judgments.from_preferences(testdata_path("cast2019_toppref", "TREC-CAsT-2019.pref"), format="winner")
-    derived = Judgments.from_qrels(testdata_path("cast2019_qrels", "2019qrels.txt"))
+    real = ipm.load_judgments(testdata_path("cast2019_toppref", "TREC-CAsT-2019.pref"), format="winner")
+    derived = ipm.load_judgments(testdata_path("cast2019_qrels", "2019qrels.txt"), format="qrels")
     return {"real": real, "derived": derived, "combined": combine(derived, real)}
 
 

@@ -1,0 +1,186 @@
+"""The input layer: every judgment, run and topic source is resolved, read and validated here, once.
+
+A *source* is a string or an object:
+
+* a string is resolved by :func:`resolve`, the one place that decides "file or ir_datasets ID?":
+  ``irds:<id>`` is an ir_datasets ID; ``<format>:<path>`` is a file in that format (``qrels``,
+  ``carterette``, ``winner``, ``pairs``); an existing path is a file (its format detected when it is not
+  named); anything else is taken for an ir_datasets ID (an unknown one names the closest known IDs);
+* a :class:`~ir_pref_measures.judgments.Judgments` or :class:`~ir_pref_measures.rankings.Ranking` is
+  used as it is;
+* a pandas DataFrame in ir_measures' columns (``query_id, doc_id, relevance`` / ``score``) or PyTerrier's
+  (``qid, docno, label``), or a preference table (``query_id, doc_id_a, doc_id_b, preference``);
+* a dict ``{query_id: {doc_id: value}}``, or an iterable of namedtuples with those fields (ir_measures'
+  ``Qrel`` and ``ScoredDoc``).
+
+Files follow the rules of :mod:`ir_pref_measures.formats`; tables and dicts the same ones: ids are text
+without control characters and never missing; grades and scores are finite numbers; a doc graded twice in
+a query, or listed twice in a query of a run, is an error. Every mistake is an
+:class:`~ir_pref_measures.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ir_pref_measures import formats, tables
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judgments import Judgments, combine
+from ir_pref_measures.rankings import Ranking
+
+JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs")
+DATASET_PREFIX = "irds:"
+
+
+@dataclass(frozen=True)
+class Location:
+    """A string source, resolved: a file (``path``, ``format`` if named) or an ir_datasets ID."""
+
+    path: str | None = None
+    dataset: str | None = None
+    format: str | None = None
+
+
+def resolve(source: str | os.PathLike, format: str | None = None) -> Location:
+    """Decide what a string names: ``irds:<id>``, ``<format>:<path>``, an existing path, else an ir_datasets
+    ID. ``format`` is the format of a file whose name does not say it."""
+    from ir_pref_measures.adapters import ir_datasets as irds
+
+    text = os.fspath(source)
+    if text.startswith(DATASET_PREFIX):
+        irds.load(text)  # an unknown ID names the closest known ones
+        return Location(dataset=text[len(DATASET_PREFIX) :])
+    prefix, sep, rest = text.partition(":")
+    if sep and prefix in JUDGMENT_FORMATS:
+        return Location(path=rest, format=prefix)
+    if os.path.lexists(text) or isinstance(source, os.PathLike):
+        return Location(path=text, format=format)
+    irds.load(text)  # an unknown ID: "neither an existing file nor a known ir_datasets ID", with close matches
+    return Location(dataset=text)
+
+
+# -- judgments ---------------------------------------------------------------------------------------------
+
+
+def judgments(source, *, format: str | None = None, preference_format: str | None = None) -> Judgments:
+    """Judgments from any source (see the module docstring). ``format`` names the format of a file (else it
+    is detected: a file that fits the qrels format is qrels); ``preference_format`` is the format of a file
+    that is not qrels, where several preference formats fit."""
+    if isinstance(source, Judgments):
+        return source
+    if isinstance(source, str | os.PathLike):
+        location = resolve(source, format)
+        if location.dataset is not None:
+            return Judgments.from_qrels(qrels_table(location), checked=True)
+        raw = formats.load(location.path)
+        chosen = location.format or formats.detect_format(raw, preference_format)
+        if chosen == "qrels":
+            return Judgments.from_qrels(qrels_table(raw), checked=True)
+        return Judgments.from_preferences(formats.read_preferences(raw, chosen), checked=True)
+    if isinstance(source, pd.DataFrame):
+        if "doc_id_a" in source.columns:
+            return Judgments.from_preferences(source)
+        return Judgments.from_qrels(source)
+    if isinstance(source, Iterable) and not isinstance(source, Mapping | str | bytes):
+        rows = list(source)
+        if rows and hasattr(rows[0], "doc_id_a"):
+            return Judgments.from_preferences(rows)
+        return Judgments.from_qrels(rows)
+    return Judgments.from_qrels(source)
+
+
+def combined(*sources, preference_format: str | None = None) -> Judgments:
+    """The union of the judgments of several sources (:func:`~ir_pref_measures.judgments.combine`);
+    ``preference_format``: the format of the preference files among them, where detection cannot tell."""
+    parts = [judgments(s, preference_format=preference_format) for s in sources if s is not None]
+    if not parts:
+        raise InputError("no judgments: give graded qrels, preferences, or both")
+    return parts[0] if len(parts) == 1 else combine(*parts)
+
+
+def load_combined(qrels, prefs, *, format: str | None = None) -> Judgments:
+    """Judgments from graded qrels (a file, an ir_datasets ID, or a table), a preference source (``format``:
+    its format, detected when unambiguous), or the union of both."""
+    parts = [] if qrels is None else [judgments(qrels, format="qrels")]
+    if prefs is not None:
+        parts.append(judgments(prefs, format=format))
+    if not parts:
+        raise InputError("no judgments: give graded qrels, preferences, or both")
+    return parts[0] if len(parts) == 1 else combine(*parts)
+
+
+def judgment_sets(specs: Iterable[str], format: str | None = None) -> dict[str, Judgments]:
+    """Named judgment sets from ``[NAME=]SOURCE[+SOURCE...]`` (the command line's ``-j``): ``+`` combines
+    sources into one set; an unnamed set is called ``judgments``; a name given twice is an error."""
+    sets: dict[str, Judgments] = {}
+    for spec in specs:
+        name, _, sources = spec.rpartition("=")
+        name = name or "judgments"
+        if name in sets:
+            raise InputError(f"the judgment set {name!r} is named twice")
+        sets[name] = combined(*sources.split("+"), preference_format=format)
+    if not sets:
+        raise InputError("no judgments: give -j NAME=SOURCE (or -j SOURCE)")
+    return sets
+
+
+def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
+    """Graded qrels as ``query_id, doc_id, relevance`` (and ``line`` for a file), validated: from a file
+    (TREC qrels), an ir_datasets ID, or a table (:func:`ir_pref_measures.tables.qrels`). A (query, doc)
+    graded twice is an error, or with ``repeated="keep"`` left for the caller (``compare``: pref_eval's rule
+    for qrels with subtopic lines, the largest grade)."""
+    if isinstance(source, str | os.PathLike):
+        source = resolve(source, "qrels")
+    if isinstance(source, Location) and source.dataset is not None:
+        from ir_pref_measures.adapters import ir_datasets as irds
+
+        return tables.qrels(irds.qrels(source.dataset), repeated=repeated)
+    if isinstance(source, Location):
+        if source.format not in (None, "qrels"):
+            raise InputError(f"{source.path}: graded qrels are needed here, not {source.format} preferences")
+        source = formats.load(source.path)
+    if not isinstance(source, formats.RawFile):
+        return tables.qrels(source, repeated=repeated)
+    table = formats.read_qrels(source)
+    if repeated == "error":
+        tables.reject_repeated(table, source)
+    return table
+
+
+# -- runs -------------------------------------------------------------------------------------------------
+
+
+def ranking(source) -> Ranking:
+    """A :class:`Ranking` from a run file path, or a table (:func:`ir_pref_measures.tables.run`)."""
+    if isinstance(source, Ranking):
+        return source
+    if isinstance(source, str | os.PathLike):
+        return Ranking.from_frame(formats.read_run(source), path=source)
+    return Ranking.from_frame(tables.run(source))
+
+
+# -- topics -----------------------------------------------------------------------------------------------
+
+
+def topic_ids(source) -> set[str]:
+    """Query ids of topics: a DataFrame (``qid`` or ``query_id``), an ir_datasets ID, or ids."""
+    if isinstance(source, str):
+        location = resolve(source)
+        if location.dataset is None:
+            raise InputError(f"{source}: topics are named by an ir_datasets ID here, not a file")
+        from ir_pref_measures.adapters import ir_datasets as irds
+
+        source = irds.topics(location.dataset)
+    if isinstance(source, pd.DataFrame):
+        frame = tables.standard_columns(source)
+        if "query_id" not in frame.columns:
+            raise InputError(f"the topics have no qid or query_id column (found {list(source.columns)})")
+        source = frame["query_id"]
+    ids = {str(q) for q in tables.ids(pd.Series(list(source), dtype=object), "topic id")}
+    if not ids:
+        raise InputError("the topics are empty")
+    return ids
