@@ -19,6 +19,7 @@ from ir_measures import Metric, providers
 from ir_measures.measures import base as measures_base
 from ir_measures.providers.base import Any
 
+from ir_pref_measures.errors import InputError
 from ir_pref_measures.judgments import Judgments, load_judgments
 from ir_pref_measures.measures import ppref as kernels
 from ir_pref_measures.measures.compatibility import compatibility
@@ -26,6 +27,7 @@ from ir_pref_measures.measures.ideal import ideal_doc_rank
 from ir_pref_measures.measures.image_grid import ORDERS, Grid, grid_pgc
 from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.measures.pgc import pgc
+from ir_pref_measures.measures.rbo import check_params
 from ir_pref_measures.rankings import Ranking, as_ranking
 
 CITE_CB08 = (
@@ -176,7 +178,7 @@ class _Compatibility(measures_base.Measure):
     )
     __name__ = "Compatibility"
     NAME = "Compatibility"
-    PRETTY_NAME = "Compatibility"
+    PRETTY_NAME = "Compatibility (compatibility.py, depth 1000)"  # not ir_measures' Compat's "Compatibility"
     SHORT_DESC = "RBO between the run and the closest ideal ranking of the relevant docs (compatibility.py)"
     SUPPORTED_PARAMS = _rbo_params(normalize=True)
 
@@ -218,14 +220,19 @@ def _ppref_values(measure, ev: _Evaluation) -> np.ndarray:
 
 
 def _rbo_args(measure) -> dict:
-    return {"p": float(measure["p"]), "depth": int(measure["depth"]), "normalize": bool(measure["normalize"])}
+    args = {"p": float(measure["p"]), "depth": int(measure["depth"]), "normalize": bool(measure["normalize"])}
+    try:
+        check_params(args["p"], args["depth"])
+    except ValueError as error:  # a parameter the user wrote, not a bug
+        raise InputError(f"{measure}: {error}") from None
+    return args
 
 
 def _pgc_values(measure, ev: _Evaluation) -> np.ndarray:
     cols = measure.params.get("cols")
     if cols is None:
         if "order" in measure.params:
-            raise ValueError(f"{measure}: an examination order needs a grid (cols=...)")
+            raise InputError(f"{measure}: an examination order needs a grid (cols=...)")
         return pgc(ev.judgments, ev.doc_rank, ev.queries, **_rbo_args(measure))
     grid = ev.cached(("grid", cols), lambda: Grid.from_ranking(ev.ranking, cols))
     return grid_pgc(ev.judgments, grid, ev.queries, measure["order"], **_rbo_args(measure))
@@ -269,7 +276,7 @@ class PreferenceProvider(providers.Provider):
         measures = list(measures)
         for measure in measures:
             if measure.NAME not in MEASURE_CLASSES:
-                raise ValueError(f"unsupported measure {measure}")
+                raise InputError(f"unsupported measure {measure}")
             measure.validate_params()
         return PreferenceEvaluator(measures, load_judgments(qrels))
 
@@ -302,7 +309,7 @@ def iter_calc(measures, run, *, qrels=None, judgments: Judgments | None = None):
     theirs = [m for m in measures if not is_preference_measure(m)]
     if theirs and qrels is None:
         names = ", ".join(str(m) for m in theirs)
-        raise ValueError(f"{names} need graded qrels, but only preference judgments were given")
+        raise InputError(f"{names} need graded qrels, but only preference judgments were given")
     if ours:
         yield from ir_measures.iter_calc(ours, judgments if judgments is not None else qrels, run)
     if theirs:

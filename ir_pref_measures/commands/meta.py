@@ -134,6 +134,8 @@ def _agreement_command(args: argparse.Namespace) -> None:
 
         if not args.positions:
             raise InputError("--image-pairs needs --positions (the grid layout, Image_position.json)")
+        if not 0 < args.p <= 1:
+            raise InputError(f"value of p = {args.p} out of range (0, 1]")
         judgments = Judgments.from_preferences(read_image_pairs(args.image_pairs).drop(columns="line"))
         positions = read_image_positions(args.positions)
         values = {
@@ -224,15 +226,16 @@ def _evaluation_arguments(parser: argparse.ArgumentParser, measures: bool = True
     parser.add_argument("--prefs-format", choices=PREFERENCE_FORMATS, help="format of preference files")
 
 
-def add_meta_commands(commands) -> None:
+def add_parser(subparsers) -> None:
     """``meta agreement | sensitivity | consistency | runs | stability | pr-curve``."""
-    main = commands.add_parser(
+    main = subparsers.add_parser(
         "meta",
         help="meta-evaluation: agreement with users, sensitivity, consistency, stability, PR curves",
         description="Judge measures the way the papers do: agreement with side-by-side SERP preferences, "
         "sensitivity (share of run pairs significantly different), consistency (Kendall's tau, tau_AP), "
         "stability under removed judgments, preference precision-recall curves.",
     )
+    main.set_defaults(handler=run)
     sub = main.add_subparsers(dest="analysis", required=True)
 
     descriptions = {
@@ -252,7 +255,7 @@ def add_meta_commands(commands) -> None:
         parser.add_argument(
             "--pair", nargs=2, action="append", metavar=("X", "Y"), help="a panel (default: first vs each)"
         )
-        parser.set_defaults(handler=_runs_command)
+        parser.set_defaults(analysis_handler=_runs_command)
 
     agree = sub.add_parser(
         "agreement",
@@ -274,7 +277,7 @@ def add_meta_commands(commands) -> None:
     agree.add_argument("--binomial", choices=meta.BINOMIAL_METHODS, default="exact")
     agree.add_argument("--yates", action="store_true", help="Yates' continuity correction in the chi-squared test")
     agree.add_argument("--plot", metavar="FILE", help="per-query score scatter of the two systems (.png or .svg)")
-    agree.set_defaults(handler=_agreement_command)
+    agree.set_defaults(analysis_handler=_agreement_command)
 
     stab = sub.add_parser(
         "stability",
@@ -290,7 +293,7 @@ def add_meta_commands(commands) -> None:
     stab.add_argument("--remove", type=float, nargs="+", default=[0.5, 0.9], metavar="FRACTION")
     stab.add_argument("--repeats", type=int, default=10)
     stab.add_argument("--seed", type=int, default=0)
-    stab.set_defaults(handler=_stability_command)
+    stab.set_defaults(analysis_handler=_stability_command)
 
     pr = sub.add_parser(
         "pr-curve",
@@ -302,4 +305,9 @@ def add_meta_commands(commands) -> None:
     pr.add_argument("--depth", type=int, default=100)
     pr.add_argument("--show", type=int, nargs="+", default=[1, 5, 10, 20, 50, 100], metavar="K")
     pr.add_argument("--plot", metavar="FILE", help=".png or .svg")
-    pr.set_defaults(handler=_pr_command)
+    pr.set_defaults(analysis_handler=_pr_command)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Run the analysis named on the command line."""
+    args.analysis_handler(args)
