@@ -178,7 +178,7 @@ class _Compatibility(measures_base.Measure):
     )
     __name__ = "Compatibility"
     NAME = "Compatibility"
-    PRETTY_NAME = "Compatibility"
+    PRETTY_NAME = "Compatibility (compatibility.py, depth 1000)"  # not ir_measures' Compat's "Compatibility"
     SHORT_DESC = "RBO between the run and the closest ideal ranking of the relevant docs (compatibility.py)"
     SUPPORTED_PARAMS = _rbo_params(normalize=True)
 

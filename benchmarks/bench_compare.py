@@ -83,7 +83,7 @@ script, *sys.argv[1:] = sys.argv[1:]
 sys.argv[0] = script
 try:
     if script == "ir-pref-measures":
-        from ir_pref_measures.cli import main
+        from ir_pref_measures.commands import main
         code = main(sys.argv[1:])
     else:
         sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # as `python script` does

@@ -1,5 +1,5 @@
 import sys
 
-from ir_pref_measures.cli import main
+from ir_pref_measures.commands import main
 
 sys.exit(main())

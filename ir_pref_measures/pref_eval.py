@@ -14,9 +14,7 @@ has no metric lines (the tool prints nothing).
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from collections.abc import Iterator
 
 import numpy as np
@@ -29,14 +27,9 @@ from ir_pref_measures.compare import (
     PREFERENCES,
     SUMMARY,
     Comparison,
-    evaluate,
-    load_runs,
-    parse_measures,
-    relevant_docs,
 )
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import load, text_lines
-from ir_pref_measures.sources import qrels_table
 
 MEASURE_SETS = {"all": DEFAULT_MEASURES, "none": DEFAULT_MEASURES, "preferences": PREFERENCES}
 SIGN_VALUED = ("lexirecall", "lexiprecision", "LR", "sgnLR", "sgnLP")
@@ -88,18 +81,6 @@ def json_lines(result: Comparison, *, perquery: bool, summary: bool) -> Iterator
         for p, (i, j) in enumerate(pairs):
             line = {"qid": SUMMARY, "runi": names[i], "runj": names[j], "sample": 0}
             yield json.dumps(line | {m: float(means[m][p]) for m in measures})
-
-
-def _compare(args: argparse.Namespace) -> None:
-    if len(args.runs) < 2:
-        raise InputError(f"need at least two runs, got {len(args.runs)}")
-    measures = parse_measures(tool_measures(args.measure, args.measure_set))
-    relevant = relevant_docs(
-        qrels_table(args.qrels, repeated="keep"), binary=args.binary_relevance, floor=args.relevance_floor, order="file"
-    )
-    result = evaluate(load_runs(args.runs), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp)
-    for line in json_lines(result, perquery=args.query_eval_wanted, summary=not args.nosummary):
-        sys.stdout.write(line + "\n")
 
 
 def is_metric_name(name: str) -> bool:
@@ -219,47 +200,3 @@ def aggregate_lines(
             yield line | {n: [runs[r] for r in orderings[n][qid]] for n in names if qid in orderings[n]}
         if summary:
             yield {"qid": SUMMARY, "sample": sample} | summaries
-
-
-def _aggregate(args: argparse.Namespace) -> None:
-    frame = read_preference_lines(args.prefs)
-    for line in aggregate_lines(
-        frame, args.measure, args.prefs, perquery=args.query_eval_wanted, summary=not args.nosummary
-    ):
-        sys.stdout.write(json.dumps(line) + "\n")
-
-
-def add_compare_commands(commands) -> None:
-    """The ``compare`` and ``aggregate`` subcommands (drop-ins for ``pref_eval.py`` / ``pref_aggregate.py``)."""
-    compare = commands.add_parser(
-        "compare",
-        help="drop-in for pref_eval.py: pairwise preferences between runs (JSON lines)",
-        description="Compare runs pairwise (RPP, lexicographic precision/recall, metric differences) and print "
-        "pref_eval.py's JSON lines. Values are run i vs run j (i before j on the command line), positive when "
-        "run i is better. QRELS is a TREC qrels file or an ir_datasets ID.",
-    )
-    compare.add_argument("-R", "--qrels", required=True)
-    compare.add_argument("-m", "--measure", action="append", help="a measure (repeatable; overrides -M)")
-    compare.add_argument("-M", "--measure_set", help="all or none (default): the 15 defaults; preferences: the six")
-    compare.add_argument("-b", "--binary_relevance", type=float, metavar="G", help="grade := 1 if >= G else 0")
-    compare.add_argument("-f", "--relevance_floor", type=float, metavar="F", help="grade := 0 if < F (after -b)")
-    compare.add_argument("-q", "--query_eval_wanted", action="store_true", help="print per-query lines")
-    compare.add_argument("-n", "--nosummary", action="store_true", help="no summary (qid 'all') lines")
-    compare.add_argument("--topk", type=int, metavar="K", help="cut every ranking at K")
-    compare.add_argument(
-        "--graded-rpp", action="store_true", help="graded RPP (the paper's formula) instead of binary RPP"
-    )
-    compare.add_argument("runs", nargs="+", metavar="RUN")
-    compare.set_defaults(handler=_compare)
-
-    aggregate = commands.add_parser(
-        "aggregate",
-        help="drop-in for pref_aggregate.py: order runs by MC4 / Borda (preferences) or mean (metrics)",
-        description="Read the per-query lines of a `compare -q` (or pref_eval.py -q) output and print "
-        "pref_aggregate.py's JSON lines.",
-    )
-    aggregate.add_argument("-P", "--prefs", required=True, help="the JSON lines of compare -q")
-    aggregate.add_argument("-q", "--query_eval_wanted", action="store_true", help="print per-query orderings")
-    aggregate.add_argument("-n", "--nosummary", action="store_true", help="no summary line")
-    aggregate.add_argument("-m", "--measure", action="append", help="a measure to aggregate (repeatable)")
-    aggregate.set_defaults(handler=_aggregate)

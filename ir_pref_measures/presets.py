@@ -16,9 +16,6 @@ Both use the library's kernels (:mod:`ir_pref_measures.measures.compatibility`, 
 
 from __future__ import annotations
 
-import argparse
-import sys
-
 import numpy as np
 import pandas as pd
 
@@ -100,41 +97,3 @@ def greedy_pgc_report(prefs, run, p: float = 0.8) -> str:
     doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
     scores = pgc(judgments, doc_rank, queries, p=p, depth=DEPTH, normalize=False)
     return _report(str(run), topics, scores, "amean")
-
-
-def _compatibility(args: argparse.Namespace) -> None:
-    sys.stdout.write(compatibility_report(args.qrels, args.run, args.p, normalize=not args.no_normalize))
-
-
-def _greedy_pgc(args: argparse.Namespace) -> None:
-    if not 0 < args.p <= 1:
-        raise InputError(f"value of p = {args.p} out of range (0, 1]")
-    sys.stdout.write(greedy_pgc_report(args.prefs, args.run, args.p))
-
-
-def add_pgc_commands(commands) -> None:
-    """Add the ``compatibility`` and ``greedy-pgc`` subcommands to the ``ir-pref-measures`` parser."""
-    compat = commands.add_parser(
-        "compatibility",
-        help="drop-in for Clarke's compatibility.py (byte-identical output)",
-        description="Compatibility (Clarke et al., TOIS 2021): RBO at depth 1000 between RUN and the closest "
-        "ideal ranking of the docs with a value > 0 in QRELS, normalised. Output as compatibility.py.",
-    )
-    compat.add_argument("-p", type=float, default=0.95, help="persistence, in [0.01, 0.99] (default 0.95)")
-    compat.add_argument(
-        "--no-normalize", action="store_true", help="the script's NORMALIZE=False (CIKM/ICTIR 2020 numbers)"
-    )
-    compat.add_argument("qrels")
-    compat.add_argument("run")
-    compat.set_defaults(handler=_compatibility)
-
-    greedy = commands.add_parser(
-        "greedy-pgc",
-        help="drop-in for Luo's greedy_pgc.py (deterministic tie-break)",
-        description="Greedy PGC (Luo et al., SIGIR 2021): PREFS is 'qid winner loser', RUN a TREC run whose rank "
-        "column gives the actual ranking. Output as greedy_pgc.py; ties broken by (rank, doc id).",
-    )
-    greedy.add_argument("-p", type=float, default=0.8, help="RBO persistence (default 0.8, as the script)")
-    greedy.add_argument("prefs")
-    greedy.add_argument("run")
-    greedy.set_defaults(handler=_greedy_pgc)

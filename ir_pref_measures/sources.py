@@ -28,12 +28,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ir_pref_measures import formats, tables
+from ir_pref_measures.adapters import ir_datasets as irds
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judgments import Judgments, combine
 from ir_pref_measures.rankings import Ranking
 
 JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs")
-DATASET_PREFIX = "irds:"
 
 
 @dataclass(frozen=True)
@@ -48,12 +48,10 @@ class Location:
 def resolve(source: str | os.PathLike, format: str | None = None) -> Location:
     """Decide what a string names: ``irds:<id>``, ``<format>:<path>``, an existing path, else an ir_datasets
     ID. ``format`` is the format of a file whose name does not say it."""
-    from ir_pref_measures.adapters import ir_datasets as irds
-
     text = os.fspath(source)
-    if text.startswith(DATASET_PREFIX):
+    if irds.is_dataset_id(text):
         irds.load(text)  # an unknown ID names the closest known ones
-        return Location(dataset=text[len(DATASET_PREFIX) :])
+        return Location(dataset=irds.dataset_name(text))
     prefix, sep, rest = text.partition(":")
     if sep and prefix in JUDGMENT_FORMATS:
         return Location(path=rest, format=prefix)
@@ -136,8 +134,6 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
     if isinstance(source, str | os.PathLike):
         source = resolve(source, "qrels")
     if isinstance(source, Location) and source.dataset is not None:
-        from ir_pref_measures.adapters import ir_datasets as irds
-
         return tables.qrels(irds.qrels(source.dataset), repeated=repeated)
     if isinstance(source, Location):
         if source.format not in (None, "qrels"):
@@ -172,8 +168,6 @@ def topic_ids(source) -> set[str]:
         location = resolve(source)
         if location.dataset is None:
             raise InputError(f"{source}: topics are named by an ir_datasets ID here, not a file")
-        from ir_pref_measures.adapters import ir_datasets as irds
-
         source = irds.topics(location.dataset)
     if isinstance(source, pd.DataFrame):
         frame = tables.standard_columns(source)

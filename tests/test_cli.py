@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ir_pref_measures.cli import main
+from ir_pref_measures.commands import main
 
 QRELS = "q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 a 1\nq2 0 b 0\n"
 RUN = "q1 Q0 b 1 3.0 r\nq1 Q0 a 2 2.0 r\nq1 Q0 c 3 1.0 r\nq2 Q0 a 1 1.0 r\n"
@@ -80,3 +80,58 @@ def test_demo_prints_a_table(capsys):
     tests = [block.split() for block in blocks[-7:]]
     assert [block[0] for block in tests] == header[1:]
     assert all(block[1:6] == ["+", "-", "p-value", "reject", "p-value"] for block in tests)
+
+
+def test_version(capsys):
+    from ir_pref_measures._version import __version__
+
+    with pytest.raises(SystemExit) as exit:
+        main(["--version"])
+    assert exit.value.code == 0
+    assert capsys.readouterr().out == f"ir-pref-measures {__version__}\n"
+
+
+def test_version_of_the_installed_command():
+    import shutil
+    import subprocess
+
+    from ir_pref_measures._version import __version__
+
+    command = shutil.which("ir-pref-measures")
+    if command is None:
+        pytest.skip("the ir-pref-measures command is not on PATH")
+    done = subprocess.run([command, "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout == f"ir-pref-measures {__version__}\n"
+
+
+def test_every_command_module_adds_its_parser_and_runs():
+    from ir_pref_measures.commands import COMMANDS, parser
+
+    names = [action for action in parser()._subparsers._group_actions[0].choices]
+    assert names == [
+        "demo",
+        "eval",
+        "pairwise-pref-eval",
+        "compare",
+        "aggregate",
+        "compatibility",
+        "greedy-pgc",
+        "experiment",
+        "meta",
+    ]
+    for module in COMMANDS:
+        assert callable(module.add_parser) and callable(module.run)
+
+
+def test_only_input_errors_become_exit_status_2(files, capsys, monkeypatch):
+    """Bad input: a message and status 2; any other exception (a bug) keeps its traceback."""
+    from ir_pref_measures.commands import demo
+
+    def broken(args):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(demo, "run", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        main(["demo"])  # the parser's handler is the module's run, looked up when the parser is built
+    assert main(["eval", str(files["qrels"]), str(files["run"]), "PGC(p=2)"]) == 2
+    assert capsys.readouterr().err == "ir-pref-measures eval: PGC(p=2): RBO persistence p=2.0 must lie in (0, 1]\n"

@@ -12,7 +12,7 @@ import pytest
 from conftest import testdata_path
 from ir_pref_measures.adapters.ir_measures import MEASURES
 
-from ir_pref_measures.cli import main
+from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import read_qrels, read_run
 from ir_pref_measures.judgments import Judgments
@@ -179,3 +179,10 @@ def test_command_rejects_bad_input(tmp_path, capsys):
     run.write_text("1 Q0 a 1 2.0\n")
     assert main(["compatibility", str(qrels), str(run)]) == 2
     assert "fields" in capsys.readouterr().err
+
+
+def test_compatibility_and_ir_measures_compat_have_distinct_pretty_names():
+    ours = ir_measures.parse_measure("Compatibility")
+    theirs = ir_measures.parse_measure("Compat")
+    assert ours.PRETTY_NAME != theirs.PRETTY_NAME
+    assert ours.NAME != theirs.NAME

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_pref_measures.cli import main
+from ir_pref_measures.commands import main
 from ir_pref_measures.experiment import Experiment
 from ir_pref_measures.sources import load_combined
 

@@ -10,9 +10,8 @@ from ir_pref_measures.adapters import ir_datasets as irds
 
 import ir_pref_measures
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judgments import Judgments
-from ir_pref_measures.sources import load_combined
 from ir_pref_measures.sources import judgments as load_judgments
+from ir_pref_measures.sources import load_combined
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 # (dataset ID, cached qrels file, queries, lines) as the seeded cache's README states them

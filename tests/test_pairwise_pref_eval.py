@@ -11,7 +11,7 @@ import pytest
 from conftest import TESTDATA, testdata_path
 
 import ir_pref_measures as ipm
-from ir_pref_measures.cli import main
+from ir_pref_measures.commands import main
 from ir_pref_measures.pairwise_pref_eval import OUTPUT_ORDER, evaluate
 
 CARTERETTE = TESTDATA / "carterette"

@@ -323,7 +323,7 @@ def test_rbo_by_hand():
 
 
 def test_greedy_pgc_command_rejects_bad_input(tmp_path, capsys):
-    from ir_pref_measures.cli import main
+    from ir_pref_measures.commands import main
 
     prefs, run = tmp_path / "prefs", tmp_path / "run"
     prefs.write_text("q a b a\n")  # the 4-column winner form, which greedy_pgc.py silently misreads

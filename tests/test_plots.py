@@ -12,7 +12,7 @@ from conftest import testdata_path
 from test_meta import preference_rows, random_values, small_runs
 
 from ir_pref_measures import meta, plots
-from ir_pref_measures.cli import main
+from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
 
 matplotlib.use("Agg")

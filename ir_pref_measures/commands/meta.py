@@ -11,45 +11,21 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 
 import pandas as pd
 
-from ir_pref_measures import meta
+from ir_pref_measures import meta, sources
+from ir_pref_measures.commands.options import check_writable, positive_int, probability
 from ir_pref_measures.errors import InputError
 
 GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an optional header line first)"
-
-
-def _judgment_sets(specs: list[str], prefs_format: str | None) -> dict[str, object]:
-    from ir_pref_measures.judgments import combine, load_judgments
-
-    sets: dict[str, object] = {}
-    for spec in specs or []:
-        name, _, sources = spec.rpartition("=")
-        name = name or "judgments"
-        if name in sets:
-            raise InputError(f"the judgment set {name!r} is named twice")
-        parts = [
-            load_judgments(s, format=None if _is_qrels(s) else prefs_format, bare_id=True) for s in sources.split("+")
-        ]
-        sets[name] = combine(*parts) if len(parts) > 1 else parts[0]
-    if not sets:
-        raise InputError("no judgments: give -j NAME=FILE (or -j FILE)")
-    return sets
-
-
-def _is_qrels(source: str) -> bool:
-    from ir_pref_measures.formats import detect_preference_format
-
-    return not os.path.exists(source) or detect_preference_format(source) == "qrels"
 
 
 def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
     """Per-query values of every ``-m [set:]measure`` on its judgment set, named ``measure [set]``."""
     from ir_pref_measures.experiment import named_runs
 
-    sets = _judgment_sets(args.judgments, args.prefs_format)
+    sets = sources.judgment_sets(args.judgments or [], args.prefs_format)
     wanted: dict[str, list[str]] = {name: [] for name in sets}
     order = []
     for spec in [m for text in args.measures for m in text]:
@@ -106,16 +82,17 @@ def _runs_command(args: argparse.Namespace) -> None:
 def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -> pd.Series:
     """Gold preferences ``query winner`` -> per query A's name, B's name or ``tie``. ``labels``: the values
     meaning A better, tie, B better; a first line whose winner is not one of them is a header."""
-    from ir_pref_measures.formats import _lines
+    from ir_pref_measures.formats import load, text_lines
 
     mapping = {labels[0]: names[0], labels[1]: meta.TIE, labels[2]: names[1]}
     queries, winners = [], []
-    for line_no, line in _lines(path):
-        parts = line.rstrip("\r\n").rsplit(None, 1)
-        if not line.strip() or (line_no == 1 and (len(parts) < 2 or parts[1] not in mapping)):
+    raw = load(path)
+    for k, (line_no, line) in enumerate(text_lines(raw)):
+        parts = line.rsplit(None, 1)
+        if k == 0 and (len(parts) < 2 or parts[1] not in mapping):
             continue
         if len(parts) != 2 or parts[1] not in mapping:
-            raise InputError("not a gold preference", path=path, line_no=line_no, line=line, expected=GOLD_EXPECTED)
+            raw.fail("not a gold preference", line_no=line_no, expected=GOLD_EXPECTED)
         queries.append(parts[0].strip())
         winners.append(mapping[parts[1]])
     if not queries:
@@ -134,6 +111,8 @@ def _agreement_command(args: argparse.Namespace) -> None:
 
         if not args.positions:
             raise InputError("--image-pairs needs --positions (the grid layout, Image_position.json)")
+        if not 0 < args.p <= 1:
+            raise InputError(f"value of p = {args.p} out of range (0, 1]")
         judgments = Judgments.from_preferences(read_image_pairs(args.image_pairs).drop(columns="line"))
         positions = read_image_positions(args.positions)
         values = {
@@ -189,7 +168,7 @@ def _stability_command(args: argparse.Namespace) -> None:
 
 
 def _pr_command(args: argparse.Namespace) -> None:
-    sets = _judgment_sets(args.judgments, args.prefs_format)
+    sets = sources.judgment_sets(args.judgments or [], args.prefs_format)
     if len(sets) != 1:
         raise InputError("precision-recall curves use one judgment set")
     curves = meta.pr_curves(args.runs, next(iter(sets.values())), range(1, args.depth + 1))
@@ -224,15 +203,16 @@ def _evaluation_arguments(parser: argparse.ArgumentParser, measures: bool = True
     parser.add_argument("--prefs-format", choices=PREFERENCE_FORMATS, help="format of preference files")
 
 
-def add_meta_commands(commands) -> None:
+def add_parser(subparsers) -> None:
     """``meta agreement | sensitivity | consistency | runs | stability | pr-curve``."""
-    main = commands.add_parser(
+    main = subparsers.add_parser(
         "meta",
         help="meta-evaluation: agreement with users, sensitivity, consistency, stability, PR curves",
         description="Judge measures the way the papers do: agreement with side-by-side SERP preferences, "
         "sensitivity (share of run pairs significantly different), consistency (Kendall's tau, tau_AP), "
         "stability under removed judgments, preference precision-recall curves.",
     )
+    main.set_defaults(handler=run)
     sub = main.add_subparsers(dest="analysis", required=True)
 
     descriptions = {
@@ -245,14 +225,16 @@ def add_meta_commands(commands) -> None:
         parser.add_argument("runs", nargs="+", metavar="RUN")
         _evaluation_arguments(parser)
         parser.add_argument("--test", choices=meta.TESTS, default="t", help="paired test (default: t)")
-        parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
-        parser.add_argument("--samples", type=int, default=10_000, help="resamples of randomised/bootstrap tests")
+        parser.add_argument("--alpha", type=probability, default=0.05, help="significance level (default: 0.05)")
+        parser.add_argument(
+            "--samples", type=positive_int, default=10_000, help="resamples of randomised/bootstrap tests"
+        )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--plot", metavar="FILE", help="scatter plot of the run means (.png or .svg)")
         parser.add_argument(
             "--pair", nargs=2, action="append", metavar=("X", "Y"), help="a panel (default: first vs each)"
         )
-        parser.set_defaults(handler=_runs_command)
+        parser.set_defaults(analysis_handler=_runs_command)
 
     agree = sub.add_parser(
         "agreement",
@@ -274,7 +256,7 @@ def add_meta_commands(commands) -> None:
     agree.add_argument("--binomial", choices=meta.BINOMIAL_METHODS, default="exact")
     agree.add_argument("--yates", action="store_true", help="Yates' continuity correction in the chi-squared test")
     agree.add_argument("--plot", metavar="FILE", help="per-query score scatter of the two systems (.png or .svg)")
-    agree.set_defaults(handler=_agreement_command)
+    agree.set_defaults(analysis_handler=_agreement_command)
 
     stab = sub.add_parser(
         "stability",
@@ -288,9 +270,9 @@ def add_meta_commands(commands) -> None:
     _evaluation_arguments(stab)
     stab.set_defaults(judgments=None)
     stab.add_argument("--remove", type=float, nargs="+", default=[0.5, 0.9], metavar="FRACTION")
-    stab.add_argument("--repeats", type=int, default=10)
+    stab.add_argument("--repeats", type=positive_int, default=10)
     stab.add_argument("--seed", type=int, default=0)
-    stab.set_defaults(handler=_stability_command)
+    stab.set_defaults(analysis_handler=_stability_command)
 
     pr = sub.add_parser(
         "pr-curve",
@@ -299,7 +281,15 @@ def add_meta_commands(commands) -> None:
     )
     pr.add_argument("runs", nargs="+", metavar="RUN")
     _evaluation_arguments(pr, measures=False)
-    pr.add_argument("--depth", type=int, default=100)
-    pr.add_argument("--show", type=int, nargs="+", default=[1, 5, 10, 20, 50, 100], metavar="K")
+    pr.add_argument("--depth", type=positive_int, default=100)
+    pr.add_argument("--show", type=positive_int, nargs="+", default=[1, 5, 10, 20, 50, 100], metavar="K")
     pr.add_argument("--plot", metavar="FILE", help=".png or .svg")
-    pr.set_defaults(handler=_pr_command)
+    pr.set_defaults(analysis_handler=_pr_command)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Run the analysis named on the command line."""
+    from ir_pref_measures.plots import FORMATS
+
+    check_writable(getattr(args, "plot", None), FORMATS)
+    args.analysis_handler(args)

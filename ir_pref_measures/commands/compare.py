@@ -1,0 +1,49 @@
+"""``ir-pref-measures compare``: drop-in for Diaz' ``pref_eval.py`` (the ``pref_eval`` preset,
+:mod:`ir_pref_measures.pref_eval`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ir_pref_measures.commands.options import positive_int
+from ir_pref_measures.compare import evaluate, load_runs, parse_measures, relevant_docs
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.pref_eval import json_lines, tool_measures
+from ir_pref_measures.sources import qrels_table
+
+
+def add_parser(subparsers) -> None:
+    compare = subparsers.add_parser(
+        "compare",
+        help="drop-in for pref_eval.py: pairwise preferences between runs (JSON lines)",
+        description="Compare runs pairwise (RPP, lexicographic precision/recall, metric differences) and print "
+        "pref_eval.py's JSON lines. Values are run i vs run j (i before j on the command line), positive when "
+        "run i is better. QRELS is a TREC qrels file or an ir_datasets ID.",
+    )
+    compare.add_argument("-R", "--qrels", required=True)
+    compare.add_argument("-m", "--measure", action="append", help="a measure (repeatable; overrides -M)")
+    compare.add_argument("-M", "--measure_set", help="all or none (default): the 15 defaults; preferences: the six")
+    compare.add_argument("-b", "--binary_relevance", type=float, metavar="G", help="grade := 1 if >= G else 0")
+    compare.add_argument("-f", "--relevance_floor", type=float, metavar="F", help="grade := 0 if < F (after -b)")
+    compare.add_argument("-q", "--query_eval_wanted", action="store_true", help="print per-query lines")
+    compare.add_argument("-n", "--nosummary", action="store_true", help="no summary (qid 'all') lines")
+    compare.add_argument("--topk", type=positive_int, metavar="K", help="cut every ranking at K")
+    compare.add_argument(
+        "--graded-rpp", action="store_true", help="graded RPP (the paper's formula) instead of binary RPP"
+    )
+    compare.add_argument("runs", nargs="+", metavar="RUN")
+    compare.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    if len(args.runs) < 2:
+        raise InputError(f"need at least two runs, got {len(args.runs)}")
+    measures = parse_measures(tool_measures(args.measure, args.measure_set))
+    relevant = relevant_docs(
+        qrels_table(args.qrels, repeated="keep"), binary=args.binary_relevance, floor=args.relevance_floor, order="file"
+    )
+    result = evaluate(load_runs(args.runs), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp)
+    sys.stdout.writelines(
+        line + "\n" for line in json_lines(result, perquery=args.query_eval_wanted, summary=not args.nosummary)
+    )

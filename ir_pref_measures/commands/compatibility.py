@@ -1,0 +1,29 @@
+"""``ir-pref-measures compatibility``: drop-in for Clarke's ``compatibility.py`` (byte-identical output;
+:func:`ir_pref_measures.presets.compatibility_report`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ir_pref_measures.presets import compatibility_report
+
+
+def add_parser(subparsers) -> None:
+    compat = subparsers.add_parser(
+        "compatibility",
+        help="drop-in for Clarke's compatibility.py (byte-identical output)",
+        description="Compatibility (Clarke et al., TOIS 2021): RBO at depth 1000 between RUN and the closest "
+        "ideal ranking of the docs with a value > 0 in QRELS, normalised. Output as compatibility.py.",
+    )
+    compat.add_argument("-p", type=float, default=0.95, help="persistence, in [0.01, 0.99] (default 0.95)")
+    compat.add_argument(
+        "--no-normalize", action="store_true", help="the script's NORMALIZE=False (CIKM/ICTIR 2020 numbers)"
+    )
+    compat.add_argument("qrels")
+    compat.add_argument("run")
+    compat.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    sys.stdout.write(compatibility_report(args.qrels, args.run, args.p, normalize=not args.no_normalize))

@@ -1,0 +1,16 @@
+"""``ir-pref-measures demo``: evaluate the built-in example and print a table."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers) -> None:
+    demo = subparsers.add_parser("demo", help="evaluate the built-in example and print a table")
+    demo.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    from ir_pref_measures.demo import run_demo
+
+    print(run_demo())

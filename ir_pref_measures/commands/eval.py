@@ -1,0 +1,110 @@
+"""``ir-pref-measures eval``: the ir_measures command line with the preference measures, plus ``--prefs``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ir_pref_measures import sources
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.formats import PREFERENCE_FORMATS
+
+
+def add_parser(subparsers) -> None:
+    ev = subparsers.add_parser(
+        "eval",
+        help="the ir_measures command line, with the preference measures",
+        description="Like `ir_measures QRELS RUN MEASURE...`, with ppref@k, APpref, ... registered. "
+        "QRELS is a TREC qrels file, an ir_datasets ID, or '-' for none (then --prefs is needed).",
+    )
+    ev.add_argument("qrels")
+    ev.add_argument("run")
+    ev.add_argument("measures", nargs="+")
+    ev.add_argument(
+        "--prefs",
+        action="append",
+        default=[],
+        help="a preference judgment file or FORMAT:PATH (alone, or combined with QRELS; repeatable: their union)",
+    )
+    ev.add_argument(
+        "--prefs-format", choices=PREFERENCE_FORMATS, help="the format of --prefs files (detected if unambiguous)"
+    )
+    ev.add_argument("--places", "-p", type=int, default=4)
+    ev.add_argument("--by_query", "-q", action="store_true")
+    ev.add_argument("--no_summary", "-n", action="store_true")
+    ev.add_argument("--output_format", "-o", choices=("tsv", "jsonl"), default="tsv")
+    ev.add_argument("--provider", choices=_provider_names(), help="compute every measure with this provider")
+    ev.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    """The ir_measures command line with the preference measures registered, plus ``--prefs``. Everything is
+    read, checked and computed before the first line is printed."""
+    import ir_measures
+    from ir_measures.__main__ import OUTPUT_FORMATS, SUMMARY_QID
+    from ir_measures.util import Metric
+
+    from ir_pref_measures.adapters.ir_measures import PreferenceProvider, evaluate
+
+    if args.no_summary and not args.by_query:
+        raise InputError("--no_summary (-n) only goes with --by_query (-q)")
+    measures = _measures(args.measures)
+    qrels = None if args.qrels == "-" else sources.qrels_table(args.qrels)[["query_id", "doc_id", "relevance"]]
+    if qrels is None and not args.prefs:
+        raise InputError("no judgments: QRELS is '-' and no --prefs file was given")
+    judgments = sources.combined(qrels, *args.prefs, preference_format=args.prefs_format)
+    run = sources.ranking(args.run)
+    if args.provider:  # as ir_measures: one provider for every measure
+        provider = ir_measures.providers.registry[args.provider]
+        ours = provider.NAME == PreferenceProvider.NAME
+        if not ours and qrels is None:
+            raise InputError(f"provider {args.provider} needs graded qrels, but QRELS is '-'")
+        try:
+            results = list(provider.iter_calc(measures, judgments if ours else qrels, run.frame()))
+        except RuntimeError as error:  # e.g. a provider whose package is not installed
+            raise InputError(str(error)) from None
+        position = {measure: i for i, measure in enumerate(measures)}
+        results.sort(key=lambda metric: (metric.query_id, position[metric.measure]))
+    else:
+        results = evaluate(measures, run, qrels=qrels, judgments=judgments)
+    aggregates = {m: m.aggregator() for m in measures}
+    for metric in results:  # in query id order: the means do not depend on the order of the input
+        aggregates[metric.measure].add(metric.value)
+    output = OUTPUT_FORMATS[args.output_format](args)
+    for metric in results if args.by_query else ():
+        output(metric)
+    if not args.no_summary:
+        for measure in measures:
+            output(Metric(query_id=SUMMARY_QID, measure=measure, value=aggregates[measure].result()))
+
+
+def _measures(texts: list[str]) -> list:
+    """The measures named, each once, in order; unknown names all reported at once, as ir_measures does."""
+    import ir_measures
+
+    from ir_pref_measures.adapters.ir_measures import validate
+
+    measures, errors = [], []
+    for name in (name for text in texts for name in text.split()):
+        try:
+            measure = ir_measures.parse_measure(name)
+        except NameError:
+            errors.append(f"unknown measure: {name}")
+            continue
+        except (ValueError, SyntaxError):
+            errors.append(f"syntax error: {name}")
+            continue
+        validate(measure)
+        if measure not in measures:
+            measures.append(measure)
+    if errors:
+        known = ", ".join(sorted(ir_measures.measures.registry))
+        raise InputError("\n".join(["error parsing measures", *errors, f"known measures: {known}"]))
+    return measures
+
+
+def _provider_names() -> list[str]:
+    import ir_measures
+
+    import ir_pref_measures  # noqa: F401  (registers our provider)
+
+    return sorted(ir_measures.providers.registry)
