@@ -322,13 +322,16 @@ def validate(measure) -> None:
         raise InputError(f"invalid measure {measure}: an examination order needs a grid (cols=...)")
 
 
-def parse(text: str):
-    """The measure named ``text`` (ours or ir_measures'), validated; an unknown name lists the known ones."""
+def parse(text: str, others: str = ""):
+    """The measure named ``text`` (ours or ir_measures'), validated; an unknown name lists the known ones (and
+    ``others``, the caller's own measures)."""
     try:
         measure = ir_measures.parse_measure(text)
     except (NameError, ValueError, SyntaxError):
         known = ", ".join(sorted(measures_base.registry))
-        raise InputError(f"unknown measure {text!r}", expected=f"one of {known} (with @k or (param=value))") from None
+        raise InputError(
+            f"unknown measure {text!r}", expected=f"one of {known} (with @k or (param=value)){others}"
+        ) from None
     validate(measure)
     return measure
 
@@ -364,7 +367,8 @@ def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -
     if ours:
         metrics += ir_measures.iter_calc(ours, judgments if judgments is not None else qrels, run)
     if theirs:
-        metrics += ir_measures.iter_calc(theirs, qrels, run)
+        frame = run.frame()[["query_id", "doc_id", "score"]] if isinstance(run, Ranking) else run
+        metrics += ir_measures.iter_calc(theirs, qrels, frame)
     position = {measure: i for i, measure in enumerate(measures)}
     metrics.sort(key=lambda metric: (metric.query_id, position[metric.measure]))
     return metrics

@@ -148,7 +148,7 @@ def parse_measures(measures) -> list[tuple[str, object]]:
             parsed.setdefault(measure, parse_pairwise(measure))
             continue
         if isinstance(measure, str):
-            measure = parse(measure)
+            measure = parse(measure, others=f"; or a pairwise preference: {', '.join(PAIRWISE_NAMES)}")
         elif isinstance(measure, ir_measures.Measure):
             validate(measure)
         else:

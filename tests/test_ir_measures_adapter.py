@@ -162,4 +162,4 @@ def test_ordinary_measures_need_qrels():
         pd.DataFrame({"query_id": ["q1"], "doc_id_a": ["a"], "doc_id_b": ["b"], "preference": [-1]})
     )
     with pytest.raises(ValueError, match="nDCG@10 need graded qrels"):
-        list(adapter.iter_calc([parse_measure("nDCG@10")], RUN, judgments=judgments))
+        adapter.evaluate([parse_measure("nDCG@10")], RUN, judgments=judgments)
