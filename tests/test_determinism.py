@@ -1,0 +1,193 @@
+"""Nothing depends on input line order or on the string hash seed (rule 14).
+
+Each command runs as a subprocess (the hash seed is fixed when Python starts) on real CAsT 2019, DL 2019 and
+Carterette inputs, with every input file in 3 line orders (original, reversed, shuffled) under PYTHONHASHSEED 0
+and 1: 6 runs per command, started together, that must print the same bytes. Drop-ins of reference tools may
+print their lines in input order, so for them the sorted lines must be the same.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import random
+import subprocess
+import sys
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import testdata_path
+
+CAST_QUERIES = ("31_1", "31_2", "31_3", "31_4", "31_5")
+DL19_QUERIES = ("104861", "1063750", "1106007", "1112341", "1113437")
+ORDERS = ("original", "reversed", "shuffled")
+HASH_SEEDS = ("0", "1")
+
+
+def _lines(path: Path) -> list[str]:
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return data.decode("utf-8").splitlines()
+
+
+def _subset(path: Path, queries: tuple[str, ...], per_query: int | None = None) -> list[str]:
+    kept, count = [], {}
+    for line in _lines(path):
+        query = line.split()[0]
+        if query in queries and count.get(query, 0) < (per_query or 10**9):
+            count[query] = count.get(query, 0) + 1
+            kept.append(line)
+    return kept
+
+
+@pytest.fixture(scope="module")
+def inputs() -> dict[str, list[str]]:
+    cast = testdata_path("cast2019_toppref")
+    dl19 = testdata_path("dl_llm_prefs_arabzadeh")
+    files = {
+        "qrels": _subset(testdata_path("cast2019_qrels", "2019qrels.txt"), CAST_QUERIES),
+        "fqrels": _subset(cast / "TREC-CAsT-2019.qrels", CAST_QUERIES),
+        "winner": _subset(cast / "TREC-CAsT-2019.pref", CAST_QUERIES),
+        "pairs": _subset(dl19 / "llm_pref_judgments" / "DL2019" / "judge.03", DL19_QUERIES),
+        "dlrun": _subset(dl19 / "runs" / "input.ICT-BERT2.txt.gz", DL19_QUERIES),
+        "carterette": _lines(testdata_path("carterette", "preferences.txt")),
+        "crun": _lines(testdata_path("carterette", "results.txt")),
+    }
+    for name, exp in (("run1", 1), ("run2", 7), ("run3", 11)):  # exp1 has many tied scores
+        files[name] = _subset(testdata_path("cast2019_runs_decaf", f"decaf_exp{exp}.run.gz"), CAST_QUERIES, 50)
+    return files
+
+
+def _reorder(lines: list[str], order: str) -> list[str]:
+    if order == "reversed":
+        return lines[::-1]
+    if order == "shuffled":
+        lines = list(lines)
+        random.Random(20240601).shuffle(lines)
+    return lines
+
+
+# name, argv with {file} slots, files kept in their order (a drop-in's ties by file order), drop-in
+COMMANDS = {
+    "eval": (
+        "eval -q {qrels} {run1} nDCG@10 P@5 ppref@10 APpref PGC --prefs {winner} --prefs-format winner",
+        (),
+        False,
+    ),
+    "compare": ("compare -R {qrels} -q {run1} {run2} {run3}", (), True),
+    "greedy-pgc": ("greedy-pgc {pairs} {dlrun}", (), True),
+    "compatibility": ("compatibility {fqrels} {run1}", (), True),
+    "pairwise-pref-eval": ("pairwise-pref-eval -q {carterette} {crun}", ("crun",), True),
+    "experiment": (
+        "experiment {qrels} {run1} {run2} {run3} --prefs {winner} --prefs-format winner -m nDCG@10 ppref@10 PGC rpp",
+        (),
+        False,
+    ),
+    "meta-runs": ("meta runs -j {qrels} {run1} {run2} {run3} -m nDCG@10 ppref@10 APpref", (), False),
+    "meta-stability": (
+        "meta stability --prefs {winner} --prefs-format winner --remove 0.5 --repeats 3 --seed 7 "
+        "{run1} {run2} {run3} -m ppref@10 APpref",
+        (),
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_output_does_not_depend_on_line_order_or_hash_seed(name, inputs, tmp_path):
+    template, fixed, drop_in = COMMANDS[name]
+    wanted = [f for f in inputs if "{" + f + "}" in template]
+    jobs = {}
+    for order in ORDERS:
+        folder = tmp_path / order
+        folder.mkdir()
+        paths = {}
+        for f in wanted:
+            lines = inputs[f] if f in fixed else _reorder(inputs[f], order)
+            (folder / f).write_text("".join(line + "\n" for line in lines))
+            paths[f] = str(folder / f)
+        argv = [sys.executable, "-m", "ir_pref_measures", *template.format(**paths).split()]
+        for seed in HASH_SEEDS:
+            env = {**os.environ, "PYTHONHASHSEED": seed}
+            jobs[order, seed] = (
+                folder,
+                subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env),
+            )
+    outputs = {}
+    for key, (folder, job) in jobs.items():
+        out, err = job.communicate(timeout=300)
+        assert job.returncode == 0, f"{name} {key}: {err.decode()[-2000:]}"
+        text = out.decode().replace(str(folder), "<DIR>")  # greedy_pgc.py's run id is the run's path
+        outputs[key] = sorted(text.splitlines()) if drop_in else text
+    reference = outputs["original", "0"]
+    assert reference
+    for key, output in outputs.items():
+        assert output == reference, f"{name}: the output with lines {key[0]} under PYTHONHASHSEED={key[1]} differs"
+
+
+# -- eval -q: measures in command-line order, queries in string order ----------------------------------------------
+
+
+def test_eval_per_query_order(inputs, tmp_path):
+    from ir_pref_measures.commands import main
+
+    for f in ("qrels", "run1", "winner"):
+        (tmp_path / f).write_text("".join(line + "\n" for line in _reorder(inputs[f], "shuffled")))
+    measures = ["nDCG@10", "P@5", "ppref@10", "APpref", "PGC"]
+    out = io.StringIO()
+    with redirect_stdout(out):
+        argv = ["eval", "-q", str(tmp_path / "qrels"), str(tmp_path / "run1"), *measures]
+        assert main([*argv, "--prefs", str(tmp_path / "winner"), "--prefs-format", "winner"]) == 0
+    rows = [line.split("\t") for line in out.getvalue().splitlines()]
+    queries = list(dict.fromkeys(row[0] for row in rows))
+    assert queries == [*sorted(q for q in queries if q != "all"), "all"]
+    for query in queries:
+        assert [row[1] for row in rows if row[0] == query] == measures, f"measure order of query {query}"
+
+
+# -- the Python API on shuffled DataFrames -------------------------------------------------------------------------
+
+
+def _frames(inputs, tmp_path):
+    import ir_pref_measures
+
+    for f in ("qrels", "run1", "run2", "run3"):
+        (tmp_path / f).write_text("".join(line + "\n" for line in inputs[f]))
+    qrels = ir_pref_measures.read_qrels(tmp_path / "qrels")
+    runs = {r: ir_pref_measures.read_run(tmp_path / r) for r in ("run1", "run2", "run3")}
+    return qrels, runs
+
+
+def _variants(frame: pd.DataFrame):
+    yield "reversed", frame.iloc[::-1].reset_index(drop=True)
+    yield "shuffled", frame.sample(frac=1.0, random_state=11).reset_index(drop=True)
+
+
+def test_experiment_api_ignores_row_order(inputs, tmp_path):
+    import ir_pref_measures
+
+    qrels, runs = _frames(inputs, tmp_path)
+    measures = ["nDCG@10", "ppref@10", "APpref", "PGC", "rpp"]
+    expected = ir_pref_measures.Experiment(runs, qrels, measures, baseline="run1", perquery=False)
+    expected_long = ir_pref_measures.Experiment(runs, qrels, measures, perquery=True)
+    for how, shuffled_qrels in _variants(qrels):
+        shuffled_runs = {name: dict(_variants(run))[how] for name, run in runs.items()}
+        got = ir_pref_measures.Experiment(shuffled_runs, shuffled_qrels, measures, baseline="run1", perquery=False)
+        pd.testing.assert_frame_equal(got, expected, check_exact=True, obj=f"Experiment ({how})")
+        got = ir_pref_measures.Experiment(shuffled_runs, shuffled_qrels, measures, perquery=True)
+        pd.testing.assert_frame_equal(got, expected_long, check_exact=True, obj=f"Experiment perquery ({how})")
+
+
+def test_compare_api_ignores_row_order(inputs, tmp_path):
+    import ir_pref_measures
+
+    qrels, runs = _frames(inputs, tmp_path)
+    expected = ir_pref_measures.compare(runs, qrels, perquery=True)
+    for how, shuffled_qrels in _variants(qrels):
+        shuffled_runs = {name: dict(_variants(run))[how] for name, run in runs.items()}
+        got = ir_pref_measures.compare(shuffled_runs, shuffled_qrels, perquery=True)
+        pd.testing.assert_frame_equal(got, expected, check_exact=True, obj=f"compare ({how})")
