@@ -311,9 +311,11 @@ def validate(measure) -> None:
             raise InputError(f"invalid measure {measure}: {error}") from None
         return
     supported = measure.SUPPORTED_PARAMS
+    unknown = [name for name in measure.params if name not in supported]
+    if unknown:  # str(measure) itself fails on an unknown parameter
+        written = f"{measure.NAME}({', '.join(f'{k}={v!r}' for k, v in measure.params.items())})"
+        raise InputError(f"invalid measure {written}: unknown parameter {unknown[0]!r}", expected=", ".join(supported))
     for name, value in measure.params.items():
-        if name not in supported:
-            raise InputError(f"invalid measure {measure}: unknown parameter {name!r}", expected=", ".join(supported))
         test, allowed = PARAMETER_RANGES[name]
         if not test(value):
             meaning = supported[name].desc

@@ -98,7 +98,7 @@ def Experiment(
     _check_round(round)
     measures = parse_measures(measures)
     judged = sources.judgments(judgments)
-    qrels = graded_qrels(judged)
+    qrels = judged.qrels()
     _check_graded(measures, qrels)
     wanted = None if topics is None else sources.topic_ids(topics)
     _check_overlap(rankings, judged, wanted)
@@ -157,19 +157,6 @@ def parse_measures(measures) -> list[tuple[str, object]]:
     if not parsed:
         raise InputError("no measures given")
     return list(parsed.items())
-
-
-def graded_qrels(judgments: Judgments) -> pd.DataFrame | None:
-    """The graded docs of ``judgments`` as qrels ``query_id, doc_id, relevance`` (integers when every grade
-    is one, as pytrec_eval needs); None when no doc is graded."""
-    if not judgments.graded.any():
-        return None
-    frame = judgments.frame()[judgments.graded]
-    grades = frame["grade"].to_numpy()
-    relevance = grades.astype(np.int64) if np.array_equal(grades, np.round(grades)) else grades
-    return pd.DataFrame(
-        {"query_id": frame["query_id"].astype(str), "doc_id": frame["doc_id"].astype(str), "relevance": relevance}
-    )
 
 
 def per_query(

@@ -105,6 +105,18 @@ class Judgments:
             }
         )
 
+    def qrels(self) -> pd.DataFrame | None:
+        """The graded docs as qrels ``query_id, doc_id, relevance`` (int64 when every grade is an integer, as
+        pytrec_eval needs); ``None`` when no doc is graded."""
+        if not self.graded.any():
+            return None
+        frame = self.frame()[self.graded]
+        grades = frame["grade"].to_numpy()
+        relevance = grades.astype(np.int64) if np.array_equal(grades, np.round(grades)) else grades
+        return pd.DataFrame(
+            {"query_id": frame["query_id"].astype(str), "doc_id": frame["doc_id"].astype(str), "relevance": relevance}
+        )
+
     def derived_edges(self) -> tuple[np.ndarray, np.ndarray]:
         """Every ``a -> b`` with grade(a) > grade(b) in one query (global doc indices), materialised."""
         if "derived" not in self._cache:

@@ -73,8 +73,8 @@ def _blocks(run: Source) -> Iterator[tuple[str, pd.DataFrame]]:
     qid, docs, scores = None, [], []
     raw = load(run)
     for line_no, line in text_lines(raw):
-        parts = line.lower().split(None, 5)
-        if len(parts) < 6:
+        parts = line.lower().split()
+        if len(parts) != 6:
             raw.fail(f"{len(parts)} fields instead of 6", line_no=line_no, expected="qid Q0 docno rank score tag")
         if not is_number(parts[4]):
             raw.fail(
@@ -87,8 +87,9 @@ def _blocks(run: Source) -> Iterator[tuple[str, pd.DataFrame]]:
         qid = parts[0]
         docs.append(parts[2])
         scores.append(score)
-    if docs:
-        yield qid, _ranked(docs, scores)
+    if qid is None:
+        raw.fail("the file has no data lines", expected="qid Q0 docno rank score tag")
+    yield qid, _ranked(docs, scores)
 
 
 def _ranked(docs: list[str], scores: list[float]) -> pd.DataFrame:

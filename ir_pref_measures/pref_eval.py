@@ -77,7 +77,8 @@ def json_lines(result: Comparison, *, perquery: bool, summary: bool) -> Iterator
                     line = {"qid": qid, "run": run, "sample": 0, "type": "metric"}
                     yield json.dumps(line | {m: run_columns[m][q][r] for m in metrics})
     if summary:
-        means = {m: (result.pair_values[m].mean(axis=1) + 0.0).tolist() for m in measures}
+        by_id = np.argsort(result.query_ids.astype(str), kind="stable")  # the mean in query id order: line order free
+        means = {m: (result.pair_values[m][:, by_id].mean(axis=1) + 0.0).tolist() for m in measures}
         for p, (i, j) in enumerate(pairs):
             line = {"qid": SUMMARY, "runi": names[i], "runj": names[j], "sample": 0}
             yield json.dumps(line | {m: float(means[m][p]) for m in measures})
@@ -117,9 +118,8 @@ def _require(frame: pd.DataFrame, columns: tuple[str, ...], path: str) -> None:
     for column in columns:
         if column not in frame.columns or frame[column].isna().any():
             row = frame.iloc[int(np.flatnonzero(frame[column].isna())[0])] if column in frame.columns else frame.iloc[0]
-            raise InputError(
+            load(path).fail(
                 f"a line without {column!r}",
-                path=path,
                 line_no=int(row["line"]),
                 expected=f"pref_eval per-query lines with {', '.join(columns)}",
             )
@@ -169,6 +169,8 @@ def aggregate_lines(
         for name in names:
             use_metric_lines = is_metric_name(name) and len(metric_lines) and metric_lines[name].notna().any()
             lines = metric_lines if use_metric_lines else pairs
+            # sums run in one canonical order (query id, runs), so that no value depends on the order of the lines
+            lines = lines.sort_values(["qid", "run"] if use_metric_lines else ["qid", "runi", "runj"], kind="stable")
             if lines.empty:
                 raise InputError(f"no line holds {name!r} in sample {sample}", path=path)
             values = _numbers(lines, name, path)
@@ -178,7 +180,7 @@ def aggregate_lines(
                 scores[q, lines["run"].map(rindex).to_numpy()] = values
                 seen = np.unique(q)
                 mean = np.zeros(len(runs))
-                for k in seen:  # sum of v / n in query order, as the tool accumulates it
+                for k in sorted(seen, key=query_ids.__getitem__):  # sum of v / n by query id
                     mean += scores[k] / len(seen)
                 ranked = order_runs(scores[seen], runs)
                 summaries[name] = {"type": "metric", "mean": [runs[r] for r in order_runs(mean[None, :], runs)[0]]}

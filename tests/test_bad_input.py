@@ -460,6 +460,7 @@ class Command:
     name: str
     argv: tuple[str, ...]
     slots: tuple[str, ...]
+    tool_rules: tuple[str, ...] = ()  # "slot:mutation" the drop-in accepts by its reference tool's documented rule
 
     def files(self) -> list[str]:
         return [name for name in FILE_KINDS if any("{" + name + "}" in arg for arg in self.argv)]
@@ -475,11 +476,23 @@ COMMANDS = [
         ("eval", "-q", "{qrels}", "{run1}", *EVAL_MEASURES, "--prefs", "{winner}", "--prefs-format", "winner"),
         ("qrels", "run1", "winner"),
     ),
-    Command("compare", ("compare", "-R", "{qrels}", "-q", "{run1}", "{run2}"), ("qrels", "run1", "run2")),
+    Command(
+        "compare",
+        ("compare", "-R", "{qrels}", "-q", "{run1}", "{run2}"),
+        ("qrels", "run1", "run2"),
+        # pref_eval's rule for qrels with subtopic lines: a doc's grade is the largest over its lines
+        tool_rules=("qrels:repeated_line", "qrels:repeated_doc_at_end"),
+    ),
     Command("aggregate", ("aggregate", "-P", "{jsonl}", "-q"), ("jsonl",)),
     Command("greedy-pgc", ("greedy-pgc", "{pairs}", "{dlrun}"), ("pairs", "dlrun")),
     Command("compatibility", ("compatibility", "{fqrels}", "{run1}"), ("fqrels", "run1")),
-    Command("pairwise-pref-eval", ("pairwise-pref-eval", "-q", "{carterette}", "{crun}"), ("carterette", "crun")),
+    Command(
+        "pairwise-pref-eval",
+        ("pairwise-pref-eval", "-q", "{carterette}", "{crun}"),
+        ("carterette", "crun"),
+        # pairwise_pref_eval.py's rule: a doc listed twice in a run takes its later position
+        tool_rules=("crun:repeated_line", "crun:repeated_doc_at_end"),
+    ),
     Command(
         "experiment",
         ("experiment", "{qrels}", "{run1}", "{run2}", "--prefs", "{winner}", "--prefs-format", "winner")
@@ -573,7 +586,9 @@ def test_input_rules(command: Command, slot: str, mutation: Mutation, clean_inpu
     out, err, status = run_cli(command.build(paths))
     # a drop-in may print a run's path (greedy_pgc.py's run id): the folder, and the ".gz" of the path, may differ
     out = out.replace(str(target), str(tmp_path / slot)).replace(str(tmp_path), "<DIR>")
-    if mutation.outcome == "same":
+    if f"{slot}:{mutation.name}" in command.tool_rules:
+        assert status == 0, f"{mutation.name} follows the reference tool's rule here: {err[:500]}"
+    elif mutation.outcome == "same":
         assert status == 0, f"a valid variant ({mutation.name}) is rejected: {err[:500]}"
         assert out == clean_outputs[command.name], f"{mutation.name}: stdout differs from the clean input's"
     elif mutation.outcome == "ok":
@@ -706,25 +721,33 @@ def test_a_wrong_format_prefix_is_an_input_error(small_files):
 
 
 @pytest.mark.parametrize("per_query", [False, True])
-def test_float_grades_with_a_pytrec_eval_measure(per_query, small_files):
+def test_float_grades_with_a_pytrec_eval_measure(per_query, small_files, tmp_path):
     f = small_files
     q = ["-q"] if per_query else []
-    out, err, status = run_cli(["eval", *q, f["fqrels"], f["run1"], "ppref@10", "nDCG@10"])
+    fractional = tmp_path / "fractional"
+    lines = Path(f["fqrels"]).read_text().splitlines()
+    fractional.write_text("\n".join([*lines[:-1], lines[-1].rsplit(None, 1)[0] + " 0.5"]) + "\n")
+    out, err, status = run_cli(["eval", *q, str(fractional), f["run1"], "ppref@10", "nDCG@10"])
     assert status == 2
     assert out == "", "output printed before the error"
     assert "nDCG@10" in err and "Traceback" not in err
-    out, err, status = run_cli(["eval", *q, f["fqrels"], f["run1"], "ppref@10", "APpref", "PGC"])
+    out, err, status = run_cli(["eval", *q, str(fractional), f["run1"], "ppref@10", "APpref", "PGC"])
     assert status == 0, err
     assert out
 
 
-def test_compare_rejects_a_doc_graded_twice(small_files, tmp_path):
+def test_a_doc_graded_twice(small_files, tmp_path):
+    """An error wherever qrels are read, except in compare (pref_eval's rule: the largest grade over the lines)."""
     lines = Path(small_files["qrels"]).read_text().splitlines()
     query, _, doc, grade = lines[10].split()
     path = tmp_path / "regraded"
-    path.write_text("\n".join([*lines, f"{query} 0 {doc} {grade}"]) + "\n")  # the same grade again: still an error
-    out, err, status = run_cli(["compare", "-R", str(path), small_files["run1"], small_files["run2"]])
-    _check_error(out, err, status, str(path), Mutated(b"", line=len(lines) + 1, text=f"{query} 0 {doc} {grade}"))
+    path.write_text("\n".join([*lines, f"{query} 0 {doc} {int(grade) + 1}"]) + "\n")
+    out, err, status = run_cli(["eval", str(path), small_files["run1"], "ppref@10"])
+    _check_error(out, err, status, str(path), Mutated(b"", line=len(lines) + 1, text=f"{query} 0 {doc}"))
+    higher = tmp_path / "higher"
+    higher.write_text("\n".join(line if line != lines[10] else f"{query} 0 {doc} {int(grade) + 1}" for line in lines))
+    runs = [small_files["run1"], small_files["run2"]]
+    assert run_cli(["compare", "-R", str(path), "-q", *runs]) == run_cli(["compare", "-R", str(higher), "-q", *runs])
 
 
 # -- the Python API: DataFrames with bad values (C) ----------------------------------------------------------------

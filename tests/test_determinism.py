@@ -56,6 +56,7 @@ def inputs() -> dict[str, list[str]]:
         "dlrun": _subset(dl19 / "runs" / "input.ICT-BERT2.txt.gz", DL19_QUERIES),
         "carterette": _lines(testdata_path("carterette", "preferences.txt")),
         "crun": _lines(testdata_path("carterette", "results.txt")),
+        "jsonl": _lines(testdata_path("pref_eval", "outputs", "all_q.jsonl")),
     }
     for name, exp in (("run1", 1), ("run2", 7), ("run3", 11)):  # exp1 has many tied scores
         files[name] = _subset(testdata_path("cast2019_runs_decaf", f"decaf_exp{exp}.run.gz"), CAST_QUERIES, 50)
@@ -78,16 +79,35 @@ COMMANDS = {
         (),
         False,
     ),
+    "eval-preferences-alone": ("eval - {dlrun} ppref@5 rpref@5 APpref nwppref@10 PGC --prefs {pairs}", (), False),
+    "eval-jsonl": ("eval -q -o jsonl {fqrels} {run2} Compatibility ppref@10 nDCG@5", (), False),
     "compare": ("compare -R {qrels} -q {run1} {run2} {run3}", (), True),
+    "compare-graded-rpp": ("compare -R {qrels} -m rpp -m lexiprecision --graded-rpp {run1} {run2} {run3}", (), True),
+    "aggregate": ("aggregate -P {jsonl} -q", (), True),
     "greedy-pgc": ("greedy-pgc {pairs} {dlrun}", (), True),
     "compatibility": ("compatibility {fqrels} {run1}", (), True),
     "pairwise-pref-eval": ("pairwise-pref-eval -q {carterette} {crun}", ("crun",), True),
+    "pairwise-pref-eval-i": ("pairwise-pref-eval -i {carterette} {crun}", ("crun",), True),
     "experiment": (
         "experiment {qrels} {run1} {run2} {run3} --prefs {winner} --prefs-format winner -m nDCG@10 ppref@10 PGC rpp",
         (),
         False,
     ),
+    "experiment-baseline": (
+        "experiment {fqrels} {run1} {run2} {run3} -m APpref nDCG@10 lexiprecision --baseline run1 --test sign "
+        "--correction holm --format csv",
+        (),
+        False,
+    ),
+    "experiment-perquery": ("experiment {qrels} {run1} {run2} --perquery -m ppref@10 rpp --format json", (), False),
     "meta-runs": ("meta runs -j {qrels} {run1} {run2} {run3} -m nDCG@10 ppref@10 APpref", (), False),
+    "meta-sensitivity": (
+        "meta sensitivity -j g={qrels} -j p={winner} --prefs-format winner {run1} {run2} {run3} "
+        "-m g:nDCG@10 p:PGC --test randomised --samples 200",
+        (),
+        False,
+    ),
+    "meta-pr-curve": ("meta pr-curve -j {qrels}+{winner} --prefs-format winner --depth 20 {run1} {run2}", (), False),
     "meta-stability": (
         "meta stability --prefs {winner} --prefs-format winner --remove 0.5 --repeats 3 --seed 7 "
         "{run1} {run2} {run3} -m ppref@10 APpref",

@@ -48,16 +48,17 @@ def run(args: argparse.Namespace) -> None:
     if args.no_summary and not args.by_query:
         raise InputError("--no_summary (-n) only goes with --by_query (-q)")
     measures = _measures(args.measures)
-    qrels = None if args.qrels == "-" else sources.qrels_table(args.qrels)[["query_id", "doc_id", "relevance"]]
-    if qrels is None and not args.prefs:
+    given = [] if args.qrels == "-" else [args.qrels]
+    if not given and not args.prefs:
         raise InputError("no judgments: QRELS is '-' and no --prefs file was given")
-    judgments = sources.combined(qrels, *args.prefs, preference_format=args.prefs_format)
+    judgments = sources.combined(*given, *args.prefs, preference_format=args.prefs_format)
+    qrels = judgments.qrels()  # the graded part, for ir_measures' own measures
     run = sources.ranking(args.run)
     if args.provider:  # as ir_measures: one provider for every measure
         provider = ir_measures.providers.registry[args.provider]
         ours = provider.NAME == PreferenceProvider.NAME
         if not ours and qrels is None:
-            raise InputError(f"provider {args.provider} needs graded qrels, but QRELS is '-'")
+            raise InputError(f"provider {args.provider} needs graded qrels, but the judgments hold none")
         try:
             results = list(provider.iter_calc(measures, judgments if ours else qrels, run.frame()))
         except RuntimeError as error:  # e.g. a provider whose package is not installed
