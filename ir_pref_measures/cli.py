@@ -138,6 +138,9 @@ def parser() -> argparse.ArgumentParser:
     from ir_pref_measures.meta_cli import add_meta_commands
 
     add_meta_commands(commands)
+    from ir_pref_measures.trec_eval_command import add_parser as add_trec_eval  # temporary: moves to commands/
+
+    add_trec_eval(commands)
     return main
 
 
