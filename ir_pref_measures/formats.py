@@ -85,6 +85,7 @@ CARTERETTE = _Layout(
 )
 WINNER = _Layout("winner preferences", ("query_id", "doc_id_a", "doc_id_b", "winner"))
 PAIRS = _Layout("pairs preferences", ("query_id", "winner", "loser"))
+TREC_PREFS = _Layout("trec_eval prefs", ("query_id", "jg", "jsg", "doc_id", "level"), ("level",))
 
 
 def _name(source: Source) -> str:
@@ -340,6 +341,20 @@ def read_run(source: Source | RawFile, *, keep_rank: bool = False) -> pd.DataFra
     """
     frame = read_table(source, RUN)
     return frame if keep_rank else frame.drop(columns="rank")
+
+
+def read_trec_prefs(source: Source | RawFile) -> pd.DataFrame:
+    """trec_eval's ``prefs`` judgments ``qid jg jsg docno rel_level`` (``get_prefs.c``) -> ``query_id, jg, jsg,
+    doc_id, level, line``: jg is a judgment group (one user or information need), jsg a sub-group in it."""
+    return read_table(source, TREC_PREFS)
+
+
+def read_qrels_prefs(source: Source | RawFile) -> pd.DataFrame:
+    """A TREC qrels file read as trec_eval's ``qrels_prefs`` (``get_qrels_prefs.c``): the second column is the
+    judgment group, every line in sub-group ``0``. Columns as :func:`read_trec_prefs`."""
+    frame = read_table(source, QRELS).rename(columns={"iteration": "jg", "relevance": "level"})
+    frame.insert(2, "jsg", "0")
+    return frame[["query_id", "jg", "jsg", "doc_id", "level", "line"]]
 
 
 def _detect_one(parts: Sequence[str]) -> set[str]:

@@ -112,6 +112,7 @@ def test_every_command_module_adds_its_parser_and_runs():
         "demo",
         "eval",
         "pairwise-pref-eval",
+        "trec-eval",
         "compare",
         "aggregate",
         "compatibility",

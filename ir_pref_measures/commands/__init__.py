@@ -17,10 +17,11 @@ from ir_pref_measures.commands import (
     greedy_pgc,
     meta,
     pairwise_pref_eval,
+    trec_eval,
 )
 from ir_pref_measures.errors import InputError
 
-COMMANDS = (demo, eval, pairwise_pref_eval, compare, aggregate, compatibility, greedy_pgc, experiment, meta)
+COMMANDS = (demo, eval, pairwise_pref_eval, trec_eval, compare, aggregate, compatibility, greedy_pgc, experiment, meta)
 """The command modules, in the order ``--help`` lists them."""
 
 

@@ -1,0 +1,36 @@
+"""``ir-pref-measures trec-eval``: drop-in for ``trec_eval -R prefs|qrels_prefs`` and its 14 preference measures
+(the ``trec_eval`` preset, :mod:`ir_pref_measures.trec_eval`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ir_pref_measures.commands.options import positive_int
+from ir_pref_measures.trec_eval import READERS, evaluate, read_judgments, read_trec_run, report, selected
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "trec-eval",
+        help="drop-in for trec_eval's preference measures (-R prefs / qrels_prefs; byte-identical output)",
+        description="Reproduces `trec_eval -m all_prefs -R prefs JUDGMENTS RUN` and its options -q, -c, -M, -n.",
+    )
+    parser.add_argument("-q", action="store_true", help="print the measures of each query")
+    parser.add_argument("-c", action="store_true", help="average over every judged query (missing ones: empty)")
+    parser.add_argument("-n", action="store_true", help="no summary")
+    parser.add_argument("-M", type=positive_int, default=None, metavar="N", help="at most N docs per query")
+    parser.add_argument("-m", action="append", metavar="MEASURE", help="all_prefs (default), prefs, or a name")
+    parser.add_argument("-R", required=True, choices=sorted(READERS), help="judgment format")
+    parser.add_argument("judgments")
+    parser.add_argument("run")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Read, check, evaluate, then print (nothing is printed on an error)."""
+    names = selected(args.m)
+    judged = read_judgments(args.judgments, args.R)
+    run_table, run_id, raw = read_trec_run(args.run)
+    query_ids, values = evaluate(judged, run_table, complete=args.c, depth=args.M, raw=raw)
+    sys.stdout.write(report(query_ids, values, names, run_id, per_query=args.q, summary=not args.n))

@@ -1,0 +1,144 @@
+"""The ``trec_eval`` preset: trec_eval's 14 preference measures (``-R prefs`` / ``-R qrels_prefs``) on the
+kernels of :mod:`ir_pref_measures.measures.trec_prefs`, printed as trec_eval 9.0+ prints them (usnistgov/
+trec_eval; C. Buckley 2008).
+
+The tool's rules taken as options: the run is ordered by score descending, then docno *ascending*
+(``form_prefs_counts.c``; every other measure here breaks ties by doc id descending); ``runid``, ``num_q``
+and the measures in ``measures.c`` order; queries in ``strcmp`` order; the summary of a count is its sum
+over queries, of the other measures their mean, summed in query order. Where we differ on purpose: files
+follow the library's input rules (blank lines and ``#`` lines skipped, where trec_eval reads a blank line
+as "Malformed line" and the second of two consecutive comment lines as data; a level or score that is not
+a number is an error, where trec_eval's ``atof`` reads 0); a cycle in a several-sub-group judgment group
+is an :class:`InputError`, where trec_eval calls ``abort()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.formats import RawFile, load, read_qrels_prefs, read_run, read_trec_prefs
+from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES, MEASURES, find_inconsistency, trec_prefs_values
+
+ORDER = ("runid", "num_q", *MEASURES)  # measures.c order
+NICKNAMES = {"all_prefs": ORDER, "prefs": ORDER[:8]}
+READERS = {"prefs": read_trec_prefs, "qrels_prefs": read_qrels_prefs}
+
+
+def codes(values: pd.Series) -> np.ndarray:
+    """Int codes of strings in ``strcmp`` order (code point order is UTF-8 byte order)."""
+    return np.unique(values.to_numpy(dtype=str), return_inverse=True)[1].astype(np.int64)
+
+
+def read_judgments(source, format: str) -> pd.DataFrame:
+    """Judgments in trec_eval's ``format`` (``prefs`` or ``qrels_prefs``) as ``query_id, jg, jsg, doc_id, level,
+    line``, their judgment groups checked as trec_eval checks them (:func:`check_groups`)."""
+    raw = load(source)
+    return check_groups(READERS[format](raw), raw)
+
+
+def check_groups(table: pd.DataFrame, raw: RawFile) -> pd.DataFrame:
+    """``table`` if trec_eval accepts its judgment groups, else :class:`InputError` naming both lines.
+
+    One-sub-group jg: a doc at two levels. Several sub-groups: a doc at level 0 and at a positive level
+    (checked along jsg, level descending, as trec_eval), or a cycle after transitive closure.
+    """
+    found = find_inconsistency(
+        *(codes(table[c]) for c in ("query_id", "jg", "jsg", "doc_id")), table["level"].to_numpy()
+    )
+    if found is None:
+        return table
+    first, second = (table.iloc[row] for row in found.rows)
+    raw.fail(
+        f"{found.message}: query {first['query_id']}, jg {first['jg']}, docs {first['doc_id']} and {second['doc_id']} "
+        f"(the other line is line {second['line']}: {raw.line(int(second['line'])).strip()!r})",
+        line_no=int(first["line"]),
+        expected="consistent preferences within a judgment group (trec_eval: Pref inconsistency)",
+    )
+
+
+def read_trec_run(source) -> tuple[pd.DataFrame, str, RawFile]:
+    """A run (``query_id, doc_id, score, line``), its run id (the tag of its last line) and the file."""
+    raw = load(source)
+    frame = read_run(raw)
+    return frame, raw.line(int(frame["line"].iloc[-1])).split()[-1], raw
+
+
+def selected(names: list[str] | None) -> list[str]:
+    """The measures to print, in ``measures.c`` order (trec_eval ignores the command-line order)."""
+    wanted = set()
+    for name in names or ["all_prefs"]:
+        if name not in NICKNAMES and name not in ORDER:
+            known = ", ".join([*NICKNAMES, *ORDER])
+            raise InputError(f"illegal measure {name!r} (this drop-in computes the preference measures: {known})")
+        wanted.update(NICKNAMES.get(name, (name,)))
+    return [name for name in ORDER if name in wanted]
+
+
+def ranks(judged: pd.DataFrame, run_table: pd.DataFrame, depth: int | None, raw: RawFile | None = None) -> np.ndarray:
+    """Per judgment line, its doc's position in the run (``inf`` if not retrieved).
+
+    The run is ordered by score descending, then docno ascending (``form_prefs_counts.c``), cut at ``depth``;
+    a docno listed twice in a query is an error.
+    """
+    run_table = run_table[run_table["query_id"].isin(judged["query_id"].unique())]
+    order = np.lexsort(
+        (run_table["doc_id"].to_numpy(dtype=str), -run_table["score"].to_numpy(), codes(run_table["query_id"]))
+    )
+    ordered = run_table.iloc[order]
+    twice = ordered.duplicated(["query_id", "doc_id"]).to_numpy()
+    if twice.any():
+        line = ordered.iloc[int(np.flatnonzero(twice)[0])]
+        message = f"doc {line['doc_id']} listed twice for query {line['query_id']}"
+        if raw is None:
+            raise InputError(message)
+        raw.fail(message, line_no=int(line["line"]), expected="each doc at most once per query")
+    position = ordered.groupby("query_id", sort=False).cumcount().to_numpy()
+    if depth is not None:
+        ordered, position = ordered[position < depth], position[position < depth]
+    found = pd.Series(
+        position.astype(np.float64), index=pd.MultiIndex.from_arrays([ordered["query_id"], ordered["doc_id"]])
+    )
+    keys = pd.MultiIndex.from_arrays([judged["query_id"], judged["doc_id"]])
+    return found.reindex(keys).fillna(np.inf).to_numpy()
+
+
+def evaluate(judged: pd.DataFrame, run_table: pd.DataFrame, *, complete: bool, depth: int | None, raw=None):
+    """(query ids in ``strcmp`` order, the 14 measures per query) for the judged queries."""
+    query_ids = np.unique(judged["query_id"].to_numpy(dtype=str))
+    missing = sorted(set(query_ids) - set(run_table["query_id"].astype(str)))
+    if missing and not complete:
+        raise InputError(
+            f"judged query {missing[0]} is not in the run ({len(missing)} such queries); "
+            "-c counts them as empty rankings"
+        )
+    columns = (codes(judged[c]) for c in ("query_id", "jg", "jsg", "doc_id"))
+    rank = ranks(judged, run_table, depth, raw)
+    return query_ids, trec_prefs_values(*columns, judged["level"].to_numpy(), rank, len(query_ids))
+
+
+def _line(name: str, qid: str, value) -> str:
+    if name in COUNT_MEASURES:
+        return f"{name:<22}\t{qid}\t{int(value)}\n"
+    return f"{name:<22}\t{qid}\t{value:6.4f}\n"
+
+
+def report(query_ids, values, names: list[str], run_id: str, *, per_query: bool, summary: bool) -> str:
+    """trec_eval's output: per-query lines (``-q``), then the summary (``all``)."""
+    out = []
+    measures = [n for n in names if n in MEASURES]
+    if per_query:
+        for i, qid in enumerate(query_ids):
+            out.extend(_line(name, qid, values[name][i]) for name in measures)
+    if summary:
+        if "runid" in names:
+            out.append(f"{'runid':<22}\tall\t{run_id}\n")
+        if "num_q" in names:
+            out.append(f"{'num_q':<22}\tall\t{len(query_ids)}\n")
+        for name in measures:
+            total = 0.0
+            for value in values[name]:  # sequential, in query order, as trec_eval accumulates
+                total += float(value)
+            out.append(_line(name, "all", total if name in COUNT_MEASURES else total / len(query_ids)))
+    return "".join(out)
