@@ -252,15 +252,17 @@ def read_table(source: Source | RawFile, layout: _Layout) -> pd.DataFrame:
     _check_control(raw)  # UTF-8 is checked by Arrow; a failure is located by the line-by-line scan
     data = raw.data.replace(b"\t", b" ") if b"\t" in raw.data else raw.data
     names = [f"f{i}" for i in range(len(layout.fields))]
-    table = None if b"#" in data else _arrow_table(data, names)
+    used = [n for n, f in zip(names, layout.fields, strict=True) if f is not None]
+    regular = b"#" not in data and not _loose_separators(data)
+    table = _arrow_table(data, names, used) if regular else None
     lines_in_file = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if table is not None and table.num_rows == lines_in_file and not _empty_field(table):
+    if table is not None and table.num_rows == lines_in_file:
         lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
     else:
         data, lines = _canonical(data)
         if not len(lines):
             raw.fail("the file has no data lines", expected=layout.expected)
-        table = _arrow_table(data, names)
+        table = _arrow_table(data, names, used)
         if table is None:
             _locate(raw, layout)
             raw.fail("the file does not fit its format", expected=layout.expected)
@@ -293,24 +295,37 @@ def read_table(source: Source | RawFile, layout: _Layout) -> pd.DataFrame:
     return frame
 
 
-def _arrow_table(data: bytes, names: list[str]) -> pa.Table | None:
-    """Every line of ``data`` split at single spaces into ``names`` (text); ``None`` if a line does not fit."""
+def _arrow_table(data: bytes, names: list[str], used: list[str]) -> pa.Table | None:
+    """The ``used`` fields of every line of ``data`` split at single spaces into ``names`` (text); ``None`` if a
+    line has another number of fields."""
     try:
         return pa_csv.read_csv(
             pa.BufferReader(data),
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),  # threads: +60% memory
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),  # threads: more memory, no gain
             parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, ignore_empty_lines=True),
             convert_options=pa_csv.ConvertOptions(
-                column_types={n: pa.string() for n in names}, null_values=[], strings_can_be_null=False
+                column_types={n: pa.string() for n in used},
+                null_values=[],
+                strings_can_be_null=False,
+                include_columns=used,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
 
 
-def _empty_field(table: pa.Table) -> bool:
-    """True when a field is empty (two separators in a row, or one at a line's start or end)."""
-    return any(pc.min(pc.utf8_length(column)).as_py() == 0 for column in table.columns)
+def _loose_separators(data: bytes, chunk: int = 1 << 22) -> bool:
+    """True when two spaces meet or a line starts or ends with one (an empty field): checked with numpy in
+    chunks of ``chunk`` bytes, so that memory stays small."""
+    if data.startswith(b" ") or data.endswith(b" "):
+        return True
+    byte = np.frombuffer(data, dtype=np.uint8)
+    for lo in range(0, len(byte), chunk):
+        part = byte[lo : lo + chunk + 1]
+        space, newline = part == SPACE, part == NEWLINE
+        if (space[1:] & (space[:-1] | newline[:-1])).any() or (space[:-1] & newline[1:]).any():
+            return True
+    return False
 
 
 def _fail_at(raw: RawFile, frame: pd.DataFrame, bad: np.ndarray, message, layout: _Layout) -> None:

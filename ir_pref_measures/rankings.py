@@ -18,15 +18,15 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import line_text
-from ir_pref_measures.ids import encode, intern, lookup, pair_keys
+from ir_pref_measures.ids import as_text, intern, lookup, pair_keys
 
 
 @dataclass(frozen=True, eq=False)
 class Ranking:
     """Query ``query_ids[q]`` ranks ``doc_ids[offsets[q]:offsets[q + 1]]``, best first (rank 1).
 
-    Docs are held as codes (``doc_codes``, in rank order) into a sorted Arrow vocabulary of doc ids; the
-    ids themselves (``doc_ids``, an object array) are made only when asked for.
+    Docs are held as codes (``doc_codes``, in rank order) into an Arrow vocabulary of doc ids (in no particular
+    order: it is never sorted); the ids themselves (``doc_ids``, an object array) are made only when asked for.
     """
 
     query_ids: np.ndarray
@@ -57,15 +57,26 @@ class Ranking:
             }
         )
 
+    @cached_property
+    def _by_key(self) -> tuple[np.ndarray, np.ndarray]:
+        """(positions sorted by (query, doc code), those keys): for lookups and the repeated-doc check."""
+        run_query = np.repeat(np.arange(len(self.query_ids)), np.diff(self.offsets))
+        keys = pair_keys(run_query, self.doc_codes, len(self.doc_vocabulary) + 1)
+        order = np.argsort(keys, kind="stable")
+        return order, keys[order]
+
+    def repeated(self) -> tuple[int, int] | None:
+        """The two positions (in rank order) of a doc listed twice in its query, or ``None``."""
+        order, keys = self._by_key
+        twice = np.flatnonzero(keys[1:] == keys[:-1])
+        return (int(order[twice[0]]), int(order[twice[0] + 1])) if len(twice) else None
+
     def rank_of(self, query_ids: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
         """Rank (float) of each (query, doc) pair; ``inf`` where the run does not retrieve it."""
-        n = len(self.doc_vocabulary) + 1
-        run_query = np.repeat(np.arange(len(self.query_ids)), np.diff(self.offsets))
-        run_keys = pair_keys(run_query, self.doc_codes, n)
-        order = np.argsort(run_keys, kind="stable")
-        sorted_keys = run_keys[order]
+        order, sorted_keys = self._by_key
         want_query = lookup(query_ids, pa.array(self.query_ids, pa.string()))
         want_doc = lookup(doc_ids, self.doc_vocabulary)
+        n = len(self.doc_vocabulary) + 1
         wanted = np.where((want_query >= 0) & (want_doc >= 0), pair_keys(want_query, want_doc, n), -1)
         at = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
         found = sorted_keys[at] == wanted
@@ -83,36 +94,33 @@ class Ranking:
         if frame.empty:
             raise InputError("the run is empty", path=path)
         (q,), query_ids = intern(frame["query_id"])
-        (d,), vocabulary = encode(frame["doc_id"])
+        doc_ids = as_text(frame["doc_id"])
+        encoded = pc.dictionary_encode(doc_ids)
         score = pd.to_numeric(frame["score"], errors="raise").to_numpy(dtype=np.float64)
-        _reject_repeated_docs(pair_keys(q, d, len(vocabulary)), frame, path)
-        order = _tie_rule_order(q, score, d)
-        return cls(
+        order = _tie_rule_order(q, score, doc_ids)
+        ranking = cls(
             query_ids=query_ids,
             offsets=np.searchsorted(q[order], np.arange(len(query_ids) + 1)).astype(np.int64),
-            doc_codes=d[order],
-            doc_vocabulary=vocabulary,
+            doc_codes=encoded.indices.to_numpy(zero_copy_only=False)[order],
+            doc_vocabulary=encoded.dictionary,
             scores=score[order],
         )
+        repeated = ranking.repeated()
+        if repeated is not None:  # name the later of the two lines
+            _reject_repeated_doc(frame.iloc[int(max(order[list(repeated)]))], path)
+        return ranking
 
 
-def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc: np.ndarray) -> np.ndarray:
-    """Positions by query, then score descending, then doc code descending (codes are in doc id order).
-    Arrow's multi-key sort; three times faster than ``np.lexsort`` here."""
-    table = pa.table({"q": query, "s": score, "d": doc})
+def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc_ids: pa.Array) -> np.ndarray:
+    """Positions by query, then score descending, then doc id descending: Arrow's multi-key sort, which
+    compares doc ids only among equal scores (no sort of the whole vocabulary)."""
+    table = pa.table({"q": query, "s": score, "d": doc_ids})
     keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]
     return pc.sort_indices(table, sort_keys=keys).to_numpy()
 
 
-def _reject_repeated_docs(keys: np.ndarray, frame: pd.DataFrame, path) -> None:
-    if len(pd.unique(keys)) == len(keys):  # hashing; the sort below only runs to name the first repeat
-        return
-    order = np.argsort(keys, kind="stable")
-    repeated = np.flatnonzero(keys[order][1:] == keys[order][:-1])
-    if not len(repeated):
-        return
-    row = frame.iloc[int(order[repeated[0] + 1])]
-    line_no = int(row["line"]) if "line" in frame.columns else None
+def _reject_repeated_doc(row: pd.Series, path) -> None:
+    line_no = int(row["line"]) if "line" in row.index else None
     line = line_text(path, line_no) if line_no is not None and path is not None else None
     raise InputError(
         f"doc {row['doc_id']!r} is listed twice in query {row['query_id']!r} of the run",

@@ -7,6 +7,7 @@ import argparse
 from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import PREFERENCE_FORMATS
+from ir_pref_measures.judgments import combine
 
 
 def add_parser(subparsers) -> None:
@@ -48,10 +49,11 @@ def run(args: argparse.Namespace) -> None:
     if args.no_summary and not args.by_query:
         raise InputError("--no_summary (-n) only goes with --by_query (-q)")
     measures = _measures(args.measures)
-    given = [] if args.qrels == "-" else [args.qrels]
-    if not given and not args.prefs:
+    if args.qrels == "-" and not args.prefs:
         raise InputError("no judgments: QRELS is '-' and no --prefs file was given")
-    judgments = sources.combined(*given, *args.prefs, preference_format=args.prefs_format)
+    parts = [] if args.qrels == "-" else [sources.judgments(args.qrels, format="qrels")]  # FORMAT:PATH says otherwise
+    parts += [sources.judgments(p, preference_format=args.prefs_format) for p in args.prefs]
+    judgments = parts[0] if len(parts) == 1 else combine(*parts)
     qrels = judgments.qrels()  # the graded part, for ir_measures' own measures
     run = sources.ranking(args.run)
     if args.provider:  # as ir_measures: one provider for every measure
