@@ -4,14 +4,12 @@
 ``ir_measures.calc_aggregate([ppref@10, nDCG@10], qrels, run)`` works.
 """
 
-from ir_pref_measures import meta
 from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
 from ir_pref_measures.adapters.ir_datasets import topics
 from ir_pref_measures.aggregate import aggregate
 from ir_pref_measures.compare import compare
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment import Experiment
 from ir_pref_measures.formats import (
     detect_format,
     read_image_pairs,
@@ -36,6 +34,18 @@ num_pref_ranked, num_pref_total = _m["num_pref_ranked"], _m["num_pref_total"]
 num_preferred, num_preferred_unrk, num_bad = _m["num_preferred"], _m["num_preferred_unrk"], _m["num_bad"]
 PGC, Compatibility = _m["PGC"], _m["Compatibility"]
 del _m
+
+_LAZY = {"meta": "ir_pref_measures.meta", "Experiment": "ir_pref_measures.experiment"}
+
+
+def __getattr__(name: str):
+    """``meta`` and ``Experiment`` are imported on first use: ``import ir_pref_measures`` stays light."""
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(_LAZY[name])
+        return module if name == "meta" else getattr(module, name)
+    raise AttributeError(f"module 'ir_pref_measures' has no attribute {name!r}")
 
 __all__ = [
     "__version__",

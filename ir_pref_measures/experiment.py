@@ -178,8 +178,7 @@ def per_query(
     steps = (len(names) if ordinary else 0) + (1 if preferences else 0)
     with tqdm(total=steps, desc="experiment", unit="step", delay=PROGRESS_DELAY, disable=None, leave=False) as bar:
         for name in names if ordinary else ():
-            run = rankings[name].frame()[["query_id", "doc_id", "score"]]
-            for metric in evaluate(ordinary, run, qrels=qrels, judgments=judgments):
+            for metric in evaluate(ordinary, rankings[name], qrels=qrels, judgments=judgments):
                 found[metric.measure].setdefault(name, {})[str(metric.query_id)] = metric.value
             bar.update()
         columns = {m: pd.DataFrame(found[m]).reindex(columns=names).sort_index() for m in ordinary}
