@@ -149,6 +149,37 @@ def load_combined(qrels, prefs, *, format: str | None = None) -> Judgments:
     return parts[0] if len(parts) == 1 else combine(*parts)
 
 
+def split_name(spec: str) -> tuple[str | None, str]:
+    """``NAME=SOURCE`` -> ``(NAME, SOURCE)``; a bare source (or an existing file whose name holds ``=``) ->
+    ``(None, SOURCE)``."""
+    name, sep, source = spec.partition("=")
+    if not sep or os.path.lexists(spec) or not name:
+        return None, spec
+    return name, source
+
+
+def grouped(specs: Iterable[str], *, preference_format: str | None = None) -> Judgments:
+    """The union of ``[NAME=]SOURCE`` specs (the command line's judgments and ``--prefs``): a named source is
+    the judgment group ``NAME`` (:func:`groups`), the unnamed ones together the default group; a name given
+    twice is an error."""
+    named: dict[str, str] = {}
+    unnamed = []
+    for spec in specs:
+        name, source = split_name(spec)
+        if name is None:
+            unnamed.append(source)
+        elif name in named:
+            raise InputError(f"the judgment group {name!r} is named twice")
+        else:
+            named[name] = source
+    parts = [combined(*unnamed, preference_format=preference_format)] if unnamed else []
+    if named:
+        parts.append(groups(named, format=preference_format))
+    if not parts:
+        raise InputError("no judgments: give graded qrels, preferences, or both")
+    return parts[0] if len(parts) == 1 else combine(*parts)
+
+
 def judgment_sets(specs: Iterable[str], format: str | None = None) -> dict[str, Judgments]:
     """Named judgment sets from ``[NAME=]SOURCE[+SOURCE...]`` (the command line's ``-j``): ``+`` combines
     sources into one set; an unnamed set is called ``judgments``; a name given twice is an error."""
