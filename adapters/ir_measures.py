@@ -15,175 +15,51 @@ import warnings
 
 import ir_measures
 import numpy as np
+import pyarrow as pa
 from ir_measures import Metric, providers
 from ir_measures.measures import base as measures_base
 from ir_measures.providers.base import Any
 
 from ir_pref_measures import sources, tables
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.ids import lookup
 from ir_pref_measures.judgments import Judgments
-from ir_pref_measures.measures import ppref as kernels
+from ir_pref_measures.measures.catalog import PARAMS, SPECS, MeasureSpec, ppref_kernel
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.ideal import ideal_doc_rank
-from ir_pref_measures.measures.image_grid import ORDERS, Grid, grid_pgc
+from ir_pref_measures.measures.image_grid import Grid, grid_pgc
 from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.measures.pgc import pgc
+from ir_pref_measures.measures.trec_prefs import find_inconsistency, trec_prefs_values
 from ir_pref_measures.rankings import Ranking
 
-CITE_CB08 = (
-    "B. Carterette, P. N. Bennett. Evaluation Measures for Preference Judgments. SIGIR 2008 (poster); "
-    "B. Carterette, P. N. Bennett, O. Chapelle. A Test Collection of Preference Judgments. SIGIR 2008 "
-    "Workshop on Beyond Binary Relevance."
-)
-CITE_TOOL = "J. Elsas. pairwise_pref_eval.py (2011), the reference implementation."
 
-_TRANSITIVE = measures_base.ParamInfo(
-    dtype=bool, default=True, desc="take the transitive closure of the preferences (the tool's default)"
-)
-_CUTOFF = measures_base.ParamInfo(dtype=int, required=False, desc="ranking cutoff k (default: the whole run)")
-
-# name: (pretty name, definition, has a cutoff, extra params)
-_TABLE = {
-    "ppref": ("Preference precision", "correctly ordered pairs / pairs ordered at k", True, {}),
-    "rpref": ("Preference recall", "correctly ordered pairs at k / all judged pairs", True, {}),
-    "fpref": (
-        "Preference F-measure",
-        "(1 + beta^2) ppref rpref / (beta^2 ppref + rpref)",
-        True,
-        {"beta": measures_base.ParamInfo(dtype=(int, float), default=1.0, desc="weight of recall")},
-    ),
-    "wpref": (
-        "Weighted preference precision (tool)",
-        "sum of 1/(log2 f + 1) over correct pairs at k",
-        True,
-        {},
-    ),
-    "nwpref": ("Normalised wpref (tool)", "wpref@k / the same weights summed over ordered pairs", True, {}),
-    "wppref": (
-        "Weighted preference precision (paper)",
-        "sum of (2^|pref| - 1)/log2(min rank + 1) over correct pairs at k (DCG analogue)",
-        True,
-        {},
-    ),
-    "nwppref": (
-        "Normalised wppref (paper)",
-        "wppref@k / wppref@k of the ideal ranking (NDCG analogue)",
-        True,
-        {},
-    ),
-    "rrpref": (
-        "Reciprocal rank of the first correct pair",
-        "1 / best rank of a correctly ordered pair",
-        False,
-        {},
-    ),
-    "pprefMax": (
-        "Maximum preference precision",
-        "max of ppref@r over ranks r of retrieved preferred docs",
-        False,
-        {},
-    ),
-    "rprefMax": (
-        "Maximum preference recall",
-        "correct pairs over the whole run / all judged pairs",
-        False,
-        {},
-    ),
-    "APpref": (
-        "Average preference precision",
-        "mean of ppref@r over retrieved preferred docs, rprefMax for each unretrieved one",
-        False,
-        {},
-    ),
-    "num_pref_ranked": ("Judged pairs touching the run", "pairs with at least one doc retrieved", False, {}),
-    "num_pref_total": ("Judged pairs", "|P|, all judged pairs", False, {}),
-    "num_preferred": ("Preferred docs", "docs that are preferred to some doc", False, {}),
-    "num_preferred_unrk": (
-        "Unretrieved preferred docs",
-        "preferred docs the run does not retrieve",
-        False,
-        {},
-    ),
-    "num_bad": ("Bad docs", "docs judged bad", False, {}),
-}
+def _param_info(spec: MeasureSpec, name: str) -> measures_base.ParamInfo:
+    param = spec.param(name)
+    default = {} if param.default is None else {"default": param.default}
+    return measures_base.ParamInfo(dtype=param.dtype, desc=param.desc, **default)
 
 
-def _measure_class(name: str) -> type[measures_base.Measure]:
-    pretty, definition, has_cutoff, extra = _TABLE[name]
-    params = {**({"cutoff": _CUTOFF} if has_cutoff else {}), **extra, "transitive": _TRANSITIVE}
-    cls = type(
-        f"_{name}",
-        (measures_base.Measure,),
-        {
-            "__name__": name,
-            "__module__": __name__,
-            "__qualname__": f"_{name}",
-            "__doc__": f"{pretty}: {definition}.\n\n{CITE_CB08}\n{CITE_TOOL}",
-            "NAME": name,
-            "PRETTY_NAME": pretty,
-            "SHORT_DESC": definition,
-            "SUPPORTED_PARAMS": params,
-        },
-    )
+def _measure_class(spec: MeasureSpec) -> type[measures_base.Measure]:
+    """The ir_measures Measure class of ``spec`` (the catalog is the one place that defines a measure)."""
+    namespace = {
+        "__name__": spec.name,
+        "__module__": __name__,
+        "__qualname__": f"_{spec.name}",
+        "__doc__": f"{spec.pretty}: {spec.definition}. {spec.doc}".rstrip() + f"\n\n{spec.citation}",
+        "NAME": spec.name,
+        "PRETTY_NAME": spec.pretty,
+        "SHORT_DESC": spec.definition,
+        "SUPPORTED_PARAMS": {name: _param_info(spec, name) for name in spec.params},
+    }
+    if spec.aggregate == "sum":  # trec_eval sums its counts over queries
+        namespace["aggregator"] = lambda self: ir_measures.SumAgg()
+    cls = type(f"_{spec.name}", (measures_base.Measure,), namespace)
     globals()[cls.__qualname__] = cls
     return cls
 
 
-CITE_PGC = (
-    "C. Luo, C. L. A. Clarke, M. D. Smucker. Evaluation measures based on preference graphs. SIGIR 2021; "
-    "C. Luo. Information Retrieval Evaluation Measures Based on Preference Graphs. MMath thesis, "
-    "University of Waterloo, 2021."
-)
-CITE_COMPAT = (
-    "C. L. A. Clarke, A. Vtyurina, M. D. Smucker. Assessing top-k preferences. ACM TOIS 39(3), 2021; "
-    "C. L. A. Clarke, M. D. Smucker, A. Vtyurina. Offline evaluation by maximum similarity to an ideal "
-    "ranking. CIKM 2020."
-)
-
-
-def _rbo_params(normalize: bool) -> dict[str, measures_base.ParamInfo]:
-    return {
-        "p": measures_base.ParamInfo(dtype=(int, float), default=0.95, desc="RBO persistence, in (0, 1]"),
-        "normalize": measures_base.ParamInfo(
-            dtype=bool, default=normalize, desc="divide by the RBO of the ideal ranking with itself"
-        ),
-        "depth": measures_base.ParamInfo(dtype=int, default=1000, desc="RBO depth (the references use 1000)"),
-    }
-
-
-class _PGC(measures_base.Measure):
-    __doc__ = (
-        "Greedy Preference Graph Compatibility: RBO between the run and the Greedy FAS ordering of the "
-        "preference multigraph that is closest to it (ties by (rank, doc id)). With ``cols``, the run is "
-        "shown in a grid of that many columns and examined in ``order`` (thesis chapter 5).\n\n" + CITE_PGC
-    )
-    __name__ = "PGC"
-    NAME = "PGC"
-    PRETTY_NAME = "Preference Graph Compatibility"
-    SHORT_DESC = "RBO between the run and the Greedy FAS ideal ranking of the preference graph closest to it"
-    SUPPORTED_PARAMS = {
-        **_rbo_params(normalize=False),
-        "cols": measures_base.ParamInfo(dtype=int, required=False, desc="grid columns (image-grid variant)"),
-        "order": measures_base.ParamInfo(
-            dtype=str, default="middle", desc=f"grid examination order, one of {', '.join(ORDERS)}"
-        ),
-    }
-
-
-class _Compatibility(measures_base.Measure):
-    __doc__ = (
-        "Compatibility (Clarke's compatibility.py): RBO at depth 1000 between the run and the ideal ranking "
-        "of the docs with value > 0 closest to it, normalised by the ideal's own RBO. Unlike ir_measures' "
-        "Compat, the depth is fixed and unretrieved docs always come last among equal values.\n\n" + CITE_COMPAT
-    )
-    __name__ = "Compatibility"
-    NAME = "Compatibility"
-    PRETTY_NAME = "Compatibility (compatibility.py, depth 1000)"  # not ir_measures' Compat's "Compatibility"
-    SHORT_DESC = "RBO between the run and the closest ideal ranking of the relevant docs (compatibility.py)"
-    SUPPORTED_PARAMS = _rbo_params(normalize=True)
-
-
-MEASURE_CLASSES = {name: _measure_class(name) for name in _TABLE} | {"PGC": _PGC, "Compatibility": _Compatibility}
+MEASURE_CLASSES = {name: _measure_class(spec) for name, spec in SPECS.items()}
 MEASURES = {name: cls() for name, cls in MEASURE_CLASSES.items()}
 
 
@@ -204,19 +80,13 @@ class _Evaluation:
 def _ppref_values(measure, ev: _Evaluation) -> np.ndarray:
     transitive = bool(measure["transitive"])
     counts = ev.cached(("counts", transitive), lambda: pair_counts(ev.judgments, ev.doc_rank, ev.queries, transitive))
-    name = measure.NAME
-    if name in kernels.WHOLE_RANKING:
-        return kernels.WHOLE_RANKING[name](counts)
-    cutoff = measure.params.get("cutoff")
-    if name == "nwppref":
-        ideal = ev.cached(
+    extra = {"beta": float(measure["beta"])} if "beta" in measure.SUPPORTED_PARAMS else {}
+    if "ideal" in SPECS[measure.NAME].args:
+        extra["ideal"] = ev.cached(
             ("ideal", transitive),
             lambda: pair_counts(ev.judgments, ideal_doc_rank(ev.judgments, transitive), ev.queries, transitive),
         )
-        return kernels.nwppref(counts, ideal, cutoff)
-    if name == "fpref":
-        return kernels.fpref(counts, cutoff, float(measure["beta"]))
-    return kernels.AT_CUTOFF[name](counts, cutoff)
+    return ppref_kernel(measure.NAME, counts, measure.params.get("cutoff"), **extra)
 
 
 def _rbo_args(measure) -> dict:
@@ -235,7 +105,72 @@ def _compatibility_values(measure, ev: _Evaluation) -> np.ndarray:
     return compatibility(ev.judgments, ev.doc_rank, ev.queries, **_rbo_args(measure))
 
 
-_FAMILY = {name: _ppref_values for name in _TABLE} | {"PGC": _pgc_values, "Compatibility": _compatibility_values}
+def check_groups(judgments: Judgments) -> None:
+    """:class:`InputError` naming the judgment group, the query and the docs where trec_eval would reject the
+    judgments (a cycle in a group of several sub-groups, e.g. a judge who prefers a to b, b to c and c to a);
+    checked once per judgment set."""
+    if "trec_check" in judgments._cache:
+        return
+    lines = judgments.lines
+    found = find_inconsistency(judgments.doc_query[lines.doc], lines.group, lines.subgroup, lines.doc, lines.level)
+    if found is not None:
+        first, second = found.rows
+        doc = judgments.doc_ids
+        raise InputError(
+            f"judgment group {judgments.group_names[lines.group[first]]!r}, query "
+            f"{judgments.query_ids[judgments.doc_query[lines.doc[first]]]!r}: {found.message} "
+            f"(docs {doc[lines.doc[first]]!r} and {doc[lines.doc[second]]!r}); trec_eval's prefs_* measures need "
+            "each group consistent",
+            expected="groups without cycles for the prefs_* measures (ppref@k, PGC and the others take any "
+            "preferences; Judgments.group(name) evaluates one group)",
+        )
+    judgments._cache["trec_check"] = True
+
+
+def trec_positions(ranking: Ranking, query_ids: np.ndarray, doc_rank: np.ndarray) -> np.ndarray:
+    """Per judged doc (its query id, its rank under the library's tie rule), its 0-based position in the run
+    under trec_eval's tie rule for preferences: score descending, then docno *ascending* (``inf``: not
+    retrieved). Equal scores of a query form a block, whose order is reversed."""
+    entry_query = np.repeat(np.arange(len(ranking.query_ids)), np.diff(ranking.offsets))
+    scores = ranking.scores
+    new_block = np.r_[True, (entry_query[1:] != entry_query[:-1]) | (scores[1:] != scores[:-1])]
+    starts = np.flatnonzero(new_block)
+    ends = np.r_[starts[1:], len(scores)]
+    block = np.cumsum(new_block) - 1
+    index = np.arange(len(scores))
+    position = starts[block] + ends[block] - 1 - index - ranking.offsets[entry_query]
+    out = np.full(len(doc_rank), np.inf)
+    found = np.isfinite(doc_rank)
+    run_query = lookup(query_ids[found], pa.array(ranking.query_ids.astype(str), pa.string()))
+    out[found] = position[ranking.offsets[run_query] + doc_rank[found].astype(np.int64) - 1]
+    return out
+
+
+def _trec_prefs_values(measure, ev: _Evaluation) -> np.ndarray:
+    return ev.cached("trec_prefs", lambda: _all_trec_prefs(ev))[measure.NAME]
+
+
+def _all_trec_prefs(ev: _Evaluation) -> dict[str, np.ndarray]:
+    judgments = ev.judgments
+    check_groups(judgments)
+    lines = judgments.lines
+    query_of_line = judgments.doc_query[lines.doc]
+    position = np.full(len(judgments), -1, np.int64)
+    position[ev.queries] = np.arange(len(ev.queries))
+    rows = lines.take(np.flatnonzero(position[query_of_line] >= 0))
+    doc_query_ids = judgments.query_ids[judgments.doc_query]
+    rank = ev.cached("trec_rank", lambda: trec_positions(ev.ranking, doc_query_ids, ev.doc_rank))
+    query = position[judgments.doc_query[rows.doc]]
+    return trec_prefs_values(query, rows.group, rows.subgroup, rows.doc, rows.level, rank[rows.doc], len(ev.queries))
+
+
+_FAMILIES = {
+    "ppref": _ppref_values,
+    "pgc": _pgc_values,
+    "compatibility": _compatibility_values,
+    "trec_prefs": _trec_prefs_values,
+}
+_FAMILY = {name: _FAMILIES[spec.family] for name, spec in SPECS.items()}
 
 
 class PreferenceEvaluator(providers.Evaluator):
@@ -260,7 +195,7 @@ class PreferenceEvaluator(providers.Evaluator):
 
 
 class PreferenceProvider(providers.Provider):
-    """Preference-based measures of ir_pref_measures (ppref family, PGC, Compatibility)."""
+    """Preference-based measures of ir_pref_measures (ppref family, PGC, Compatibility, trec_eval's prefs_*)."""
 
     NAME = "ir_pref_measures"
     SUPPORTED_MEASURES = [cls(**{p: Any() for p in cls.SUPPORTED_PARAMS}) for cls in MEASURE_CLASSES.values()]
@@ -280,27 +215,6 @@ class PreferenceProvider(providers.Provider):
 _OURS = ", ".join(MEASURE_CLASSES)
 
 
-def _integer(value) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
-
-
-def _number(value) -> bool:
-    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-
-
-# parameter -> (test, the allowed values in words)
-PARAMETER_RANGES = {
-    "cutoff": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
-    "transitive": (lambda v: isinstance(v, bool), "True or False"),
-    "normalize": (lambda v: isinstance(v, bool), "True or False"),
-    "beta": (lambda v: _number(v) and 0 < v < np.inf, "a number > 0"),
-    "p": (lambda v: _number(v) and 0 < v <= 1, "a number in (0, 1]"),
-    "depth": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
-    "cols": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
-    "order": (lambda v: v in ORDERS, f"one of {', '.join(repr(o) for o in ORDERS)}"),
-}
-
-
 def validate(measure) -> None:
     """Raise :class:`InputError` naming ``measure`` when a parameter is unknown or outside its range (ours), or
     fails ir_measures' own check (theirs)."""
@@ -316,10 +230,9 @@ def validate(measure) -> None:
         written = f"{measure.NAME}({', '.join(f'{k}={v!r}' for k, v in measure.params.items())})"
         raise InputError(f"invalid measure {written}: unknown parameter {unknown[0]!r}", expected=", ".join(supported))
     for name, value in measure.params.items():
-        test, allowed = PARAMETER_RANGES[name]
-        if not test(value):
-            meaning = supported[name].desc
-            raise InputError(f"invalid measure {measure}: {name} ({meaning}) must be {allowed}, not {value!r}")
+        param = PARAMS[name]
+        if not param.test(value):
+            raise InputError(f"invalid measure {measure}: {name} ({param.desc}) must be {param.allowed}, not {value!r}")
     if "order" in measure.params and "cols" not in measure.params:
         raise InputError(f"invalid measure {measure}: an examination order needs a grid (cols=...)")
 

@@ -18,22 +18,16 @@ from ir_pref_measures.formats import (
     read_qrels,
     read_run,
 )
-from ir_pref_measures.judgments import Judgments, combine
+from ir_pref_measures.judgments import DEFAULT_GROUP, JudgmentLines, Judgments, combine
 from ir_pref_measures.rankings import Ranking
+from ir_pref_measures.sources import groups as load_groups
 from ir_pref_measures.sources import judgments as load_judgments
 from ir_pref_measures.sources import load_combined
 from ir_pref_measures.sources import ranking as as_ranking
 
 _ir_measures_adapter.register()
 
-_m = _ir_measures_adapter.MEASURES
-ppref, rpref, fpref = _m["ppref"], _m["rpref"], _m["fpref"]
-wpref, nwpref, wppref, nwppref = _m["wpref"], _m["nwpref"], _m["wppref"], _m["nwppref"]
-rrpref, pprefMax, rprefMax, APpref = _m["rrpref"], _m["pprefMax"], _m["rprefMax"], _m["APpref"]
-num_pref_ranked, num_pref_total = _m["num_pref_ranked"], _m["num_pref_total"]
-num_preferred, num_preferred_unrk, num_bad = _m["num_preferred"], _m["num_preferred_unrk"], _m["num_bad"]
-PGC, Compatibility = _m["PGC"], _m["Compatibility"]
-del _m
+globals().update(_ir_measures_adapter.MEASURES)  # ppref, APpref, PGC, prefs_avgjg, ...: one name per measure
 
 _LAZY = {"meta": "ir_pref_measures.meta", "Experiment": "ir_pref_measures.experiment"}
 
@@ -59,7 +53,10 @@ __all__ = [
     "combine",
     "detect_format",
     "load_combined",
+    "load_groups",
     "load_judgments",
+    "DEFAULT_GROUP",
+    "JudgmentLines",
     "meta",
     "read_image_pairs",
     "read_image_positions",
@@ -67,22 +64,5 @@ __all__ = [
     "read_qrels",
     "read_run",
     "topics",
-    "ppref",
-    "rpref",
-    "fpref",
-    "wpref",
-    "nwpref",
-    "wppref",
-    "nwppref",
-    "rrpref",
-    "pprefMax",
-    "rprefMax",
-    "APpref",
-    "num_pref_ranked",
-    "num_pref_total",
-    "num_preferred",
-    "num_preferred_unrk",
-    "num_bad",
-    "PGC",
-    "Compatibility",
+    *_ir_measures_adapter.MEASURES,
 ]

@@ -78,8 +78,11 @@ def Experiment(
     an ir_datasets ID (``irds:<id>``; a string that is no file is taken for an ID), or graded qrels / a
     preference table in any form :func:`load_judgments` takes. Graded measures and pairwise preferences use
     the graded part of the judgments; the preference measures use all of them.
-    ``measures``: ir_measures Measure objects or names (``nDCG@10``, ``ppref@10``, ``PGC(p=0.8)``) and
-    pairwise names (``rpp``, ``lexiprecision``, ...). ``baseline``: a run name (or index): adds ``+``, ``-``
+    ``measures``: ir_measures Measure objects or names (``nDCG@10``, ``ppref@10``, ``PGC(p=0.8)``,
+    ``prefs_avgjg``) and pairwise names (``rpp``, ``lexiprecision``, ...); ``GROUP:MEASURE`` evaluates a
+    measure on one judgment group (``judge.00:ppref@10``, column ``ppref@10 [judge.00]``; see
+    :func:`load_groups`). trec_eval's counts (``prefs_num_prefs_*``) are summed over queries, the rest
+    averaged. ``baseline``: a run name (or index): adds ``+``, ``-``
     and ``p-value`` columns per measure; ``test``: ``"t"`` (paired t-test, ``scipy.stats.ttest_rel``),
     ``"wilcoxon"`` (signed-rank), ``"sign"`` or a callable ``(run, baseline) -> (stat, p)``; pairwise
     preferences always use the sign test. ``correction``: a ``statsmodels`` ``multipletests`` method
@@ -96,18 +99,76 @@ def Experiment(
         _check_correction(correction, baseline)
     test_fn = _test_function(test)
     _check_round(round)
-    measures = parse_measures(measures)
     judged = sources.judgments(judgments)
-    qrels = judged.qrels()
-    _check_graded(measures, qrels)
+    by_group = group_measures(measures, judged)
+    for group, group_measures_ in by_group.items():
+        _check_graded(group_measures_, _judgments_of(judged, group).qrels())
     wanted = None if topics is None else sources.topic_ids(topics)
     _check_overlap(rankings, judged, wanted)
-    values = per_query(rankings, judged, qrels, measures, baseline)
+    values: dict[str, pd.DataFrame] = {}
+    for group, group_measures_ in by_group.items():
+        part = _judgments_of(judged, group)
+        values |= per_query(rankings, part, part.qrels(), group_measures_, baseline)
+    order = [column for group_measures_ in by_group.values() for column, _ in group_measures_]
+    values = {column: values[column] for column in _in_given_order(order, measures, judged)}
     if wanted is not None:
         values = {column: frame[frame.index.isin(wanted)] for column, frame in values.items()}
     if perquery:
         return long_table(values, round)
-    return summary_table(values, run_names, baseline, test_fn, correction, correction_alpha, round)
+    sums = {column for group_measures_ in by_group.values() for column, m in group_measures_ if _summed(m)}
+    return summary_table(values, run_names, baseline, test_fn, correction, correction_alpha, round, sums=sums)
+
+
+def group_measures(measures, judgments: Judgments) -> dict[str | None, list[tuple[str, object]]]:
+    """The measures per judgment group they are evaluated on: ``GROUP:MEASURE`` (a string) on
+    ``judgments.group(GROUP)``, named ``MEASURE [GROUP]`` (as ``meta`` names them), the others on every
+    judgment (group ``None``). An unknown group lists the known ones."""
+    if isinstance(measures, str) or not isinstance(measures, Iterable):
+        measures = [measures]
+    plain, grouped = [], {}
+    for measure in measures:
+        group, measure = _split_group(measure)
+        if group is None:
+            plain.append(measure)
+        else:
+            judgments.group(group)  # an unknown group is an InputError
+            grouped.setdefault(group, []).append(measure)
+    out: dict[str | None, list[tuple[str, object]]] = {None: parse_measures(plain)} if plain else {}
+    for group, named in grouped.items():
+        out[group] = [(f"{column} [{group}]", m) for column, m in parse_measures(named)]
+    if not out:
+        raise InputError("no measures given")
+    return out
+
+
+def _split_group(measure) -> tuple[str | None, object]:
+    if isinstance(measure, str) and ":" in measure.split("(")[0]:
+        group, _, name = measure.partition(":")
+        return group, name
+    return None, measure
+
+
+def _in_given_order(columns: list[str], measures, judgments: Judgments) -> list[str]:
+    """``columns`` in the order their measures were given."""
+    if isinstance(measures, str) or not isinstance(measures, Iterable):
+        return columns
+    position = {}
+    for i, measure in enumerate(measures):
+        group, measure = _split_group(measure)
+        for column, _ in parse_measures([measure]):
+            position.setdefault(column if group is None else f"{column} [{group}]", i)
+    return sorted(columns, key=lambda c: position.get(c, len(position)))
+
+
+def _judgments_of(judgments: Judgments, group: str | None) -> Judgments:
+    return judgments if group is None else judgments.group(group)
+
+
+def _summed(measure) -> bool:
+    """True for a measure whose summary is a sum over queries (trec_eval's counts), not a mean."""
+    import ir_measures
+
+    return isinstance(measure, ir_measures.Measure) and isinstance(measure.aggregator(), ir_measures.SumAgg)
 
 
 def named_runs(runs, names: Sequence[str] | None = None) -> dict[str, Ranking]:
@@ -216,13 +277,18 @@ def summary_table(
     correction: str | None,
     correction_alpha: float,
     round: int | Mapping[str, int] | None,
+    *,
+    sums: Iterable[str] = (),
 ) -> pd.DataFrame:
-    """The ``pt.Experiment`` table from per-query values (``values[column]``: queries x runs)."""
+    """The ``pt.Experiment`` table from per-query values (``values[column]``: queries x runs); the columns in
+    ``sums`` hold the sum over queries (as ir_measures aggregates trec_eval's counts), the others the mean."""
     table = pd.DataFrame({"name": names})
+    sums = set(sums)
     for column, frame in values.items():
         if frame.empty:
             raise InputError(f"no query to evaluate {column} on (after restricting to the topics)")
-        table[column] = [_round(column, float(frame[name].mean()), round) for name in names]
+        total = (lambda x: x.sum()) if column in sums else (lambda x: x.mean())
+        table[column] = [_round(column, float(total(frame[name])), round) for name in names]
     if baseline is None:
         return table
     at = names.index(baseline)

@@ -18,12 +18,22 @@ Rules stated once, here:
 * a doc with two different grades in one query is an error (a qrels source graded twice is rejected
   before, by :mod:`~ir_pref_measures.sources`);
 * everything is sorted by (query id, doc id), so no result depends on input order.
+
+**Judgment groups** (trec_eval's jg / jsg, ``specs/trec_eval_prefs.md``): every judgment also belongs to a
+named group (one assessor, one judge file; default :data:`DEFAULT_GROUP`) and, within it, a sub-group.
+:attr:`Judgments.lines` holds them in trec_eval's row form (group, sub-group, doc, level): a graded doc is a
+line of its group's one sub-group (level = grade); an explicit strict preference ``a > b`` is a sub-group of
+its own with a at level 2 and b at level 1 (not 1 and 0: trec_eval rejects a doc at level 0 in one sub-group
+and above 0 in another, which any chain ``a > b > c`` would make); ties and bad marks make no line. The
+union over groups (grades, edges, ties, bad marks) is what every other measure uses, as before;
+:meth:`Judgments.group` restricts to one group, and :func:`combine` keeps the groups (groups with the same
+name merge).
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -33,6 +43,7 @@ from ir_pref_measures import tables
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import intern, pair_keys
 
+DEFAULT_GROUP = "judgments"  # the group of judgments loaded without a group name
 CLOSURE_CHUNK = 512  # sources per breadth-first batch in the transitive closure (bounds memory)
 
 
@@ -51,13 +62,38 @@ class PairSet:
     source: np.ndarray
 
 
+@dataclass(frozen=True)
+class JudgmentLines:
+    """Judgments in trec_eval's row form, one row per (group, sub-group, doc, level) line: ``group`` indexes
+    :attr:`Judgments.group_names`, ``subgroup`` is an int code (in sub-group order), ``doc`` a global doc
+    index (its query is ``doc_query[doc]``), ``level`` a float. Rows sorted by (doc, group, subgroup, level)."""
+
+    group: np.ndarray
+    subgroup: np.ndarray
+    doc: np.ndarray
+    level: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.doc)
+
+    def take(self, rows: np.ndarray) -> JudgmentLines:
+        return JudgmentLines(self.group[rows], self.subgroup[rows], self.doc[rows], self.level[rows])
+
+
+def _no_lines() -> JudgmentLines:
+    empty = np.empty(0, np.int64)
+    return JudgmentLines(empty, empty, empty, np.empty(0))
+
+
 @dataclass(frozen=True, eq=False)
 class Judgments:
     """Preference judgments of many queries, flat: query ``q`` owns docs ``doc_offsets[q]:doc_offsets[q+1]``.
 
     Attributes: ``query_ids`` (sorted), ``doc_ids`` (sorted within each query), ``grades`` (float, NaN for
     an ungraded doc), ``bad`` (bool), ``edge_src -> edge_dst`` explicit strict preferences and
-    ``tie_a, tie_b`` duplicates (global doc indices, multiplicity kept, sorted).
+    ``tie_a, tie_b`` duplicates (global doc indices, multiplicity kept, sorted); ``group_names`` (sorted) and
+    ``lines``, the judgment groups (:class:`JudgmentLines`; module docstring). The union fields are the union
+    over every group; :meth:`group` gives one group's judgments.
     """
 
     query_ids: np.ndarray
@@ -69,6 +105,9 @@ class Judgments:
     edge_dst: np.ndarray
     tie_a: np.ndarray
     tie_b: np.ndarray
+    group_names: np.ndarray = field(default_factory=lambda: np.array([DEFAULT_GROUP], dtype=object))
+    lines: JudgmentLines = field(default_factory=_no_lines)
+    _groups: dict = field(default_factory=dict, repr=False, compare=False)  # name -> Judgments, if several
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
@@ -77,8 +116,27 @@ class Judgments:
     def __repr__(self) -> str:
         return (
             f"Judgments({len(self)} queries, {len(self.doc_ids)} docs, {int(self.graded.sum())} graded, "
-            f"{len(self.edge_src)} preferences, {len(self.tie_a)} ties, {int(self.bad.sum())} bad)"
+            f"{len(self.edge_src)} preferences, {len(self.tie_a)} ties, {int(self.bad.sum())} bad"
+            + (f", groups {', '.join(self.groups)})" if len(self.group_names) > 1 else ")")
         )
+
+    @property
+    def groups(self) -> list[str]:
+        """The names of the judgment groups, sorted."""
+        return [str(name) for name in self.group_names]
+
+    def group(self, name: str) -> Judgments:
+        """The judgments of group ``name`` alone (per-assessor evaluation); an unknown name is an
+        :class:`InputError` listing the groups."""
+        if name not in self.groups:
+            raise InputError(f"unknown judgment group {name!r}", expected=f"one of {', '.join(self.groups)}")
+        return self._groups.get(name, self)
+
+    def renamed(self, name: str) -> Judgments:
+        """These judgments as the one group ``name`` (:class:`InputError` if they hold several groups)."""
+        if len(self.group_names) > 1:
+            raise InputError(f"judgments with the groups {', '.join(self.groups)} cannot become the one group {name!r}")
+        return replace(self, group_names=np.array([name], dtype=object), _groups={}, _cache={})
 
     @cached_property
     def doc_query(self) -> np.ndarray:
@@ -152,25 +210,52 @@ class Judgments:
         return self._cache[key]
 
     @classmethod
-    def from_qrels(cls, qrels, *, checked: bool = False) -> Judgments:
+    def from_qrels(cls, qrels, *, checked: bool = False, group: str = DEFAULT_GROUP) -> Judgments:
         """Graded judgments from qrels as a table (DataFrame in ir_measures' or PyTerrier's columns, dict of
-        dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.tables.qrels` unless ``checked``).
-        Files and ir_datasets IDs: :func:`ir_pref_measures.sources.judgments`."""
+        dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.tables.qrels` unless ``checked``),
+        all in judgment group ``group`` (one sub-group). Files and ir_datasets IDs:
+        :func:`ir_pref_measures.sources.judgments`."""
         if not checked:
             qrels = tables.qrels(qrels)
         grade = qrels["relevance"].to_numpy(dtype=np.float64)
         (q,), queries = intern(qrels["query_id"])
         (d,), docs = intern(qrels["doc_id"])
-        return _assemble(queries, docs, _Docs(q, d, grade, np.zeros(len(grade), bool)))
+        zeros = np.zeros(len(grade), np.int64)
+        lines = _Lines(q, d, zeros, zeros, grade)
+        return _assemble(queries, docs, _Docs(q, d, grade, np.zeros(len(grade), bool)), lines=lines, groups=[group])
 
     @classmethod
-    def from_preferences(cls, prefs, *, checked: bool = False) -> Judgments:
+    def from_trec_prefs(cls, table: pd.DataFrame) -> Judgments:
+        """Judgments from trec_eval's ``prefs`` / ``qrels_prefs`` rows ``query_id, jg, jsg, doc_id, level``
+        (:func:`ir_pref_measures.trec_eval.read_judgments` reads and checks them), one group per jg. The union:
+        a query with one (jg, jsg) gives grades (level = grade); otherwise each jsg gives explicit preferences,
+        a over b for every two of its lines with level(a) > level(b)."""
+        (q,), queries = intern(table["query_id"])
+        (d,), docs = intern(table["doc_id"])
+        (g,), groups = intern(table["jg"])
+        (sg,), _ = intern(table["jsg"])
+        level = table["level"].to_numpy(dtype=np.float64)
+        segment, n_segments = _codes(q, g, sg)
+        first = np.full(n_segments, len(q), np.int64)
+        np.minimum.at(first, segment, np.arange(len(q)))
+        per_query = np.bincount(q[first], minlength=len(queries))
+        graded = per_query[q] == 1  # the query has one (jg, jsg): a weak order, as grades
+        in_jsgs = np.flatnonzero(~graded)
+        src, dst = _derived_edges(segment[in_jsgs], level[in_jsgs])
+        src, dst = in_jsgs[src], in_jsgs[dst]
+        docs_part = _Docs(q, d, np.where(graded, level, np.nan), np.zeros(len(q), bool))
+        lines = _Lines(q, d, g.astype(np.int64), sg.astype(np.int64), level)
+        return _assemble(queries, docs, docs_part, _Pairs(q[src], d[src], d[dst]), lines=lines, groups=groups)
+
+    @classmethod
+    def from_preferences(cls, prefs, *, checked: bool = False, group: str = DEFAULT_GROUP) -> Judgments:
         """Explicit judgments from a ``query_id, doc_id_a, doc_id_b, preference`` table (DataFrame or
         namedtuples; validated by :func:`ir_pref_measures.tables.preferences` unless ``checked``), values as in
-        the ``carterette`` format (-1: a preferred, 1: b preferred, 0: duplicates, -2 / 2: a / b bad)."""
+        the ``carterette`` format (-1: a preferred, 1: b preferred, 0: duplicates, -2 / 2: a / b bad), all in
+        judgment group ``group``, each strict preference a sub-group of its own (module docstring)."""
         if not checked:
             prefs = tables.preferences(prefs)
-        judgments = _assemble(*_preference_parts(prefs))
+        judgments = _assemble(*_preference_parts(prefs), groups=[group])
         ignored = int(judgments.bad[judgments.edge_src].sum())
         if ignored:
             warnings.warn(
@@ -234,7 +319,27 @@ class _Pairs:
     dst: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
 
 
-def _preference_parts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, _Docs, _Pairs, _Pairs]:
+@dataclass(frozen=True)
+class _Lines:
+    """Judgment lines as codes: query, doc, group (into a group vocabulary), sub-group, level."""
+
+    query: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    doc: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    group: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    subgroup: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    level: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+
+def _codes(*columns: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense codes of the row tuples of int ``columns``, in sorted order, and their number."""
+    if not len(columns[0]):
+        return np.zeros(0, np.int64), 0
+    stacked = np.stack([np.asarray(c, np.int64) for c in columns], axis=1)
+    unique, inverse = np.unique(stacked, axis=0, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64), len(unique)
+
+
+def _preference_parts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, _Docs, _Pairs, _Pairs, _Lines]:
     """The query and doc vocabularies, bad docs, strict preferences and ties of a carterette-form table
     (a function of its own, so that the per-line codes are freed before :func:`_assemble` runs)."""
     (q,), queries = intern(frame["query_id"])
@@ -246,22 +351,36 @@ def _preference_parts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, _Doc
     b_preferred = pref == 1
     strict = b_preferred | (pref == -1)
     tie = pref == 0
-    return (
-        queries,
-        docs,
-        bad,
-        _Pairs(q[strict], np.where(b_preferred, b, a)[strict], np.where(b_preferred, a, b)[strict]),
-        _Pairs(q[tie], a[tie], b[tie]),
+    pairs = _Pairs(q[strict], np.where(b_preferred, b, a)[strict], np.where(b_preferred, a, b)[strict])
+    n = len(pairs.query)
+    line_subgroup = np.tile(np.arange(n, dtype=np.int64), 2)  # each preference is a sub-group of its own
+    lines = _Lines(
+        np.tile(pairs.query, 2),
+        np.concatenate([pairs.src, pairs.dst]),
+        np.zeros(2 * n, np.int64),
+        line_subgroup,
+        np.repeat([2.0, 1.0], n),
     )
+    return queries, docs, bad, pairs, _Pairs(q[tie], a[tie], b[tie]), lines
 
 
 def _assemble(
-    query_vocab: np.ndarray, doc_vocab: np.ndarray, docs: _Docs, strict: _Pairs = _Pairs(), ties: _Pairs = _Pairs()
+    query_vocab: np.ndarray,
+    doc_vocab: np.ndarray,
+    docs: _Docs,
+    strict: _Pairs = _Pairs(),
+    ties: _Pairs = _Pairs(),
+    lines: _Lines = _Lines(),
+    *,
+    groups,
+    parts_by_group: dict | None = None,
 ) -> Judgments:
-    """Number every (query, doc) of ``docs``, ``strict`` and ``ties`` in (query id, doc id) order."""
+    """Number every (query, doc) of ``docs``, ``strict``, ``ties`` and ``lines`` in (query id, doc id) order;
+    ``groups``: the sorted group names that ``lines.group`` codes; ``parts_by_group``: each group's judgments
+    when there are several."""
     n = len(doc_vocab)
     parts = [(docs.query, docs.doc), (strict.query, strict.src), (strict.query, strict.dst)]
-    parts += [(ties.query, ties.src), (ties.query, ties.dst)]
+    parts += [(ties.query, ties.src), (ties.query, ties.dst), (lines.query, lines.doc)]
     # few distinct docs, many mentions: dedupe each part, then find every mention by binary search
     unique_keys = np.unique(np.concatenate([pd.unique(pair_keys(q, d, n)) for q, d in parts]))
     index = np.int32 if len(unique_keys) <= np.iinfo(np.int32).max else np.int64  # half the memory of int64
@@ -284,6 +403,13 @@ def _assemble(
     n_docs = len(unique_keys)
     edge_src, edge_dst = _sorted_pairs(doc_of[1], doc_of[2], n_docs)
     tie_a, tie_b = _sorted_pairs(np.minimum(doc_of[3], doc_of[4]), np.maximum(doc_of[3], doc_of[4]), n_docs)
+    line_order = np.lexsort((lines.level, lines.subgroup, lines.group, doc_of[5]))
+    judgment_lines = JudgmentLines(
+        lines.group[line_order].astype(np.int64),
+        lines.subgroup[line_order].astype(np.int64),
+        doc_of[5][line_order].astype(np.int64),
+        lines.level[line_order].astype(np.float64),
+    )
     return Judgments(
         query_ids=query_vocab[present],
         doc_offsets=np.searchsorted(doc_query, np.arange(len(present) + 1)).astype(np.int64),
@@ -294,6 +420,9 @@ def _assemble(
         edge_dst=edge_dst,
         tie_a=tie_a,
         tie_b=tie_b,
+        group_names=np.asarray(list(groups), dtype=object),
+        lines=judgment_lines,
+        _groups=parts_by_group or {},
     )
 
 
@@ -308,30 +437,47 @@ def _sorted_pairs(first: np.ndarray, second: np.ndarray, n_second: int) -> tuple
 def combine(*parts: Judgments) -> Judgments:
     """The union of several judgment sets: grades, preferences, ties and bad marks together.
 
-    A doc graded in two parts must have the same grade in both.
+    A doc graded in two parts must have the same grade in both. Judgment groups are kept: groups of the same
+    name in several parts become one group (their sub-groups stay apart).
     """
     query_codes, queries = intern(*(p.query_ids for p in parts))
     doc_codes, docs = intern(*(p.doc_ids for p in parts))
+    group_codes, groups = intern(*(p.group_names.astype(str) for p in parts))
     pieces = []
-    for part, q_code, d_code in zip(parts, query_codes, doc_codes, strict=True):
+    subgroup_base = 0
+    for part, q_code, d_code, g_code in zip(parts, query_codes, doc_codes, group_codes, strict=True):
         q = q_code[part.doc_query]  # query code of each doc of the part
+        lines = part.lines
         pieces.append(
             (
                 _Docs(q, d_code, part.grades, part.bad),
                 _Pairs(q[part.edge_src], d_code[part.edge_src], d_code[part.edge_dst]),
                 _Pairs(q[part.tie_a], d_code[part.tie_a], d_code[part.tie_b]),
+                _Lines(
+                    q[lines.doc], d_code[lines.doc], g_code[lines.group], lines.subgroup + subgroup_base, lines.level
+                ),
             )
         )
+        subgroup_base += int(lines.subgroup.max()) + 1 if len(lines) else 0
 
     def joined(kind: int, name: str) -> np.ndarray:
         return np.concatenate([getattr(piece[kind], name) for piece in pieces])
 
+    by_group = None
+    if len(groups) > 1:
+        by_group = {}
+        for name in groups.astype(str).tolist():
+            holding = [p.group(name) for p in parts if name in p.groups]
+            by_group[name] = holding[0] if len(holding) == 1 else combine(*holding)
     return _assemble(
         queries,
         docs,
         _Docs(*(joined(0, f) for f in ("query", "doc", "grade", "bad"))),
         _Pairs(*(joined(1, f) for f in ("query", "src", "dst"))),
         _Pairs(*(joined(2, f) for f in ("query", "src", "dst"))),
+        _Lines(*(joined(3, f) for f in ("query", "doc", "group", "subgroup", "level"))),
+        groups=groups,
+        parts_by_group=by_group,
     )
 
 

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ir_pref_measures.formats import Source, is_number, load, read_preferences, text_lines
 from ir_pref_measures.judgments import Judgments
-from ir_pref_measures.measures import ppref as kernels
+from ir_pref_measures.measures.catalog import ppref_kernel
 from ir_pref_measures.measures.pair_counts import pair_counts
 
 CUTOFFS = {"ppref": (1, 5, 10, 25, 50), "rpref": (1, 5, 10, 25, 50), "fpref": (1, 5, 10)}
@@ -122,11 +122,11 @@ def evaluate(prefs: Source, run: Source, transitive: bool = True) -> list[tuple[
 
 
 def _tool_measures(counts) -> dict[str, np.ndarray]:
-    table = {name: kernels.WHOLE_RANKING[name](counts) for name in (*COUNTS, "rrpref", "pprefMax", "rprefMax")}
-    table["APpref"] = kernels.appref(counts)
+    table = {name: ppref_kernel(name, counts) for name in (*COUNTS, "rrpref", "pprefMax", "rprefMax")}
+    table["APpref"] = ppref_kernel("APpref", counts)
     for name, cutoffs in CUTOFFS.items():
         for k in cutoffs:
-            table[f"{name}{k}"] = kernels.AT_CUTOFF[name](counts, k)
+            table[f"{name}{k}"] = ppref_kernel(name, counts, k)
     return table
 
 

@@ -4,8 +4,9 @@ A *source* is a string or an object:
 
 * a string is resolved by :func:`resolve`, the one place that decides "file or ir_datasets ID?":
   ``irds:<id>`` is an ir_datasets ID; ``<format>:<path>`` is a file in that format (``qrels``,
-  ``carterette``, ``winner``, ``pairs``); an existing path is a file (its format detected when it is not
-  named); anything else is taken for an ir_datasets ID (an unknown one names the closest known IDs);
+  ``carterette``, ``winner``, ``pairs``, and trec_eval's ``prefs`` and ``qrels_prefs``, never detected);
+  an existing path is a file (its format detected when it is not named); anything else is taken for an
+  ir_datasets ID (an unknown one names the closest known IDs);
 * a :class:`~ir_pref_measures.judgments.Judgments` or :class:`~ir_pref_measures.rankings.Ranking` is
   used as it is;
 * a pandas DataFrame in ir_measures' columns (``query_id, doc_id, relevance`` / ``score``) or PyTerrier's
@@ -33,7 +34,8 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.judgments import Judgments, combine
 from ir_pref_measures.rankings import Ranking
 
-JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs")
+JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "prefs", "qrels_prefs")
+TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's, with judgment groups: never detected, always named
 
 
 @dataclass(frozen=True)
@@ -64,31 +66,67 @@ def resolve(source: str | os.PathLike, format: str | None = None) -> Location:
 # -- judgments ---------------------------------------------------------------------------------------------
 
 
-def judgments(source, *, format: str | None = None, preference_format: str | None = None) -> Judgments:
+def judgments(
+    source, *, format: str | None = None, preference_format: str | None = None, group: str | None = None
+) -> Judgments:
     """Judgments from any source (see the module docstring). ``format`` names the format of a file (else it
     is detected: a file that fits the qrels format is qrels); ``preference_format`` is the format of a file
-    that is not qrels, where several preference formats fit."""
+    that is not qrels, where several preference formats fit. ``group``: the name of the judgment group the
+    judgments form (default :data:`~ir_pref_measures.judgments.DEFAULT_GROUP`); trec_eval's ``prefs`` and
+    ``qrels_prefs`` files name their groups themselves (the jg column), and a :class:`Judgments` keeps its
+    groups unless it holds one (then it is renamed)."""
+    found = _judgments(source, format, preference_format, group)
+    if group is not None and found.groups != [group]:
+        found = found.renamed(group)
+    return found
+
+
+def _judgments(source, format, preference_format, group) -> Judgments:
+    named = {} if group is None else {"group": group}
     if isinstance(source, Judgments):
         return source
     if isinstance(source, str | os.PathLike):
         location = resolve(source, format)
         if location.dataset is not None:
-            return Judgments.from_qrels(qrels_table(location), checked=True)
+            return Judgments.from_qrels(qrels_table(location), checked=True, **named)
+        if location.format in TREC_EVAL_FORMATS:
+            if group is not None:
+                raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
+            from ir_pref_measures.trec_eval import read_judgments  # the drop-in's reader and checks
+
+            return Judgments.from_trec_prefs(read_judgments(location.path, location.format))
         raw = formats.load(location.path)
         chosen = location.format or formats.detect_format(raw, preference_format)
         if chosen == "qrels":
-            return Judgments.from_qrels(qrels_table(raw), checked=True)
-        return Judgments.from_preferences(formats.read_preferences(raw, chosen), checked=True)
+            return Judgments.from_qrels(qrels_table(raw), checked=True, **named)
+        return Judgments.from_preferences(formats.read_preferences(raw, chosen), checked=True, **named)
     if isinstance(source, pd.DataFrame):
         if "doc_id_a" in source.columns:
-            return Judgments.from_preferences(source)
-        return Judgments.from_qrels(source)
+            return Judgments.from_preferences(source, **named)
+        return Judgments.from_qrels(source, **named)
     if isinstance(source, Iterable) and not isinstance(source, Mapping | str | bytes):
         rows = list(source)
         if rows and hasattr(rows[0], "doc_id_a"):
-            return Judgments.from_preferences(rows)
-        return Judgments.from_qrels(rows)
-    return Judgments.from_qrels(source)
+            return Judgments.from_preferences(rows, **named)
+        return Judgments.from_qrels(rows, **named)
+    return Judgments.from_qrels(source, **named)
+
+
+def groups(sources: Mapping[str, object], *, format: str | None = None) -> Judgments:
+    """One judgment set whose groups are the ``sources``, ``{group name: source}`` (e.g. one group per judge
+    file): each source is read as :func:`judgments` reads it (``format``: the files' format, detected when
+    unambiguous) and becomes the group of its name; the union is what the ppref family and PGC use,
+    :meth:`Judgments.group` one judge's judgments, and trec_eval's ``prefs_*`` measures average over groups."""
+    if isinstance(sources, str | os.PathLike) or not isinstance(sources, Mapping):
+        raise InputError("give the judgment groups as a mapping {group name: source}")
+    if not sources:
+        raise InputError("no judgment groups given")
+    parts = []
+    for name, source in sources.items():
+        if not isinstance(name, str) or not name or any(c.isspace() for c in name):
+            raise InputError(f"a judgment group name must be a non-empty string without spaces, not {name!r}")
+        parts.append(judgments(source, format=format, group=name))
+    return parts[0] if len(parts) == 1 else combine(*parts)
 
 
 def combined(*sources, preference_format: str | None = None) -> Judgments:
@@ -106,6 +144,37 @@ def load_combined(qrels, prefs, *, format: str | None = None) -> Judgments:
     parts = [] if qrels is None else [judgments(qrels, format="qrels")]
     if prefs is not None:
         parts.append(judgments(prefs, format=format))
+    if not parts:
+        raise InputError("no judgments: give graded qrels, preferences, or both")
+    return parts[0] if len(parts) == 1 else combine(*parts)
+
+
+def split_name(spec: str) -> tuple[str | None, str]:
+    """``NAME=SOURCE`` -> ``(NAME, SOURCE)``; a bare source (or an existing file whose name holds ``=``) ->
+    ``(None, SOURCE)``."""
+    name, sep, source = spec.partition("=")
+    if not sep or os.path.lexists(spec) or not name:
+        return None, spec
+    return name, source
+
+
+def grouped(specs: Iterable[str], *, preference_format: str | None = None) -> Judgments:
+    """The union of ``[NAME=]SOURCE`` specs (the command line's judgments and ``--prefs``): a named source is
+    the judgment group ``NAME`` (:func:`groups`), the unnamed ones together the default group; a name given
+    twice is an error."""
+    named: dict[str, str] = {}
+    unnamed = []
+    for spec in specs:
+        name, source = split_name(spec)
+        if name is None:
+            unnamed.append(source)
+        elif name in named:
+            raise InputError(f"the judgment group {name!r} is named twice")
+        else:
+            named[name] = source
+    parts = [combined(*unnamed, preference_format=preference_format)] if unnamed else []
+    if named:
+        parts.append(groups(named, format=preference_format))
     if not parts:
         raise InputError("no judgments: give graded qrels, preferences, or both")
     return parts[0] if len(parts) == 1 else combine(*parts)

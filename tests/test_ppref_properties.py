@@ -12,6 +12,7 @@ from direct_ppref import closure, measures, pair_list
 import ir_pref_measures as ipm
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures import ppref as kernels
+from ir_pref_measures.measures.catalog import family, ppref_kernel
 from ir_pref_measures.measures.greedy_fas import greedy_fas_order
 from ir_pref_measures.measures.pair_counts import explicit_counts, graded_counts, lower_before
 
@@ -41,8 +42,8 @@ def random_case(rng, n_queries=4, n_docs=25, n_levels=4, float_grades=False):
 
 
 def kernel_values(counts, k, ideal=None):
-    out = {name: kernels.AT_CUTOFF[name](counts, k) for name in NAMES}
-    out.update({name: f(counts) for name, f in kernels.WHOLE_RANKING.items()})
+    out = {name: ppref_kernel(name, counts, k) for name in NAMES}
+    out.update({spec.name: ppref_kernel(spec.name, counts) for spec in family("ppref") if not spec.args})
     if ideal is not None:
         out["nwppref"] = kernels.nwppref(counts, ideal, k)
     return out

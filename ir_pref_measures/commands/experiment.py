@@ -22,7 +22,7 @@ def add_parser(subparsers) -> None:
         "combined with --prefs. Runs are named by their file name without 'input.' and '.gz'. Put the runs "
         "before -m.",
     )
-    parser.add_argument("judgments", metavar="JUDGMENTS")
+    parser.add_argument("judgments", metavar="JUDGMENTS", help="[NAME=]SOURCE: NAME= makes it a judgment group")
     parser.add_argument("runs", nargs="+", metavar="RUN")
     parser.add_argument(
         "-m",
@@ -31,10 +31,16 @@ def add_parser(subparsers) -> None:
         action="extend",
         required=True,
         metavar="MEASURE",
-        help="ir_measures names (nDCG@10, APpref, 'PGC(p=0.9)') and pairwise ones (rpp, lexiprecision, ...)",
+        help="ir_measures names (nDCG@10, APpref, 'PGC(p=0.9)', prefs_avgjg) and pairwise ones (rpp, lexiprecision, "
+        "...); GROUP:MEASURE on one judgment group",
     )
     parser.add_argument(
-        "--prefs", action="append", default=[], help="a preference file, combined with JUDGMENTS (repeatable: union)"
+        "--prefs",
+        action="append",
+        default=[],
+        metavar="[NAME=]SOURCE",
+        help="preferences combined with JUDGMENTS (repeatable: union); NAME= makes them the judgment group NAME "
+        "(e.g. one per judge; -m NAME:MEASURE evaluates on that group alone, prefs_avgjg averages over groups)",
     )
     parser.add_argument(
         "--prefs-format",
@@ -55,7 +61,7 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> None:
     check_writable(args.output)
-    judgments = sources.combined(args.judgments, *args.prefs, preference_format=args.prefs_format)
+    judgments = sources.grouped([args.judgments, *args.prefs], preference_format=args.prefs_format)
     runs = load_runs(args.runs)
     baseline = args.baseline
     by_path = {os.fspath(path): name for name, path in runs.items()}

@@ -19,8 +19,6 @@ Every ratio with a zero denominator is 0, as in the tool. A cutoff of ``None`` m
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from ir_pref_measures.measures.pair_counts import PairCounts
@@ -126,24 +124,3 @@ def num_preferred_unrk(c: PairCounts) -> np.ndarray:
 
 def num_bad(c: PairCounts) -> np.ndarray:
     return np.asarray(c.bad, dtype=np.float64)
-
-
-AT_CUTOFF: dict[str, Callable[..., np.ndarray]] = {
-    "ppref": ppref,
-    "rpref": rpref,
-    "fpref": fpref,
-    "wpref": wpref,
-    "nwpref": nwpref,
-    "wppref": wppref,
-}
-WHOLE_RANKING: dict[str, Callable[[PairCounts], np.ndarray]] = {
-    "rrpref": rrpref,
-    "pprefMax": pprefmax,
-    "rprefMax": rprefmax,
-    "APpref": appref,
-    "num_pref_ranked": num_pref_ranked,
-    "num_pref_total": num_pref_total,
-    "num_preferred": num_preferred,
-    "num_preferred_unrk": num_preferred_unrk,
-    "num_bad": num_bad,
-}

@@ -1,0 +1,328 @@
+"""The one table of the measures: name, parameters and defaults, kernel and family, definition, citation.
+
+Everything else is generated from :data:`SPECS`: the ir_measures Measure classes and the provider's dispatch
+(:mod:`ir_pref_measures.adapters.ir_measures`), the parameter checks, and the README's measure tables
+(:func:`markdown_table`; ``tests/test_catalog.py`` checks the README is up to date, and
+``python -m ir_pref_measures.measures.catalog`` rewrites its tables).
+
+A family names how the provider prepares a kernel's input: ``ppref`` (pair counts of the run;
+:mod:`~ir_pref_measures.measures.ppref`), ``pgc`` (:mod:`~ir_pref_measures.measures.pgc`, the image grid),
+``compatibility``, ``trec_prefs`` (trec_eval's judgment-group measures; one kernel computes all 14,
+:mod:`~ir_pref_measures.measures.trec_prefs`). ``args`` lists what a ``ppref`` kernel takes after the
+pair counts: ``ideal`` (the ideal ranking's counts), ``cutoff``, ``beta``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ir_pref_measures.measures import ppref
+from ir_pref_measures.measures.image_grid import ORDERS
+
+
+def _integer(value) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A measure parameter: its type, default, meaning, and the allowed values (a test and the same in words)."""
+
+    dtype: type | tuple[type, ...]
+    desc: str
+    test: Callable[[object], bool]
+    allowed: str
+    default: object = None  # None: optional, without a value
+    shown_default: str | None = None  # the default in the README, when there is no value
+
+
+PARAMS = {
+    "cutoff": Param(
+        int,
+        "ranking cutoff k (default: the whole run)",
+        lambda v: _integer(v) and v >= 1,
+        "an integer >= 1",
+        shown_default="whole run",
+    ),
+    "beta": Param((int, float), "weight of recall", lambda v: _number(v) and 0 < v < np.inf, "a number > 0", 1.0),
+    "transitive": Param(
+        bool,
+        "take the transitive closure of the preferences (the tool's default)",
+        lambda v: isinstance(v, bool),
+        "True or False",
+        True,
+    ),
+    "p": Param(
+        (int, float), "RBO persistence, in (0, 1]", lambda v: _number(v) and 0 < v <= 1, "a number in (0, 1]", 0.95
+    ),
+    "normalize": Param(
+        bool,
+        "divide by the RBO of the ideal ranking with itself",
+        lambda v: isinstance(v, bool),
+        "True or False",
+        False,
+    ),
+    "depth": Param(
+        int, "RBO depth (the references use 1000)", lambda v: _integer(v) and v >= 1, "an integer >= 1", 1000
+    ),
+    "cols": Param(
+        int,
+        "grid columns (image-grid variant)",
+        lambda v: _integer(v) and v >= 1,
+        "an integer >= 1",
+        shown_default="none: a list",
+    ),
+    "order": Param(
+        str,
+        f"grid examination order, one of {', '.join(ORDERS)}",
+        lambda v: v in ORDERS,
+        f"one of {', '.join(repr(o) for o in ORDERS)}",
+        "middle",
+    ),
+}
+
+CITE_CB08 = (
+    "B. Carterette, P. N. Bennett. Evaluation Measures for Preference Judgments. SIGIR 2008 (poster); "
+    "B. Carterette, P. N. Bennett, O. Chapelle. A Test Collection of Preference Judgments. SIGIR 2008 "
+    "Workshop on Beyond Binary Relevance."
+)
+CITE_TOOL = "J. Elsas. pairwise_pref_eval.py (2011), the reference implementation."
+CITE_SEED004 = "Weighted preference precision: seed 004 of this project, section 2 (our reading of nwppref: README)."
+CITE_PGC = (
+    "C. Luo, C. L. A. Clarke, M. D. Smucker. Evaluation measures based on preference graphs. SIGIR 2021; "
+    "C. Luo. Information Retrieval Evaluation Measures Based on Preference Graphs. MMath thesis, "
+    "University of Waterloo, 2021."
+)
+CITE_COMPAT = (
+    "C. L. A. Clarke, A. Vtyurina, M. D. Smucker. Assessing top-k preferences. ACM TOIS 39(3), 2021; "
+    "C. L. A. Clarke, M. D. Smucker, A. Vtyurina. Offline evaluation by maximum similarity to an ideal "
+    "ranking. CIKM 2020."
+)
+CITE_TREC_EVAL = (
+    "trec_eval 9.0+ (usnistgov/trec_eval), C. Buckley 2008: form_prefs_counts.c and m_prefs_*.c "
+    "(-R prefs / -R qrels_prefs)."
+)
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """One measure. ``definition`` is Markdown (the README's); ``aggregate`` is how a summary combines queries
+    (``mean``, or ``sum`` for trec_eval's counts, whose summary is their sum)."""
+
+    name: str
+    pretty: str
+    definition: str
+    family: str
+    params: tuple[str, ...]
+    citation: str
+    kernel: Callable | None = None
+    args: tuple[str, ...] = ()
+    defaults: dict = field(default_factory=dict)  # per-measure default overrides
+    aggregate: str = "mean"
+    doc: str = ""  # more than the definition, for the class docstring
+
+    def param(self, name: str) -> Param:
+        """The parameter ``name`` with this measure's default."""
+        base = PARAMS[name]
+        if name not in self.defaults:
+            return base
+        return Param(**{**base.__dict__, "default": self.defaults[name]})
+
+    @property
+    def has_cutoff(self) -> bool:
+        return "cutoff" in self.params
+
+
+def _ppref(name, pretty, definition, kernel, args=(), extra=()) -> MeasureSpec:
+    cite = CITE_SEED004 if name in ("wppref", "nwppref") else f"{CITE_CB08} {CITE_TOOL}"
+    params = (*(("cutoff",) if "cutoff" in args else ()), *extra, "transitive")
+    return MeasureSpec(name, pretty, definition, "ppref", params, cite, kernel, args)
+
+
+_PPREF = [
+    _ppref("ppref", "Preference precision", "correct(k) / ordered(k): preference precision", ppref.ppref, ("cutoff",)),
+    _ppref("rpref", "Preference recall", "correct(k) / N: preference recall", ppref.rpref, ("cutoff",)),
+    _ppref(
+        "fpref",
+        "Preference F-measure",
+        "(1+β²)·ppref·rpref / (β²·ppref + rpref)",
+        ppref.fpref,
+        ("cutoff", "beta"),
+        ("beta",),
+    ),
+    _ppref(
+        "wpref",
+        "Weighted preference precision (tool)",
+        "Σ over correct pairs of 1/(log₂ f + 1) (unnormalised; can exceed 1)",
+        ppref.wpref,
+        ("cutoff",),
+    ),
+    _ppref(
+        "nwpref",
+        "Normalised wpref (tool)",
+        "wpref@k / Σ over ordered pairs of 1/(log₂ min(f,t) + 1)",
+        ppref.nwpref,
+        ("cutoff",),
+    ),
+    _ppref(
+        "wppref",
+        "Weighted preference precision (paper)",
+        "Σ over correct pairs of (2^\\|pref\\| − 1)/log₂(f + 1): the DCG analogue",
+        ppref.wppref,
+        ("cutoff",),
+    ),
+    _ppref(
+        "nwppref",
+        "Normalised wppref (paper)",
+        "wppref@k / wppref@k of the ideal ranking: the NDCG analogue",
+        ppref.nwppref,
+        ("ideal", "cutoff"),
+    ),
+    _ppref(
+        "rrpref",
+        "Reciprocal rank of the first correct pair",
+        "1 / the best rank of a correct pair (0 if none)",
+        ppref.rrpref,
+    ),
+    _ppref(
+        "pprefMax", "Maximum preference precision", "max of ppref@r over r in PR (0 if PR is empty)", ppref.pprefmax
+    ),
+    _ppref("rprefMax", "Maximum preference recall", "correct(∞) / N", ppref.rprefmax),
+    _ppref(
+        "APpref",
+        "Average preference precision",
+        "[Σ_{r∈PR} ppref@r + PU · correct(∞)/N] / (\\|PR\\| + PU)",
+        ppref.appref,
+    ),
+    _ppref(
+        "num_pref_ranked",
+        "Judged pairs touching the run",
+        "pairs with at least one doc retrieved",
+        ppref.num_pref_ranked,
+    ),
+    _ppref("num_pref_total", "Judged pairs", "N", ppref.num_pref_total),
+    _ppref("num_preferred", "Preferred docs", "\\|PR\\| + PU", ppref.num_preferred),
+    _ppref("num_preferred_unrk", "Unretrieved preferred docs", "PU", ppref.num_preferred_unrk),
+    _ppref("num_bad", "Bad docs", "docs judged bad", ppref.num_bad),
+]
+
+_RBO = ("p", "normalize", "depth")
+_GRAPH = [
+    MeasureSpec(
+        "PGC",
+        "Preference Graph Compatibility",
+        "RBO between the run and the Greedy FAS ordering of the preference multigraph closest to it; with "
+        "`cols`, the run shown in a grid of that many columns, examined in `order`",
+        "pgc",
+        (*_RBO, "cols", "order"),
+        CITE_PGC,
+        doc="Greedy Preference Graph Compatibility: ties by (rank, doc id); the image-grid variant is thesis "
+        "chapter 5.",
+    ),
+    MeasureSpec(
+        "Compatibility",
+        "Compatibility (compatibility.py, depth 1000)",  # not ir_measures' Compat's "Compatibility"
+        "RBO between the run and the closest ideal ranking of the docs with value > 0, normalised "
+        "(Clarke's compatibility.py; unlike ir_measures' `Compat`, unretrieved docs come last among equals)",
+        "compatibility",
+        _RBO,
+        CITE_COMPAT,
+        defaults={"normalize": True},
+    ),
+]
+
+
+def _trec(name: str, definition: str, aggregate: str = "mean") -> MeasureSpec:
+    pretty = "trec_eval " + name
+    return MeasureSpec(name, pretty, definition, "trec_prefs", (), CITE_TREC_EVAL, aggregate=aggregate)
+
+
+_RET = "counting only retrieved preferences (both docs retrieved)"
+_IMP = "counting retrieved and implied preferences (ignoring those with neither doc retrieved)"
+_TREC_PREFS = [
+    _trec("prefs_num_prefs_poss", "preferences possible: retrieved + implied + not retrieved, over all jgs", "sum"),
+    _trec(
+        "prefs_num_prefs_ful",
+        "preferences fulfilled: retrieved in order + implied with the preferred doc retrieved",
+        "sum",
+    ),
+    _trec("prefs_num_prefs_ful_ret", "retrieved preferences fulfilled", "sum"),
+    _trec("prefs_simp", "fulfilled / possible, all jgs pooled"),
+    _trec("prefs_pair", "mean over doc pairs of the share of that pair's preferences (over jgs) fulfilled"),
+    _trec("prefs_avgjg", "`prefs_simp` within each jg, averaged over the query's jgs"),
+    _trec(
+        "prefs_avgjg_Rnonrel",
+        "`prefs_avgjg` with each jg's non-relevant docs (level 0) cut or padded to R, its number of relevant "
+        "docs (akin to bpref)",
+    ),
+    _trec("prefs_simp_ret", f"`prefs_simp` {_RET}"),
+    _trec("prefs_pair_ret", f"`prefs_pair` {_RET}"),
+    _trec("prefs_avgjg_ret", f"`prefs_avgjg` {_RET}"),
+    _trec("prefs_avgjg_Rnonrel_ret", f"`prefs_avgjg_Rnonrel` {_RET}"),
+    _trec("prefs_simp_imp", f"`prefs_simp` {_IMP}"),
+    _trec("prefs_pair_imp", f"`prefs_pair` {_IMP}"),
+    _trec("prefs_avgjg_imp", f"`prefs_avgjg` {_IMP}"),
+]
+
+SPECS: dict[str, MeasureSpec] = {spec.name: spec for spec in (*_PPREF, *_GRAPH, *_TREC_PREFS)}
+FAMILIES = ("ppref", "pgc", "compatibility", "trec_prefs")
+
+
+def family(name: str) -> list[MeasureSpec]:
+    return [spec for spec in SPECS.values() if spec.family == name]
+
+
+def ppref_kernel(name: str, counts, cutoff=None, **kwargs) -> np.ndarray:
+    """The ppref-family measure ``name`` from pair counts: ``cutoff`` and ``beta`` / ``ideal`` as it takes them."""
+    spec = SPECS[name]
+    given = {"cutoff": cutoff, **kwargs}
+    return spec.kernel(counts, *(given[a] for a in spec.args if a in given))
+
+
+# -- the README's tables ---------------------------------------------------------------------------------------------
+
+
+def _shown(name: str, spec: MeasureSpec) -> str:
+    param = spec.param(name)
+    default = param.shown_default if param.default is None else repr(param.default)
+    return f"`{name}` ({default})"
+
+
+def markdown_table(family_name: str) -> str:
+    """The README's table of a family: name, definition, parameters (default); then its citations."""
+    rows = ["| name | definition | parameters (default) |", "|---|---|---|"]
+    citations: list[str] = []
+    for spec in family(family_name):
+        shown = f"{spec.name}@k" if spec.has_cutoff else spec.name
+        params = ", ".join(_shown(p, spec) for p in spec.params) or "none"
+        total = " (summary: the sum over queries)" if spec.aggregate == "sum" else ""
+        rows.append(f"| `{shown}` | {spec.definition}{total} | {params} |")
+        if spec.citation not in citations:
+            citations.append(spec.citation)
+    return "\n".join(rows) + "\n\nCitations: " + " ".join(citations) + "\n"
+
+
+BLOCK = re.compile(r"(<!-- measures:(\w+) -->\n)(.*?)(<!-- /measures -->)", re.S)
+
+
+def update_readme(text: str) -> str:
+    """``text`` with every ``<!-- measures:FAMILY -->`` block replaced by the generated table."""
+    return BLOCK.sub(lambda m: m.group(1) + markdown_table(m.group(2)) + m.group(4), text)
+
+
+if __name__ == "__main__":  # python -m ir_pref_measures.measures.catalog README.md: rewrite the tables
+    import sys
+
+    for path in sys.argv[1:]:
+        with open(path, encoding="utf-8") as f:
+            old = f.read()
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(update_readme(old))
