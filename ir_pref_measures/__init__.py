@@ -41,6 +41,7 @@ def __getattr__(name: str):
         return module if name == "meta" else getattr(module, name)
     raise AttributeError(f"module 'ir_pref_measures' has no attribute {name!r}")
 
+
 __all__ = [
     "__version__",
     "Experiment",
