@@ -144,6 +144,18 @@ class Judgments:
             self._cache["good_edges"] = (src, dst, np.searchsorted(src, self.doc_offsets))
         return self._cache["good_edges"]
 
+    def explicit_good_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The explicit strict edges (multiplicity kept) that do not leave a bad doc, sorted by (src, dst),
+        and each query's slice of them, as :meth:`good_edges` but without the derived edges (cached): kernels
+        that count the derived edges from the grades (a complete layered DAG) use these."""
+        if "explicit_good_edges" not in self._cache:
+            src, dst = self.edge_src, self.edge_dst
+            leaving_bad = self.bad[src]
+            if leaving_bad.any():
+                src, dst = src[~leaving_bad], dst[~leaving_bad]
+            self._cache["explicit_good_edges"] = (src, dst, np.searchsorted(src, self.doc_offsets))
+        return self._cache["explicit_good_edges"]
+
     def preference_pairs(self, transitive: bool = True) -> PairSet:
         """The strict pairs of the ppref family, with or without transitive closure (cached)."""
         key = ("pairs", transitive)
