@@ -76,3 +76,103 @@ def test_a_huge_rbo_depth_costs_what_the_data_needs():
         rbo.self_rbo(np.array([0, 5, 3000]), 0.95, 10**12).tolist()
         == rbo.self_rbo(np.array([0, 5, 3000]), 0.95, 200_000).tolist()
     )
+
+
+COUNT_FIELDS = ("offsets", "rank", "correct", "ordered", "gain", "preferred", "total", "unretrieved_preferred", "bad")
+
+
+def _random_combined(rng):
+    import pandas as pd
+
+    from ir_pref_measures.judgments import Judgments, combine
+
+    qrels, prefs = [], []
+    for qi in range(int(rng.integers(1, 4))):
+        n = int(rng.integers(2, 25))
+        grades = rng.integers(0, rng.integers(1, 5), n)
+        qrels += [(f"q{qi}", f"d{i}", int(grades[i])) for i in range(n) if rng.random() < 0.8]
+        for _ in range(int(rng.integers(0, 8))):
+            a, b = rng.choice(n, 2, replace=rng.random() < 0.1)
+            value = int(rng.choice([-1, -1, 1, 0, -2, 2]))
+            prefs.append((f"q{qi}", "NA" if value == 2 else f"d{a}", "NA" if value == -2 else f"d{b}", value))
+    parts = [Judgments.from_qrels(pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]))]
+    if prefs:
+        columns = ["query_id", "doc_id_a", "doc_id_b", "preference"]
+        parts.append(Judgments.from_preferences(pd.DataFrame(prefs, columns=columns)))
+    return combine(*parts)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("seed", range(3))
+def test_pairs_counted_by_blocks_equal_the_listed_pairs(monkeypatch, seed):
+    from ir_pref_measures.measures import pair_counts as kernel
+
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        judgments = _random_combined(rng)
+        n_docs = len(judgments.doc_ids)
+        rank = np.where(rng.random(n_docs) < 0.7, rng.permutation(n_docs) + 1.0, np.inf)
+        queries = np.arange(len(judgments))
+        for transitive in (True, False):
+            monkeypatch.setattr(kernel, "LIST_PAIRS", 10**12)  # every query listed
+            listed = kernel.pair_counts(judgments, rank, queries, transitive)
+            monkeypatch.setattr(kernel, "LIST_PAIRS", -1)  # every query counted by blocks
+            counted = kernel.pair_counts(judgments, rank, queries, transitive)
+            for name in COUNT_FIELDS:
+                assert getattr(counted, name).tolist() == getattr(listed, name).tolist(), (name, transitive)
+
+
+def _large_combined(n_docs):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+    from bench_large_query import make_graded
+
+    from ir_pref_measures.judgments import Judgments, combine
+
+    qrels, prefs, run = make_graded(n_docs)
+    return combine(Judgments.from_qrels(qrels), Judgments.from_preferences(prefs)), run
+
+
+def test_a_large_combined_query_is_counted_as_listed(monkeypatch):
+    import ir_measures
+
+    from ir_pref_measures.measures import pair_counts as kernel
+
+    judgments, run = _large_combined(1500)  # 1.2 million closure pairs: above LIST_PAIRS, counted by blocks
+    names = ["APpref", "ppref@10", "wppref@10", "rpref@10", "pprefMax", "num_pref_total", "APpref(transitive=False)"]
+    measures = [ir_measures.parse_measure(m) for m in names]
+    counted = ir_measures.calc_aggregate(measures, judgments, run)
+    monkeypatch.setattr(kernel, "LIST_PAIRS", 10**12)
+    listed = ir_measures.calc_aggregate(measures, judgments, run)
+    assert counted == listed
+
+
+def test_a_closure_over_the_budget_is_refused_at_once(monkeypatch):
+    import ir_measures
+    import pandas as pd
+
+    from ir_pref_measures import judgments as model
+    from ir_pref_measures.errors import InputError
+
+    docs = [f"d{i}" for i in range(3000)]
+    prefs = pd.DataFrame({"query_id": "chain", "doc_id_a": docs[:-1], "doc_id_b": docs[1:], "preference": -1})
+    run = pd.DataFrame({"query_id": "chain", "doc_id": docs[::7], "score": -np.arange(len(docs[::7]), dtype=float)})
+    judgments = model.Judgments.from_preferences(prefs)
+    monkeypatch.setattr(model, "CLOSURE_BUDGET_BYTES", 2**20)
+    with pytest.raises(InputError, match=r"query 'chain'.*4,498,500 pairs.*transitive=False"):
+        ir_measures.calc_aggregate([ir_measures.parse_measure("ppref@10")], judgments, run)
+    value = ir_measures.calc_aggregate([ir_measures.parse_measure("ppref(transitive=False)@10")], judgments, run)
+    assert 0 < next(iter(value.values())) <= 1
+
+
+def test_pgc_with_a_huge_depth_is_the_pgc_at_the_depth_where_terms_vanish():
+    import ir_measures
+
+    judgments, run = _large_combined(3000)
+    huge = [ir_measures.parse_measure(f"{m}(depth=1000000000)") for m in ("PGC", "Compatibility")]
+    deep = [ir_measures.parse_measure(f"{m}(depth=100000)") for m in ("PGC", "Compatibility")]
+    assert list(ir_measures.calc_aggregate(huge, judgments, run).values()) == list(
+        ir_measures.calc_aggregate(deep, judgments, run).values()
+    )
