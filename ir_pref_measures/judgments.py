@@ -448,7 +448,7 @@ def _strict_closure(judgments: Judgments, src, dst, bounds) -> tuple[np.ndarray,
     for q in np.flatnonzero(np.diff(bounds)).tolist():
         base, end = judgments.doc_offsets[q], judgments.doc_offsets[q + 1]
         strict, ties = slice(bounds[q], bounds[q + 1]), slice(tie_bounds[q], tie_bounds[q + 1])
-        if len(src[strict]) > 1000:  # small queries cannot reach the budget
+        if float(end - base) ** 2 * BYTES_PER_PAIR > CLOSURE_BUDGET_BYTES:  # else even all n^2 pairs fit
             estimate = _closure_estimate(
                 src[strict] - base,
                 dst[strict] - base,
