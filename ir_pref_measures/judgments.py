@@ -183,8 +183,9 @@ class Judgments:
             q,
             n_derived + len(e_src),
             "derived and explicit preference pairs (grades plus explicit preferences)",
-            "this measure needs the pair list (nwppref's ideal ranking does; PGC, Compatibility and the other "
-            "ppref measures count such queries without it)",
+            "PGC and Compatibility never need this list, and the ppref family counts such a query without it "
+            "only when its docs without explicit judgments have few distinct grades (at most "
+            "ir_pref_measures.measures.closure.BLOCK_LIMIT blocks; nwppref's ideal ranking always needs the list)",
         )
         d_src, d_dst = _derived_edges(self.doc_query[lo:hi], grades)
         keep = ~bad[d_src]

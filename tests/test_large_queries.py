@@ -176,3 +176,35 @@ def test_pgc_with_a_huge_depth_is_the_pgc_at_the_depth_where_terms_vanish():
     assert list(ir_measures.calc_aggregate(huge, judgments, run).values()) == list(
         ir_measures.calc_aggregate(deep, judgments, run).values()
     )
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_a_large_graded_only_query_beside_explicit_ones_takes_the_graded_kernel(monkeypatch):
+    from ir_pref_measures.measures import closure
+    from ir_pref_measures.measures import pair_counts as kernel
+
+    rng = np.random.default_rng(5)
+    seen = 0
+    for _ in range(80):
+        judgments = _random_combined(rng)
+        queries = np.arange(len(judgments))
+        seen += sum(kernel._only_graded(judgments, q) for q in queries.tolist())
+        n_docs = len(judgments.doc_ids)
+        rank = np.where(rng.random(n_docs) < 0.7, rng.permutation(n_docs) + 1.0, np.inf)
+        monkeypatch.setattr(kernel, "LIST_PAIRS", 10**12)
+        listed = kernel.pair_counts(judgments, rank, queries)
+        monkeypatch.setattr(kernel, "LIST_PAIRS", -1)
+        monkeypatch.setattr(closure, "BLOCK_LIMIT", 0)  # no block plan: graded-only queries take the graded kernel
+        counted = kernel.pair_counts(judgments, rank, queries)
+        monkeypatch.undo()
+        from ir_pref_measures.measures import ppref as measures
+
+        for name, measure in {**measures.AT_CUTOFF, **measures.WHOLE_RANKING}.items():
+            for cutoff in (1, 5, None) if name in measures.AT_CUTOFF else (None,):
+                args = (cutoff,) if name in measures.AT_CUTOFF else ()
+                got, want = measure(counted, *args), measure(listed, *args)
+                if name == "wppref":  # the graded kernel adds the gains in another order
+                    np.testing.assert_allclose(got, want, rtol=1e-12)
+                else:
+                    assert got.tolist() == want.tolist(), (name, cutoff)
+    assert seen > 10

@@ -322,7 +322,8 @@ def pair_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray,
     """Counts for ``queries`` under ``doc_rank``: the graded fast path when every judgment is a grade;
     else the explicit pairs, a block of queries at a time (at most ``CHUNK_PAIRS`` pairs per block), except
     for a query with more than ``LIST_PAIRS`` pairs whose docs fall in few blocks of twins (grades plus a
-    few explicit judgments): its pairs are counted by blocks (:mod:`.closure`), never listed."""
+    few explicit judgments): its pairs are counted by blocks (:mod:`.closure`), never listed; such a query
+    holding grades only, with too many distinct grades for blocks, takes the graded kernel."""
     if judgments.only_graded:
         return graded_counts(judgments, doc_rank, queries)
     sizes = np.diff(judgments.doc_offsets)
@@ -331,6 +332,8 @@ def pair_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray,
         plan = block_plan(judgments, q, transitive)
         if plan is not None and plan.n_pairs > LIST_PAIRS:
             counted[q] = plan
+        elif plan is None and _only_graded(judgments, q):
+            counted[q] = None  # many distinct grades, no other judgment: the graded kernel, per query
     if not counted:
         return _listed_counts(judgments, doc_rank, queries, judgments.preference_pairs(transitive))
     pairs = judgments.preference_pairs(transitive, exclude=tuple(counted))
@@ -342,10 +345,27 @@ def pair_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray,
         if run:
             parts.append(_listed_counts(judgments, doc_rank, np.asarray(run, dtype=np.int64), pairs))
             run = []
-        parts.append(block_counts(judgments, counted[q], doc_rank))
+        plan = counted[q]
+        one = np.asarray([q], dtype=np.asarray(queries).dtype)
+        parts.append(
+            graded_counts(judgments, doc_rank, one) if plan is None else block_counts(judgments, plan, doc_rank)
+        )
     if run:
         parts.append(_listed_counts(judgments, doc_rank, np.asarray(run, dtype=np.int64), pairs))
     return _concatenate(queries, parts)
+
+
+def _only_graded(judgments: Judgments, q: int) -> bool:
+    """Query ``q`` holds grades only: every doc graded, none bad, no explicit preference or tie."""
+    lo, hi = judgments.doc_offsets[q], judgments.doc_offsets[q + 1]
+    has_edges = np.searchsorted(judgments.edge_src, [lo, hi])
+    has_ties = np.searchsorted(judgments.tie_a, [lo, hi])
+    return bool(
+        judgments.graded[lo:hi].all()
+        and not judgments.bad[lo:hi].any()
+        and has_edges[0] == has_edges[1]
+        and has_ties[0] == has_ties[1]
+    )
 
 
 def _listed_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray, pairs: PairSet) -> PairCounts:
