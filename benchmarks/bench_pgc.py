@@ -67,7 +67,8 @@ def measure_one(source: str, variant: str, folder: Path) -> dict:
     import pytrec_eval
 
     import ir_pref_measures  # noqa: F401  (registers the measures)
-    from ir_pref_measures.judgments import combine, load_judgments
+    from ir_pref_measures import load_judgments
+    from ir_pref_measures.judgments import combine
 
     if source == "synthetic":
         qrels, runs = _inputs(source, folder)

@@ -45,6 +45,8 @@ from ir_pref_measures.ids import intern, pair_keys
 
 DEFAULT_GROUP = "judgments"  # the group of judgments loaded without a group name
 CLOSURE_CHUNK = 512  # sources per breadth-first batch in the transitive closure (bounds memory)
+CLOSURE_BUDGET_BYTES = 3 * 2**30  # most memory one query's listed preference pairs may take; more is refused
+BYTES_PER_PAIR = 256  # peak memory per listed pair (measured: 245 B on a closure of 5M pairs, APpref), kernel included
 
 
 @dataclass(frozen=True)
@@ -202,12 +204,53 @@ class Judgments:
             self._cache["good_edges"] = (src, dst, np.searchsorted(src, self.doc_offsets))
         return self._cache["good_edges"]
 
-    def preference_pairs(self, transitive: bool = True) -> PairSet:
-        """The strict pairs of the ppref family, with or without transitive closure (cached)."""
-        key = ("pairs", transitive)
+    def explicit_good_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The explicit strict edges (multiplicity kept) that do not leave a bad doc, sorted by (src, dst),
+        and each query's slice of them, as :meth:`good_edges` but without the derived edges (cached): kernels
+        that count the derived edges from the grades (a complete layered DAG) use these."""
+        if "explicit_good_edges" not in self._cache:
+            src, dst = self.edge_src, self.edge_dst
+            leaving_bad = self.bad[src]
+            if leaving_bad.any():
+                src, dst = src[~leaving_bad], dst[~leaving_bad]
+            self._cache["explicit_good_edges"] = (src, dst, np.searchsorted(src, self.doc_offsets))
+        return self._cache["explicit_good_edges"]
+
+    def preference_pairs(self, transitive: bool = True, exclude: tuple[int, ...] = ()) -> PairSet:
+        """The strict pairs of the ppref family, with or without transitive closure (cached); ``exclude``:
+        query indices left out (their docs get no pairs), for kernels that count those queries' pairs
+        without listing them. A query whose pairs would take more than ``CLOSURE_BUDGET_BYTES`` is refused
+        up front with an :class:`~ir_pref_measures.errors.InputError` (estimated from its sizes)."""
+        key = ("pairs", transitive, tuple(sorted(exclude)))
         if key not in self._cache:
-            self._cache[key] = _preference_pairs(self, transitive)
+            self._cache[key] = _preference_pairs(self, transitive, frozenset(exclude))
         return self._cache[key]
+
+    def query_good_edges(self, q: int) -> tuple[np.ndarray, np.ndarray]:
+        """Query ``q``'s slice of :meth:`good_edges` (global doc indices), built for that query alone, after
+        checking that its derived edges fit in ``CLOSURE_BUDGET_BYTES``."""
+        lo, hi = int(self.doc_offsets[q]), int(self.doc_offsets[q + 1])
+        src, dst, bounds = self.explicit_good_edges()
+        e_src, e_dst = src[bounds[q] : bounds[q + 1]], dst[bounds[q] : bounds[q + 1]]
+        grades, bad = self.grades[lo:hi], self.bad[lo:hi]
+        graded = np.sort(grades[~np.isnan(grades)])
+        good_grades = grades[~np.isnan(grades) & ~bad]
+        n_derived = int(np.searchsorted(graded, good_grades, "left").sum())
+        _check_budget(
+            self,
+            q,
+            n_derived + len(e_src),
+            "derived and explicit preference pairs (grades plus explicit preferences)",
+            "PGC and Compatibility never need this list, and the ppref family counts such a query without it "
+            "only when its docs without explicit judgments have few distinct grades (at most "
+            "ir_pref_measures.measures.closure.BLOCK_LIMIT blocks; nwppref's ideal ranking always needs the list)",
+        )
+        d_src, d_dst = _derived_edges(self.doc_query[lo:hi], grades)
+        keep = ~bad[d_src]
+        all_src = np.concatenate([e_src, (d_src[keep] + lo).astype(e_src.dtype)])
+        all_dst = np.concatenate([e_dst, (d_dst[keep] + lo).astype(e_dst.dtype)])
+        order = np.lexsort((all_dst, all_src))
+        return all_src[order], all_dst[order]
 
     @classmethod
     def from_qrels(cls, qrels, *, checked: bool = False, group: str = DEFAULT_GROUP) -> Judgments:
@@ -500,8 +543,38 @@ def _derived_edges(doc_query: np.ndarray, grades: np.ndarray) -> tuple[np.ndarra
     return src[keep], dst[keep]
 
 
-def _preference_pairs(judgments: Judgments, transitive: bool) -> PairSet:
-    src, dst, bounds = judgments.good_edges()
+def _check_budget(judgments: Judgments, q: int, pairs: int, what: str, way_out: str) -> None:
+    """Refuse a query whose ``pairs`` listed pairs would take more than ``CLOSURE_BUDGET_BYTES``."""
+    need = pairs * BYTES_PER_PAIR
+    if need > CLOSURE_BUDGET_BYTES:
+        raise InputError(
+            f"query {judgments.query_ids[q]!r}: listing its {what} would take about {pairs:,} pairs "
+            f"(~{need / 2**30:.1f} GB, over the budget ir_pref_measures.judgments.CLOSURE_BUDGET_BYTES = "
+            f"{CLOSURE_BUDGET_BYTES / 2**30:.1f} GB); {way_out}, or raise the budget"
+        )
+
+
+def _good_edges_of(judgments: Judgments, exclude: frozenset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:meth:`Judgments.good_edges`, or, when a query has derived edges and explicit ones (a combined
+    graph) or some queries are excluded, the same built query by query (budget checked, no global list)."""
+    sizes = np.diff(judgments.doc_offsets).astype(np.float64)
+    if not exclude and (sizes * sizes / 2 * BYTES_PER_PAIR <= CLOSURE_BUDGET_BYTES).all():
+        return judgments.good_edges()  # no query can hold more derived pairs than the budget allows
+    parts_src, parts_dst = [], []
+    e_src, e_dst, _ = judgments.explicit_good_edges()
+    for q in range(len(judgments)):
+        if q in exclude:
+            continue
+        s, d = judgments.query_good_edges(q)
+        parts_src.append(s)
+        parts_dst.append(d)
+    src = np.concatenate(parts_src) if parts_src else e_src[:0]
+    dst = np.concatenate(parts_dst) if parts_dst else e_dst[:0]
+    return src, dst, np.searchsorted(src, judgments.doc_offsets)
+
+
+def _preference_pairs(judgments: Judgments, transitive: bool, exclude: frozenset = frozenset()) -> PairSet:
+    src, dst, bounds = _good_edges_of(judgments, exclude)
     source = np.zeros(len(judgments.doc_ids), dtype=bool)
     for docs in (src, judgments.tie_a, judgments.tie_b):
         source[docs] = True
@@ -522,6 +595,21 @@ def _strict_closure(judgments: Judgments, src, dst, bounds) -> tuple[np.ndarray,
     for q in np.flatnonzero(np.diff(bounds)).tolist():
         base, end = judgments.doc_offsets[q], judgments.doc_offsets[q + 1]
         strict, ties = slice(bounds[q], bounds[q + 1]), slice(tie_bounds[q], tie_bounds[q + 1])
+        if float(end - base) ** 2 * BYTES_PER_PAIR > CLOSURE_BUDGET_BYTES:  # else even all n^2 pairs fit
+            estimate = _closure_estimate(
+                src[strict] - base,
+                dst[strict] - base,
+                judgments.tie_a[ties] - base,
+                judgments.tie_b[ties] - base,
+                judgments.bad[base:end],
+            )
+            _check_budget(
+                judgments,
+                q,
+                estimate,
+                "transitive closure (estimated from its condensation)",
+                "evaluate without the closure: transitive=False, e.g. ppref(transitive=False)@10",
+            )
         i, j = _query_closure(
             src[strict] - base,
             dst[strict] - base,
@@ -563,3 +651,43 @@ def _query_closure(src, dst, tie_a, tie_b, bad) -> tuple[np.ndarray, np.ndarray]
         out_i.append(i[keep])
         out_j.append(j[keep])
     return np.concatenate(out_i), np.concatenate(out_j)
+
+
+def _closure_estimate(src, dst, tie_a, tie_b, bad) -> int:
+    """An upper bound on the pairs of :func:`_query_closure`, from the condensation (strongly connected
+    components) of the graph: the pairs within each cyclic component, and for each component the sizes of
+    the components below it summed along the DAG (capped at the number of docs; exact on trees and chains)."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = len(bad)
+    tie_from = np.concatenate([tie_a[~bad[tie_a]], tie_b[~bad[tie_b]]])
+    tie_to = np.concatenate([tie_b[~bad[tie_a]], tie_a[~bad[tie_b]]])
+    rows, cols = np.concatenate([src, tie_from]), np.concatenate([dst, tie_to])
+    graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    k, label = connected_components(graph, directed=True, connection="strong")
+    size = np.bincount(label, minlength=k)
+    a, b = label[rows], label[cols]
+    cyclic = np.zeros(k, dtype=bool)
+    cyclic[a[a == b]] = True
+    keys = np.unique(a[a != b].astype(np.int64) * k + b[a != b])
+    ca, cb = (keys // k).tolist(), (keys % k).tolist()
+    children: list[list[int]] = [[] for _ in range(k)]
+    indegree = [0] * k
+    for x, y in zip(ca, cb, strict=True):
+        children[x].append(y)
+        indegree[y] += 1
+    order = [c for c in range(k) if indegree[c] == 0]
+    for c in order:  # Kahn: the list grows while it is read
+        for y in children[c]:
+            indegree[y] -= 1
+            if indegree[y] == 0:
+                order.append(y)
+    sizes = size.tolist()
+    bound = [0] * k
+    for c in reversed(order):
+        total = sizes[c] if cyclic[c] else 0
+        for y in children[c]:
+            total += sizes[y] + bound[y]
+        bound[c] = min(n, total)
+    return int(sum(s * b for s, b in zip(sizes, bound, strict=True)))

@@ -69,11 +69,14 @@ def grid_values(
     """
     from ir_pref_measures.measures.image_grid import Grid, grid_pgc
 
-    if "engine" not in positions.columns:
-        raise InputError(f"grid positions need an engine column (found {list(positions.columns)})")
+    missing = [c for c in ("query_id", "engine", "doc_id", "row", "col") if c not in positions.columns]
+    if missing:
+        raise InputError(f"grid positions need column(s) {missing} (found {list(positions.columns)})")
     columns = {}
     for engine, rows in positions.groupby("engine", sort=False):
-        grid = Grid.from_positions(rows[np.isin(rows["query_id"], judgments.query_ids)])
+        rows = rows[np.isin(rows["query_id"], judgments.query_ids)]
+        width = rows["width"].to_numpy(dtype=np.int64) if "width" in rows.columns else None
+        grid = Grid.from_arrays(*(rows[c].to_numpy() for c in ("query_id", "doc_id", "row", "col")), width)
         queries = np.searchsorted(judgments.query_ids, grid.ranking.query_ids)
         values = grid_pgc(judgments, grid, queries, order, p=p, **rbo)
         columns[str(engine)] = pd.Series(values, index=grid.ranking.query_ids.astype(str))

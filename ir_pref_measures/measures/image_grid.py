@@ -30,7 +30,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import encode, intern, pair_keys
@@ -62,15 +61,24 @@ class Grid:
         return cls(ranking, row, col, np.minimum(cols, size - row * cols))
 
     @classmethod
-    def from_positions(cls, frame: pd.DataFrame) -> Grid:
-        """Explicit positions: columns ``query_id, doc_id, row, col``, and ``width`` (default: the number
-        of results in the row). A doc twice in a query, or two docs in one cell, is an error."""
-        missing = [c for c in ("query_id", "doc_id", "row", "col") if c not in frame.columns]
+    def from_positions(cls, frame) -> Grid:
+        """Explicit positions from a table (a DataFrame or any mapping of columns) with columns ``query_id,
+        doc_id, row, col``, and ``width`` (default: the number of results in the row); see :meth:`from_arrays`.
+        The kernels never import pandas: :func:`ir_pref_measures.meta.grid_values` reads the frame."""
+        columns = list(frame.columns if hasattr(frame, "columns") else frame)
+        missing = [c for c in ("query_id", "doc_id", "row", "col") if c not in columns]
         if missing:
-            raise InputError(f"grid positions need column(s) {missing} (found {list(frame.columns)})")
-        (q,), query_ids = intern(frame["query_id"])
-        (d,), doc_vocabulary = encode(frame["doc_id"])
-        row, col = (frame[c].to_numpy(dtype=np.int64) for c in ("row", "col"))
+            raise InputError(f"grid positions need column(s) {missing} (found {columns})")
+        width = frame["width"] if "width" in columns else None
+        return cls.from_arrays(frame["query_id"], frame["doc_id"], frame["row"], frame["col"], width)
+
+    @classmethod
+    def from_arrays(cls, query_id, doc_id, row, col, width=None) -> Grid:
+        """Explicit positions: per entry its query id, doc id, 0-based row and column, and ``width`` (default:
+        the number of results in the row). A doc twice in a query, or two docs in one cell, is an error."""
+        (q,), query_ids = intern(query_id)
+        (d,), doc_vocabulary = encode(doc_id)
+        row, col = (np.asarray(x, dtype=np.int64) for x in (row, col))
         if (row < 0).any() or (col < 0).any():
             raise InputError("grid rows and columns are 0-based and cannot be negative")
         for what, keys in (
@@ -79,11 +87,12 @@ class Grid:
         ):
             if len(np.unique(keys)) < len(keys):
                 raise InputError(f"grid positions hold {what} in one query")
-        width = frame["width"].to_numpy(dtype=np.int64) if "width" in frame.columns else None
         if width is None:
             row_key = pair_keys(q, row, row.max() + 1)
             _, inverse, counts = np.unique(row_key, return_inverse=True, return_counts=True)
             width = counts[inverse.reshape(-1)]
+        else:
+            width = np.asarray(width, dtype=np.int64)
         order = np.lexsort((col, row, q))
         ranking = Ranking(
             query_ids=query_ids,

@@ -24,8 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir_pref_measures.judgments import Judgments, PairSet
+from ir_pref_measures.measures.closure import BlockPlan, block_plan, doc_events
 
 CHUNK_PAIRS = 50_000  # pairs per block of queries in the explicit kernel (bounds its temporary memory)
+LIST_PAIRS = 1_000_000  # a query with more pairs than this is counted by blocks when it can be (see pair_counts)
 
 
 @dataclass(frozen=True)
@@ -97,10 +99,34 @@ def explicit_counts(judgments: Judgments, pairs: PairSet, doc_rank: np.ndarray, 
     f, t = doc_rank[src], doc_rank[dst]
     is_correct = f < t
 
-    # PR: distinct ranks of retrieved docs that prefer something; PU: unretrieved docs that are sources.
+    # PR: distinct ranks of retrieved docs that prefer something
     pr_q, pr_rank = _unique_pairs(q[np.isfinite(f)], f[np.isfinite(f)])
+    first = np.minimum(f, t)
+    ones = np.ones(len(src))
+    zeros = np.zeros(len(src))
+    pair_events = (
+        np.concatenate([q, q]),
+        np.concatenate([f, first]),
+        np.concatenate([is_correct * ones, zeros]),
+        np.concatenate([zeros, ones]),
+        np.concatenate([_correct_gain(judgments.grades, src, dst, is_correct), zeros]),
+        np.concatenate([np.isfinite(f), zeros > 0]),
+    )
+    return _with_bad_docs(
+        judgments, doc_rank, queries, pairs.source, pair_events, pr_q, pr_rank, np.bincount(q, minlength=n)
+    )
+
+
+def _with_bad_docs(judgments, doc_rank, queries, source, pair_events, pr_q, pr_rank, n_pairs) -> PairCounts:
+    """Counts from the events of the pairs (query position, rank, correct, ordered, gain, preferred), the
+    PR ranks and the number of pairs per query, plus the bad-doc pairs and the unretrieved preferred docs."""
+    position = np.full(len(judgments), -1, dtype=np.int64)
+    position[queries] = np.arange(len(queries))
+    doc_pos = position[judgments.doc_query]
+    n = len(queries)
+    # PU: unretrieved docs that are sources.
     evaluated_doc = doc_pos >= 0
-    unretrieved_source = evaluated_doc & pairs.source & np.isinf(doc_rank)
+    unretrieved_source = evaluated_doc & source & np.isinf(doc_rank)
     pu = np.bincount(doc_pos[unretrieved_source], minlength=n).astype(np.float64)
 
     # Bad docs: each retrieved preferred doc (rank r in PR) against every bad doc of its query.
@@ -113,17 +139,15 @@ def explicit_counts(judgments: Judgments, pairs: PairSet, doc_rank: np.ndarray, 
     pr_below_bad = _count_above(pr_q, pr_rank, bad_q[retrieved_bad], bad_rank[retrieved_bad], n)
     n_pr = np.bincount(pr_q, minlength=n).astype(np.float64)
 
-    first = np.minimum(f, t)
-    ones = np.ones(len(src))
-    zeros = np.zeros(len(src))
+    e_q, e_rank, e_correct, e_ordered, e_gain, e_preferred = pair_events
     offsets, rank, correct, ordered, gain, preferred = _events(
         n,
-        np.concatenate([q, q, pr_q, bad_q[retrieved_bad]]),
-        np.concatenate([f, first, pr_rank, bad_rank[retrieved_bad]]),
-        np.concatenate([is_correct * ones, zeros, bad_below_pr, 0 * pr_below_bad]),
-        np.concatenate([zeros, ones, bad_below_pr, pr_below_bad]),
-        np.concatenate([_correct_gain(judgments.grades, src, dst, is_correct), zeros, bad_below_pr, 0 * pr_below_bad]),
-        np.concatenate([np.isfinite(f), zeros > 0, np.ones(len(pr_q), bool), pr_below_bad < 0]),
+        np.concatenate([e_q, pr_q, bad_q[retrieved_bad]]),
+        np.concatenate([e_rank, pr_rank, bad_rank[retrieved_bad]]),
+        np.concatenate([e_correct, bad_below_pr, 0 * pr_below_bad]),
+        np.concatenate([e_ordered, bad_below_pr, pr_below_bad]),
+        np.concatenate([e_gain, bad_below_pr, 0 * pr_below_bad]),
+        np.concatenate([e_preferred, np.ones(len(pr_q), bool), pr_below_bad < 0]),
     )
     return PairCounts(
         queries=queries,
@@ -133,9 +157,34 @@ def explicit_counts(judgments: Judgments, pairs: PairSet, doc_rank: np.ndarray, 
         ordered=ordered,
         gain=gain,
         preferred=preferred,
-        total=np.bincount(q, minlength=n) + n_pr * n_bad + pu * bad_unretrieved,
+        total=n_pairs + n_pr * n_bad + pu * bad_unretrieved,
         unretrieved_preferred=pu,
         bad=n_bad,
+    )
+
+
+def block_counts(judgments: Judgments, plan: BlockPlan, doc_rank: np.ndarray) -> PairCounts:
+    """Counts of one query from its blocks (:mod:`.closure`), without listing its pairs."""
+    lo, hi = plan.lo, plan.hi
+    rank = doc_rank[lo:hi]
+    correct, gain, ordered, pairs = doc_events(plan, judgments.grades[lo:hi], rank)
+    has = pairs > 0
+    finite = np.isfinite(rank) & (has | (ordered > 0))  # the docs the listed pairs would give an event
+    pr = finite & has
+    zero = np.zeros(int(finite.sum()), dtype=np.int64)
+    pair_events = (zero, rank[finite], correct[finite], ordered[finite], gain[finite], pr[finite])
+    source = np.zeros(len(judgments.doc_ids), dtype=bool)
+    source[lo:hi] = plan.source
+    pr_rank = np.sort(rank[pr])
+    return _with_bad_docs(
+        judgments,
+        doc_rank,
+        np.asarray([plan.q]),
+        source,
+        pair_events,
+        np.zeros(len(pr_rank), dtype=np.int64),
+        pr_rank,
+        np.asarray([int(pairs.sum())]),
     )
 
 
@@ -270,11 +319,56 @@ def _running_count(key: np.ndarray) -> np.ndarray:
 
 
 def pair_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray, transitive: bool = True) -> PairCounts:
-    """Counts for ``queries`` under ``doc_rank``: the graded fast path when every judgment is a grade,
-    else the explicit pairs, a block of queries at a time (at most ``CHUNK_PAIRS`` pairs per block)."""
+    """Counts for ``queries`` under ``doc_rank``: the graded fast path when every judgment is a grade;
+    else the explicit pairs, a block of queries at a time (at most ``CHUNK_PAIRS`` pairs per block), except
+    for a query with more than ``LIST_PAIRS`` pairs whose docs fall in few blocks of twins (grades plus a
+    few explicit judgments): its pairs are counted by blocks (:mod:`.closure`), never listed; such a query
+    holding grades only, with too many distinct grades for blocks, takes the graded kernel."""
     if judgments.only_graded:
         return graded_counts(judgments, doc_rank, queries)
-    pairs = judgments.preference_pairs(transitive)
+    sizes = np.diff(judgments.doc_offsets)
+    counted = {}
+    for q in np.asarray(queries)[sizes[queries].astype(np.float64) ** 2 > LIST_PAIRS].tolist():
+        plan = block_plan(judgments, q, transitive)
+        if plan is not None and plan.n_pairs > LIST_PAIRS:
+            counted[q] = plan
+        elif plan is None and _only_graded(judgments, q):
+            counted[q] = None  # many distinct grades, no other judgment: the graded kernel, per query
+    if not counted:
+        return _listed_counts(judgments, doc_rank, queries, judgments.preference_pairs(transitive))
+    pairs = judgments.preference_pairs(transitive, exclude=tuple(counted))
+    parts, run = [], []
+    for q in np.asarray(queries).tolist():
+        if q not in counted:
+            run.append(q)
+            continue
+        if run:
+            parts.append(_listed_counts(judgments, doc_rank, np.asarray(run, dtype=np.int64), pairs))
+            run = []
+        plan = counted[q]
+        one = np.asarray([q], dtype=np.asarray(queries).dtype)
+        parts.append(
+            graded_counts(judgments, doc_rank, one) if plan is None else block_counts(judgments, plan, doc_rank)
+        )
+    if run:
+        parts.append(_listed_counts(judgments, doc_rank, np.asarray(run, dtype=np.int64), pairs))
+    return _concatenate(queries, parts)
+
+
+def _only_graded(judgments: Judgments, q: int) -> bool:
+    """Query ``q`` holds grades only: every doc graded, none bad, no explicit preference or tie."""
+    lo, hi = judgments.doc_offsets[q], judgments.doc_offsets[q + 1]
+    has_edges = np.searchsorted(judgments.edge_src, [lo, hi])
+    has_ties = np.searchsorted(judgments.tie_a, [lo, hi])
+    return bool(
+        judgments.graded[lo:hi].all()
+        and not judgments.bad[lo:hi].any()
+        and has_edges[0] == has_edges[1]
+        and has_ties[0] == has_ties[1]
+    )
+
+
+def _listed_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray, pairs: PairSet) -> PairCounts:
     bounds = np.searchsorted(pairs.src, judgments.doc_offsets)
     sizes = np.diff(bounds)[queries]
     block = np.cumsum(sizes) // CHUNK_PAIRS

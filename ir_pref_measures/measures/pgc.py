@@ -10,7 +10,8 @@ Vertices are the judged docs of a query (a doc graded alone, or judged only as a
 isolated vertex); edges are the strict preferences with multiplicity, explicit and derived from grades
 (a -> b for grade(a) > grade(b)). A doc judged bad prefers nothing and is placed last. Judgments made
 only of grades take a fast path: the greedy order of a complete layered DAG is grade descending, then
-(rank, doc id) ascending, so no edge is built.
+(rank, doc id) ascending, so no edge is built. Combined judgments (grades and explicit preferences) never
+list their derived edges either: :func:`.greedy_fas.layered_greedy_fas_order` counts them per grade layer.
 
 C. Luo. Information Retrieval Evaluation Measures Based on Preference Graphs. MMath thesis, University
 of Waterloo, 2021. C. Luo, C. L. A. Clarke, M. D. Smucker. Evaluation measures based on preference
@@ -22,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ir_pref_measures.judgments import Judgments
-from ir_pref_measures.measures.greedy_fas import greedy_fas_order
+from ir_pref_measures.measures.greedy_fas import layered_greedy_fas_order
 from ir_pref_measures.measures.rbo import normalized, rbo_sums, self_rbo
 
 
@@ -48,12 +49,14 @@ def ideal_order(judgments: Judgments, key: np.ndarray, queries: np.ndarray) -> n
         position = np.empty(len(judgments), dtype=np.int64)
         position[queries] = np.arange(len(queries))
         return docs[np.lexsort((priority[docs], -judgments.grades[docs], position[doc_query[docs]]))]
-    src, dst, bounds = judgments.good_edges()
+    src, dst, bounds = judgments.explicit_good_edges()  # the derived edges are counted from the grades
     parts = []
     for q in np.asarray(queries).tolist():
         lo, hi = int(offsets[q]), int(offsets[q + 1])
         edges = slice(bounds[q], bounds[q + 1])
-        local = greedy_fas_order(hi - lo, src[edges] - lo, dst[edges] - lo, priority[lo:hi])
+        local = layered_greedy_fas_order(
+            hi - lo, src[edges] - lo, dst[edges] - lo, priority[lo:hi], judgments.grades[lo:hi], judgments.bad[lo:hi]
+        )
         parts.append(local[np.argsort(judgments.bad[lo + local], kind="stable")] + lo)
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
