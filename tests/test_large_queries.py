@@ -197,14 +197,17 @@ def test_a_large_graded_only_query_beside_explicit_ones_takes_the_graded_kernel(
         monkeypatch.setattr(closure, "BLOCK_LIMIT", 0)  # no block plan: graded-only queries take the graded kernel
         counted = kernel.pair_counts(judgments, rank, queries)
         monkeypatch.undo()
-        from ir_pref_measures.measures import ppref as measures
+        from ir_pref_measures.measures import catalog
 
-        for name, measure in {**measures.AT_CUTOFF, **measures.WHOLE_RANKING}.items():
-            for cutoff in (1, 5, None) if name in measures.AT_CUTOFF else (None,):
-                args = (cutoff,) if name in measures.AT_CUTOFF else ()
-                got, want = measure(counted, *args), measure(listed, *args)
-                if name == "wppref":  # the graded kernel adds the gains in another order
+        for spec in catalog.family("ppref"):
+            if "ideal" in spec.args:  # nwppref: its ideal ranking needs the pair list
+                continue
+            extra = {"beta": 1.0} if "beta" in spec.args else {}
+            for cutoff in (1, 5, None) if spec.has_cutoff else (None,):
+                got = catalog.ppref_kernel(spec.name, counted, cutoff, **extra)
+                want = catalog.ppref_kernel(spec.name, listed, cutoff, **extra)
+                if spec.name == "wppref":  # the graded kernel adds the gains in another order
                     np.testing.assert_allclose(got, want, rtol=1e-12)
                 else:
-                    assert got.tolist() == want.tolist(), (name, cutoff)
+                    assert got.tolist() == want.tolist(), (spec.name, cutoff)
     assert seen > 10
