@@ -135,7 +135,9 @@ def test_output_does_not_depend_on_line_order_or_hash_seed(name, inputs, tmp_pat
             env = {**os.environ, "PYTHONHASHSEED": seed}
             jobs[order, seed] = (
                 folder,
-                subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env),
+                # run from the input folder: `python -m` puts the working folder first on sys.path, and the
+                # checkout's ir_pref_measures/ (no adapters/ inside) must not shadow the installed package
+                subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=folder),
             )
     outputs = {}
     for key, (folder, job) in jobs.items():
