@@ -13,10 +13,12 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Callable
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ir_pref_measures.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PREFIX = "irds:"
 
@@ -52,6 +54,8 @@ def qrels(dataset_id: str) -> pd.DataFrame:
     if not dataset.has_qrels():
         raise InputError(f"ir_datasets ID {dataset_name(dataset_id)!r} provides no qrels")
     rows = _materialise(dataset_id, "qrels", dataset.qrels_handler(), dataset.qrels_iter)
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "query_id": [str(r.query_id) for r in rows],
@@ -67,6 +71,8 @@ def topics(dataset_id: str) -> pd.DataFrame:
     if not dataset.has_queries():
         raise InputError(f"ir_datasets ID {dataset_name(dataset_id)!r} provides no queries")
     rows = _materialise(dataset_id, "queries", dataset.queries_handler(), dataset.queries_iter)
+    import pandas as pd
+
     return pd.DataFrame({"qid": [str(r.query_id) for r in rows], "query": [r.default_text() for r in rows]})
 
 

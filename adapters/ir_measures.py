@@ -11,18 +11,20 @@ preference``, values as in the ``carterette`` format) or a :class:`~ir_pref_meas
 
 from __future__ import annotations
 
+import os
+import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import ir_measures
 import numpy as np
-import pyarrow as pa
 from ir_measures import Metric, providers
 from ir_measures.measures import base as measures_base
 from ir_measures.providers.base import Any
 
-from ir_pref_measures import sources, tables
+from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import lookup
+from ir_pref_measures.ids import arrow, lookup
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures.catalog import PARAMS, SPECS, MeasureSpec, ppref_kernel
 from ir_pref_measures.measures.compatibility import compatibility
@@ -63,12 +65,30 @@ MEASURE_CLASSES = {name: _measure_class(spec) for name, spec in SPECS.items()}
 MEASURES = {name: cls() for name, cls in MEASURE_CLASSES.items()}
 
 
-class _Evaluation:
-    """One run against one judgment set: the shared inputs of every measure, and a cache for them."""
+class _RunInputs:
+    """One run against one judgment set: the rank of every judged doc, and a cache for what every block of
+    queries shares (guarded by a lock: blocks run on threads)."""
 
-    def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray):
-        self.judgments, self.ranking, self.queries = judgments, ranking, queries
+    def __init__(self, judgments: Judgments, ranking: Ranking):
         self.doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
+        self.cache: dict = {}
+        self.lock = threading.Lock()
+
+    def cached(self, key, compute):
+        with self.lock:
+            if key not in self.cache:
+                self.cache[key] = compute()
+            return self.cache[key]
+
+
+class _Evaluation:
+    """One block of queries of one run against one judgment set: the inputs of every measure, a cache for
+    them (``cached``) and one for what the run's blocks share (``shared``)."""
+
+    def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray, run: _RunInputs | None = None):
+        self.judgments, self.ranking, self.queries = judgments, ranking, queries
+        self.run = run if run is not None else _RunInputs(judgments, ranking)
+        self.doc_rank = self.run.doc_rank
         self.cache: dict = {}
 
     def cached(self, key, compute):
@@ -76,15 +96,18 @@ class _Evaluation:
             self.cache[key] = compute()
         return self.cache[key]
 
+    def shared(self, key, compute):
+        return self.run.cached(key, compute)
+
 
 def _ppref_values(measure, ev: _Evaluation) -> np.ndarray:
     transitive = bool(measure["transitive"])
     counts = ev.cached(("counts", transitive), lambda: pair_counts(ev.judgments, ev.doc_rank, ev.queries, transitive))
     extra = {"beta": float(measure["beta"])} if "beta" in measure.SUPPORTED_PARAMS else {}
     if "ideal" in SPECS[measure.NAME].args:
+        ideal_rank = ev.shared(("ideal", transitive), lambda: ideal_doc_rank(ev.judgments, transitive))
         extra["ideal"] = ev.cached(
-            ("ideal", transitive),
-            lambda: pair_counts(ev.judgments, ideal_doc_rank(ev.judgments, transitive), ev.queries, transitive),
+            ("ideal", transitive), lambda: pair_counts(ev.judgments, ideal_rank, ev.queries, transitive)
         )
     return ppref_kernel(measure.NAME, counts, measure.params.get("cutoff"), **extra)
 
@@ -97,7 +120,7 @@ def _pgc_values(measure, ev: _Evaluation) -> np.ndarray:
     cols = measure.params.get("cols")
     if cols is None:
         return pgc(ev.judgments, ev.doc_rank, ev.queries, **_rbo_args(measure))
-    grid = ev.cached(("grid", cols), lambda: Grid.from_ranking(ev.ranking, cols))
+    grid = ev.shared(("grid", cols), lambda: Grid.from_ranking(ev.ranking, cols))
     return grid_pgc(ev.judgments, grid, ev.queries, measure["order"], **_rbo_args(measure))
 
 
@@ -141,7 +164,7 @@ def trec_positions(ranking: Ranking, query_ids: np.ndarray, doc_rank: np.ndarray
     position = starts[block] + ends[block] - 1 - index - ranking.offsets[entry_query]
     out = np.full(len(doc_rank), np.inf)
     found = np.isfinite(doc_rank)
-    run_query = lookup(query_ids[found], pa.array(ranking.query_ids.astype(str), pa.string()))
+    run_query = lookup(query_ids[found], arrow(ranking.query_ids))
     out[found] = position[ranking.offsets[run_query] + doc_rank[found].astype(np.int64) - 1]
     return out
 
@@ -159,7 +182,7 @@ def _all_trec_prefs(ev: _Evaluation) -> dict[str, np.ndarray]:
     position[ev.queries] = np.arange(len(ev.queries))
     rows = lines.take(np.flatnonzero(position[query_of_line] >= 0))
     doc_query_ids = judgments.query_ids[judgments.doc_query]
-    rank = ev.cached("trec_rank", lambda: trec_positions(ev.ranking, doc_query_ids, ev.doc_rank))
+    rank = ev.shared("trec_rank", lambda: trec_positions(ev.ranking, doc_query_ids, ev.doc_rank))
     query = position[judgments.doc_query[rows.doc]]
     return trec_prefs_values(query, rows.group, rows.subgroup, rows.doc, rows.level, rank[rows.doc], len(ev.queries))
 
@@ -171,6 +194,53 @@ _FAMILIES = {
     "trec_prefs": _trec_prefs_values,
 }
 _FAMILY = {name: _FAMILIES[spec.family] for name, spec in SPECS.items()}
+
+
+BLOCK_DOCS = 1 << 16  # judged docs per block of queries: blocks are computed independently, on threads
+_n_jobs: int | None = None
+
+
+def set_n_jobs(n_jobs: int | None) -> None:
+    """The number of threads that compute blocks of queries (``None``: every core). Each block's values are the
+    same whatever the number of threads: blocks are cut by judged docs, not by threads."""
+    global _n_jobs
+    if n_jobs is not None and (not isinstance(n_jobs, int) or n_jobs < 1):
+        raise InputError(f"n_jobs must be a positive integer or None (every core), not {n_jobs!r}")
+    _n_jobs = n_jobs
+
+
+def n_jobs() -> int:
+    """The number of threads :func:`set_n_jobs` asked for, or every core the process may use."""
+    if _n_jobs is not None:
+        return _n_jobs
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def query_blocks(judgments: Judgments, queries: np.ndarray) -> list[np.ndarray]:
+    """``queries`` cut into consecutive blocks of about ``BLOCK_DOCS`` judged docs (a query is never split)."""
+    ends = np.cumsum(np.diff(judgments.doc_offsets)[queries])
+    cuts = np.searchsorted(ends, np.arange(BLOCK_DOCS, ends[-1] if len(ends) else 0, BLOCK_DOCS), "left") + 1
+    return [block for block in np.split(queries, np.unique(cuts)) if len(block)]
+
+
+def evaluate_blocks(measures, judgments: Judgments, ranking: Ranking, queries: np.ndarray) -> list[np.ndarray]:
+    """Per measure, its value for each of ``queries``: computed block by block (:func:`query_blocks`), the first
+    block alone (it fills the caches the blocks share), the rest on :func:`n_jobs` threads (numpy and Arrow
+    release the GIL)."""
+    run = _RunInputs(judgments, ranking)
+
+    def block_values(block: np.ndarray) -> list[np.ndarray]:
+        evaluation = _Evaluation(judgments, ranking, block, run)
+        return [np.asarray(_FAMILY[measure.NAME](measure, evaluation), dtype=np.float64) for measure in measures]
+
+    blocks = query_blocks(judgments, queries)
+    if not blocks:
+        return [np.zeros(0) for _ in measures]
+    parts = [block_values(blocks[0])]
+    if len(blocks) > 1:
+        with ThreadPoolExecutor(max_workers=min(n_jobs(), len(blocks) - 1)) as pool:
+            parts += pool.map(block_values, blocks[1:])
+    return [np.concatenate([part[m] for part in parts]) for m in range(len(measures))]
 
 
 class PreferenceEvaluator(providers.Evaluator):
@@ -187,11 +257,10 @@ class PreferenceEvaluator(providers.Evaluator):
         if not len(queries):
             warnings.warn("the run has no query in common with the judgments", stacklevel=2)
             return
-        evaluation = _Evaluation(judgments, ranking, queries)
-        columns = [(measure, _FAMILY[measure.NAME](measure, evaluation)) for measure in self.measures]
+        values = evaluate_blocks(self.measures, judgments, ranking, queries)
         for i, query_id in enumerate(judgments.query_ids[queries].tolist()):
-            for measure, values in columns:
-                yield Metric(query_id=query_id, measure=measure, value=float(values[i]))
+            for measure, column in zip(self.measures, values, strict=True):
+                yield Metric(query_id=query_id, measure=measure, value=float(column[i]))
 
 
 class PreferenceProvider(providers.Provider):
@@ -291,6 +360,8 @@ def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -
 
 def _integer_qrels(measures, qrels):
     """``qrels`` with integer grades, as pytrec_eval (ir_measures' provider of the usual measures) needs them."""
+    from ir_pref_measures import tables
+
     names = ", ".join(str(m) for m in measures)
     if qrels is None:
         raise InputError(f"{names} need graded qrels, but only preference judgments were given")

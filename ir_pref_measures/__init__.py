@@ -6,7 +6,6 @@
 
 from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
-from ir_pref_measures.adapters.ir_datasets import topics
 from ir_pref_measures.aggregate import aggregate
 from ir_pref_measures.compare import compare
 from ir_pref_measures.errors import InputError
@@ -26,24 +25,32 @@ from ir_pref_measures.sources import load_combined
 from ir_pref_measures.sources import ranking as as_ranking
 
 _ir_measures_adapter.register()
+set_n_jobs = _ir_measures_adapter.set_n_jobs
 
 globals().update(_ir_measures_adapter.MEASURES)  # ppref, APpref, PGC, prefs_avgjg, ...: one name per measure
 
-_LAZY = {"meta": "ir_pref_measures.meta", "Experiment": "ir_pref_measures.experiment"}
+_LAZY = {  # name -> (module, attribute; None: the module itself)
+    "meta": ("ir_pref_measures.meta", None),
+    "Experiment": ("ir_pref_measures.experiment", "Experiment"),
+    "topics": ("ir_pref_measures.adapters.ir_datasets", "topics"),
+}
 
 
 def __getattr__(name: str):
-    """``meta`` and ``Experiment`` are imported on first use: ``import ir_pref_measures`` stays light."""
+    """``meta``, ``Experiment`` and ``topics`` are imported on first use, so that ``import ir_pref_measures``
+    loads neither pandas nor statsmodels nor matplotlib."""
     if name in _LAZY:
         import importlib
 
-        module = importlib.import_module(_LAZY[name])
-        return module if name == "meta" else getattr(module, name)
+        module_name, attribute = _LAZY[name]
+        module = importlib.import_module(module_name)
+        return module if attribute is None else getattr(module, attribute)
     raise AttributeError(f"module 'ir_pref_measures' has no attribute {name!r}")
 
 
 __all__ = [
     "__version__",
+    "set_n_jobs",
     "Experiment",
     "InputError",
     "aggregate",

@@ -18,12 +18,15 @@ the larger run id (string order), as ``pref_aggregate`` does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ir_pref_measures.compare import SUMMARY
 from ir_pref_measures.errors import InputError
+
+if TYPE_CHECKING:  # the tables are pandas'; the arithmetic is numpy
+    import pandas as pd
 
 METHODS = ("mc4", "borda", "win_rate", "mean")
 DAMPING = 0.15
@@ -113,6 +116,8 @@ def aggregate(
     runs (for a metric: the run's mean minus the mean of all runs); ``win_rate`` counts the per-query
     pairs; ``mc4`` and ``borda`` use the per-query orderings. See the module docstring for the rules.
     """
+    import pandas as pd
+
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
         raise InputError(f"unknown aggregation method(s) {unknown}", expected=f"some of {', '.join(METHODS)}")

@@ -14,15 +14,19 @@ import re
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
+from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures import pairwise as kernels
 from ir_pref_measures.rankings import Ranking
-from ir_pref_measures.sources import qrels_table
 from ir_pref_measures.sources import ranking as as_ranking
+
+if TYPE_CHECKING:  # pandas makes the returned table only
+    import pandas as pd
 
 PREFERENCES = ("rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision")
 METRICS = ("ap", "rbp", "rr", "ndcg", "rp", "p", "r")
@@ -77,8 +81,9 @@ def parse_measures(names: Sequence[str]) -> list[Measure]:
 
 @dataclass(frozen=True)
 class RelevantDocs:
-    """The relevant docs of the evaluated queries: query ``query_ids[q]`` owns columns
-    ``starts[q]:starts[q+1]``, grades sorted descending (ties by doc id) within a query."""
+    """The relevant docs of the evaluated queries, a view of the graded judgments for the pairwise kernels:
+    query ``query_ids[q]`` owns columns ``starts[q]:starts[q+1]``, grades sorted descending (ties by doc id)
+    within a query."""
 
     query_ids: np.ndarray
     starts: np.ndarray
@@ -90,39 +95,44 @@ class RelevantDocs:
         return self.query_ids[kernels.segment_ids(self.starts, len(self.doc_ids))]
 
 
-def relevant_docs(
-    qrels: pd.DataFrame, *, binary: float | None = None, floor: float | None = None, order: str = "sorted"
-) -> RelevantDocs:
-    """The relevant docs of ``qrels`` (``query_id, doc_id, relevance``).
-
-    The grade of a doc is the largest over its lines; ``binary=G`` makes it 1 if it is >= G, else 0;
-    then ``floor=F`` makes it 0 if it is < F. Docs with grade <= 0 are not relevant; queries without a
-    relevant doc are dropped. Queries come in string order (``order="sorted"``) or in the order of their
-    first relevant line (``order="file"``, as ``pref_eval``).
-    """
-    grade = pd.to_numeric(qrels["relevance"], errors="raise").to_numpy(dtype=np.float64)
+def compare_grades(grades: np.ndarray, binary: float | None = None, floor: float | None = None) -> np.ndarray:
+    """Grades as ``compare`` reads them: ``binary=G`` makes a grade 1 if it is >= G, else 0; then ``floor=F``
+    makes it 0 if it is < F. A doc is relevant when its grade is > 0 (NaN, no grade, never is)."""
+    grades = np.asarray(grades, dtype=np.float64)
     if binary is not None:
-        grade = np.where(grade >= binary, 1.0, 0.0)
+        grades = np.where(grades >= binary, 1.0, 0.0)
     if floor is not None:
-        grade = np.where(grade < floor, 0.0, grade)
-    kept = grade > 0
-    frame = pd.DataFrame(
-        {"query_id": qrels["query_id"].to_numpy()[kept], "doc_id": qrels["doc_id"].to_numpy()[kept], "g": grade[kept]}
-    ).astype({"query_id": str, "doc_id": str})
-    if frame.empty:
+        grades = np.where(grades < floor, 0.0, grades)
+    return grades
+
+
+def relevant_docs(
+    judgments: Judgments,
+    *,
+    binary: float | None = None,
+    floor: float | None = None,
+    query_order: Sequence[str] | None = None,
+) -> RelevantDocs:
+    """The relevant docs of the graded ``judgments`` (grades read by :func:`compare_grades`); queries without a
+    relevant doc are dropped. Queries come in query id order, or in ``query_order`` (``pref_eval``'s order of
+    first relevant line in the qrels file)."""
+    grades = compare_grades(judgments.grades, binary, floor)
+    kept = np.flatnonzero(grades > 0)
+    if not len(kept):
         raise InputError("no query has a relevant document (grade > 0)", expected="qrels with positive grades")
-    if order not in ("sorted", "file"):
-        raise ValueError(f"order must be 'sorted' or 'file', not {order!r}")
-    codes, query_ids = pd.factorize(frame["query_id"], sort=order == "sorted")
-    frame["q"] = codes
-    frame = frame.groupby(["q", "doc_id"], sort=False, as_index=False)["g"].max()
-    frame = frame.sort_values(["q", "g", "doc_id"], ascending=[True, False, True], kind="stable")
-    q = frame["q"].to_numpy()
+    query = judgments.doc_query[kept]
+    present = np.unique(query)
+    if query_order is not None:
+        rank = {str(query_id): i for i, query_id in enumerate(query_order)}
+        present = present[np.argsort([rank[str(q)] for q in judgments.query_ids[present].tolist()], kind="stable")]
+    position = np.empty(len(judgments), dtype=np.int64)
+    position[present] = np.arange(len(present))
+    order = np.lexsort((-grades[kept], position[query]))  # stable: equal grades keep doc id order
     return RelevantDocs(
-        query_ids=np.asarray(query_ids, dtype=object),
-        starts=np.searchsorted(q, np.arange(len(query_ids))),
-        doc_ids=frame["doc_id"].to_numpy(dtype=object),
-        grades=frame["g"].to_numpy(dtype=np.float64),
+        query_ids=judgments.query_ids[present],
+        starts=np.searchsorted(position[query][order], np.arange(len(present))),
+        doc_ids=judgments.doc_ids[kept][order],
+        grades=grades[kept][order],
     )
 
 
@@ -295,6 +305,8 @@ def load_runs(runs) -> dict[str, object]:
 def to_frame(result: Comparison, *, perquery: bool = False, summary: bool = True) -> pd.DataFrame:
     """One row per (query, run i, run j) (with ``perquery``), then per pair the mean over queries
     (``query_id = "all"``, with ``summary``); one column per measure."""
+    import pandas as pd
+
     names = np.asarray(result.runs, dtype=object)
     n_pairs, n_queries = len(result.run_i), len(result.query_ids)
     parts = []
@@ -342,7 +354,8 @@ def compare(
     over the grade thresholds of each query, weighted by the number of docs at or above each (Diaz and
     Ferraro 2022); ``False``: RPP on binary relevance (grade > 0), as ``pref_eval`` computes it today.
     """
-    relevant = relevant_docs(qrels_table(qrels, repeated="keep"), binary=binary, floor=floor)
+    judgments = sources.judgments(qrels, format="qrels", repeated="max")
+    relevant = relevant_docs(judgments, binary=binary, floor=floor)
     result = evaluate(
         load_runs(runs), relevant, parse_measures(measures), baseline=baseline, topk=topk, graded_rpp=graded_rpp
     )

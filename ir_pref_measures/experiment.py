@@ -244,18 +244,18 @@ def per_query(
             bar.update()
         columns = {m: pd.DataFrame(found[m]).reindex(columns=names).sort_index() for m in ordinary}
         if preferences:
-            columns |= _pairwise_values(rankings, qrels, preferences, baseline)
+            columns |= _pairwise_values(rankings, judgments, preferences, baseline)
             bar.update()
     return {column: columns[m] for column, m in measures}
 
 
-def _pairwise_values(rankings, qrels, measures: list, baseline: str | None) -> dict:
+def _pairwise_values(rankings, judgments: Judgments, measures: list, baseline: str | None) -> dict:
     """Per pairwise measure: per query, each run's preference over the baseline (0 for the baseline), or
     without one, the mean of its preferences over each other run."""
     names = list(rankings)
     if baseline is None and len(names) < 2:
         raise InputError("pairwise preferences need at least two runs")
-    result = evaluate(rankings, relevant_docs(qrels), measures, baseline=baseline)
+    result = evaluate(rankings, relevant_docs(judgments), measures, baseline=baseline)
     out = {}
     for measure in measures:
         values = result.pair_values[measure.name].astype(np.float64)

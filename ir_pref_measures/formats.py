@@ -33,21 +33,24 @@ import re
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO, NoReturn
+from typing import IO, TYPE_CHECKING, NoReturn
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyarrow import csv as pa_csv
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.ids import as_numpy
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading a run or qrels file needs none
+    import pandas as pd
 
 Source = str | os.PathLike | IO[str] | IO[bytes]
 GZIP_MAGIC = b"\x1f\x8b"
 NEWLINE, SPACE, HASH = ord("\n"), ord(" "), ord("#")
 _CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # tab and line ends are allowed
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
+_CONTROL_CHUNK = 1 << 20
 
 PREFERENCE_FORMATS = ("carterette", "winner", "pairs", "qrels")
 FORMATS_EXPECTED = (
@@ -149,7 +152,12 @@ def load(source: Source | RawFile) -> RawFile:
 
 def _check_control(raw: RawFile) -> None:
     """No control character (other than tab and line ends), else an error naming the line."""
-    if len(raw.data.translate(None, _CONTROL_BYTES)) == len(raw.data):  # a C loop; the search only to name it
+    view = memoryview(raw.data)
+    for lo in range(0, len(view), _CONTROL_CHUNK):  # a C loop over chunks that fit a cache; the search names it
+        part = bytes(view[lo : lo + _CONTROL_CHUNK])
+        if len(part.translate(None, _CONTROL_BYTES)) != len(part):
+            break
+    else:
         return
     control = _CONTROL.search(raw.data)
     if control is not None:
@@ -241,8 +249,45 @@ def _cut(value: str, limit: int = 60) -> str:
     return value if len(value) <= limit else value[:limit] + "..."
 
 
-def read_table(source: Source | RawFile, layout: _Layout) -> pd.DataFrame:
-    """Read ``source`` with ``layout`` into one column per named field and ``line`` (the line number).
+@dataclass(frozen=True)
+class Columns:
+    """The fields of a file's data lines: ids as Arrow strings, numbers as float64 arrays (``fields``), and the
+    line number of each row (``lines``; ``None`` when row i is line i + 1, as in a file without blank or comment
+    lines). ``name`` is the file, for messages; ``raw`` its contents when it was read from a stream (a path is
+    read again to quote a line in a message)."""
+
+    name: str
+    fields: dict[str, pa.Array | np.ndarray]
+    lines: np.ndarray | None
+    raw: RawFile | None = None
+
+    def __len__(self) -> int:
+        return len(next(iter(self.fields.values())))
+
+    def line_no(self, row: int) -> int:
+        """The line number (1-based) of row ``row``."""
+        return int(row) + 1 if self.lines is None else int(self.lines[row])
+
+    def line(self, line_no: int) -> str:
+        """The text of line ``line_no``, for messages."""
+        return (self.raw or load(self.name)).line(line_no)
+
+    def frame(self):
+        """A DataFrame of the fields (ids as pandas' Arrow-backed strings) and ``line``."""
+        import pandas as pd
+
+        mapper = {pa.string(): pd.StringDtype("pyarrow")}.get
+        columns = {
+            name: values.to_pandas(types_mapper=mapper) if isinstance(values, pa.Array) else values
+            for name, values in self.fields.items()
+        }
+        frame = pd.DataFrame(columns, copy=False)
+        frame["line"] = np.arange(1, len(frame) + 1, dtype=np.int64) if self.lines is None else self.lines
+        return frame
+
+
+def read_columns(source: Source | RawFile, layout: _Layout, skip: tuple[str, ...] = ()) -> Columns:
+    """Read ``source`` with ``layout`` into one column per named field (``skip``: named fields not needed).
 
     Arrow's CSV reader parses the file as it is when it is regular (single spaces, no blank or comment line);
     otherwise it parses the canonical form (:func:`_canonical`). When that fails too, a line-by-line scan names
@@ -252,13 +297,12 @@ def read_table(source: Source | RawFile, layout: _Layout) -> pd.DataFrame:
     _check_control(raw)  # UTF-8 is checked by Arrow; a failure is located by the line-by-line scan
     data = raw.data.replace(b"\t", b" ") if b"\t" in raw.data else raw.data
     names = [f"f{i}" for i in range(len(layout.fields))]
-    used = [n for n, f in zip(names, layout.fields, strict=True) if f is not None]
+    wanted = [(n, f) for n, f in zip(names, layout.fields, strict=True) if f is not None and f not in skip]
+    used = {n: pa.float64() if f in layout.numeric else pa.string() for n, f in wanted}
     regular = b"#" not in data and not _loose_separators(data)
     table = _arrow_table(data, names, used) if regular else None
-    lines_in_file = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if table is not None and table.num_rows == lines_in_file:
-        lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
-    else:
+    lines = None
+    if table is None or table.num_rows != data.count(b"\n") + (0 if data.endswith(b"\n") else 1):
         data, lines = _canonical(data)
         if not len(lines):
             raw.fail("the file has no data lines", expected=layout.expected)
@@ -267,47 +311,56 @@ def read_table(source: Source | RawFile, layout: _Layout) -> pd.DataFrame:
             _locate(raw, layout)
             raw.fail("the file does not fit its format", expected=layout.expected)
     del data
-    columns = {}
-    for name, field in zip(names, layout.fields, strict=True):
-        if field is None:
-            continue
+    fields: dict[str, pa.Array | np.ndarray] = {}
+    for name, field in wanted:
         column = table.column(name)
+        table = table.drop_columns([name])  # each column freed as soon as it is converted
         if field in layout.numeric:
-            try:
-                column = pc.cast(column, pa.float64())
-            except pa.ArrowInvalid:
-                _locate(raw, layout)
-                raise
-            values = column.to_numpy()
+            values = as_numpy(column)
             bad = ~np.isfinite(values)
             if bad.any():
                 row = int(np.flatnonzero(bad)[0])
-                raw.fail(
-                    f"{field} {values[row]:g} is not a finite number",
-                    line_no=int(lines[row]),
-                    expected=layout.expected,
-                )
-            columns[field] = values
+                line_no = row + 1 if lines is None else int(lines[row])
+                raw.fail(f"{field} {values[row]:g} is not a finite number", line_no=line_no, expected=layout.expected)
+            fields[field] = values
         else:
-            columns[field] = column.to_pandas(types_mapper={pa.string(): pd.StringDtype("pyarrow")}.get)
-    frame = pd.DataFrame(columns, copy=False)
-    frame["line"] = lines
-    return frame
+            fields[field] = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    from_path = isinstance(source, str | os.PathLike)
+    return Columns(raw.name, fields, lines, None if from_path else raw)
 
 
-def _arrow_table(data: bytes, names: list[str], used: list[str]) -> pa.Table | None:
-    """The ``used`` fields of every line of ``data`` split at single spaces into ``names`` (text); ``None`` if a
-    line has another number of fields."""
+def repeated_grade(query_id: str, doc_id: str, source, row: int, line_no: int | None) -> InputError:
+    """The error for a (query, doc) graded twice: naming its second line (``source`` a :class:`Columns` of a
+    file) or row (a table)."""
+    message = (
+        f"doc {doc_id!r} is judged twice in query {query_id!r} "
+        "(diversity qrels with subtopic lines are not preference judgments)"
+    )
+    expected = "one grade per (query, doc)"
+    if line_no is None or not isinstance(source, Columns | RawFile):
+        return InputError(f"row {row}: {message}", expected=expected)
+    return InputError(message, path=source.name, line_no=line_no, line=source.line(line_no), expected=expected)
+
+
+def read_table(source: Source | RawFile, layout: _Layout) -> pd.DataFrame:
+    """:func:`read_columns` as a DataFrame: one column per named field and ``line`` (the line number)."""
+    return read_columns(source, layout).frame()
+
+
+def _arrow_table(data: bytes, names: list[str], used: dict[str, pa.DataType]) -> pa.Table | None:
+    """The ``used`` fields of every line of ``data`` split at single spaces into ``names``, as text or numbers
+    (``used`` maps a name to its type); ``None`` if a line has another number of fields or a number does not
+    parse."""
     try:
         return pa_csv.read_csv(
             pa.BufferReader(data),
             read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),  # threads: more memory, no gain
             parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, ignore_empty_lines=True),
             convert_options=pa_csv.ConvertOptions(
-                column_types={n: pa.string() for n in used},
+                column_types=used,
                 null_values=[],
                 strings_can_be_null=False,
-                include_columns=used,
+                include_columns=list(used),
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -481,6 +534,8 @@ def _carterette(raw: RawFile) -> pd.DataFrame:
 
 
 def _preference_frame(qid, a, b, preference: np.ndarray, frame: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
     columns = {"query_id": qid, "doc_id_a": a, "doc_id_b": b, "preference": preference, "line": frame["line"]}
     return pd.DataFrame(columns, index=frame.index, copy=False)
 
@@ -495,6 +550,8 @@ def read_image_pairs(source: Source) -> pd.DataFrame:
 
     Tab-separated with one header line: ``query, "left,right", tag, tag, tag``.
     """
+    import pandas as pd
+
     raw = load(source)
     rows: list[tuple] = []
     for line_no, line in list(text_lines(raw))[1:]:  # after the header line
@@ -518,6 +575,8 @@ def read_image_positions(source: Source) -> pd.DataFrame:
     """Xie et al.'s ``Image_position.json`` (``{query: {"0" sogou | "1" baidu: {index: [row, col,
     images in row]}}}``) -> ``query_id, engine, doc_id, row, col, width``, doc ids as in the pair file
     (``engine/query_index.jpg``)."""
+    import pandas as pd
+
     raw = load(source)
     _check_text(raw)
     try:

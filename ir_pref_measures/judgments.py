@@ -35,13 +35,16 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from ir_pref_measures import tables
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import intern, pair_keys
+from ir_pref_measures.formats import Columns, repeated_grade
+from ir_pref_measures.ids import first_repeat, intern, pair_keys
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
+    import pandas as pd
 
 DEFAULT_GROUP = "judgments"  # the group of judgments loaded without a group name
 CLOSURE_CHUNK = 512  # sources per breadth-first batch in the transitive closure (bounds memory)
@@ -156,6 +159,8 @@ class Judgments:
 
     def frame(self) -> pd.DataFrame:
         """One row per doc: ``query_id, doc_id, grade, bad``."""
+        import pandas as pd
+
         return pd.DataFrame(
             {
                 "query_id": self.query_ids[self.doc_query],
@@ -170,6 +175,8 @@ class Judgments:
         pytrec_eval needs); ``None`` when no doc is graded."""
         if not self.graded.any():
             return None
+        import pandas as pd
+
         frame = self.frame()[self.graded]
         grades = frame["grade"].to_numpy()
         relevance = grades.astype(np.int64) if np.array_equal(grades, np.round(grades)) else grades
@@ -253,16 +260,39 @@ class Judgments:
         return all_src[order], all_dst[order]
 
     @classmethod
-    def from_qrels(cls, qrels, *, checked: bool = False, group: str = DEFAULT_GROUP) -> Judgments:
+    def from_qrels(
+        cls, qrels, *, checked: bool = False, group: str = DEFAULT_GROUP, repeated: str = "error"
+    ) -> Judgments:
         """Graded judgments from qrels as a table (DataFrame in ir_measures' or PyTerrier's columns, dict of
         dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.tables.qrels` unless ``checked``),
-        all in judgment group ``group`` (one sub-group). Files and ir_datasets IDs:
-        :func:`ir_pref_measures.sources.judgments`."""
-        if not checked:
-            qrels = tables.qrels(qrels)
-        grade = qrels["relevance"].to_numpy(dtype=np.float64)
-        (q,), queries = intern(qrels["query_id"])
-        (d,), docs = intern(qrels["doc_id"])
+        all in judgment group ``group`` (one sub-group); or the :class:`~ir_pref_measures.formats.Columns` of a
+        qrels file. A doc graded twice in a query is an error, or with ``repeated="max"`` graded by the largest
+        of its grades (pref_eval's rule for diversity qrels with subtopic lines, which ``compare`` follows).
+        Files and ir_datasets IDs: :func:`ir_pref_measures.sources.judgments`."""
+        if repeated not in ("error", "max"):
+            raise ValueError(f"repeated must be 'error' or 'max', not {repeated!r}")
+        if isinstance(qrels, Columns):
+            query, doc, grade = (qrels.fields[c] for c in ("query_id", "doc_id", "relevance"))
+        else:
+            if not checked:
+                from ir_pref_measures import tables
+
+                qrels = tables.qrels(qrels, repeated="keep")
+            query, doc = qrels["query_id"], qrels["doc_id"]
+            grade = qrels["relevance"].to_numpy(dtype=np.float64)
+        grade = np.asarray(grade, dtype=np.float64)
+        (q,), queries = intern(query)
+        (d,), docs = intern(doc)
+        keys = pair_keys(q, d, len(docs))
+        if repeated == "max":  # one row per (query, doc): the one with the largest grade
+            order = np.lexsort((grade, keys))
+            keep = np.sort(order[np.r_[keys[order][1:] != keys[order][:-1], True]])
+            q, d, grade = q[keep], d[keep], grade[keep]
+        else:
+            repeat = first_repeat(keys)
+            if repeat is not None:
+                line_no = qrels.line_no(repeat) if isinstance(qrels, Columns) else None
+                raise repeated_grade(queries[q[repeat]], docs[d[repeat]], qrels, repeat, line_no)
         zeros = np.zeros(len(grade), np.int64)
         lines = _Lines(q, d, zeros, zeros, grade)
         return _assemble(queries, docs, _Docs(q, d, grade, np.zeros(len(grade), bool)), lines=lines, groups=[group])
@@ -297,6 +327,8 @@ class Judgments:
         the ``carterette`` format (-1: a preferred, 1: b preferred, 0: duplicates, -2 / 2: a / b bad), all in
         judgment group ``group``, each strict preference a sub-group of its own (module docstring)."""
         if not checked:
+            from ir_pref_measures import tables
+
             prefs = tables.preferences(prefs)
         judgments = _assemble(*_preference_parts(prefs), groups=[group])
         ignored = int(judgments.bad[judgments.edge_src].sum())
@@ -425,7 +457,7 @@ def _assemble(
     parts = [(docs.query, docs.doc), (strict.query, strict.src), (strict.query, strict.dst)]
     parts += [(ties.query, ties.src), (ties.query, ties.dst), (lines.query, lines.doc)]
     # few distinct docs, many mentions: dedupe each part, then find every mention by binary search
-    unique_keys = np.unique(np.concatenate([pd.unique(pair_keys(q, d, n)) for q, d in parts]))
+    unique_keys = np.unique(np.concatenate([pair_keys(q, d, n) for q, d in parts]))
     index = np.int32 if len(unique_keys) <= np.iinfo(np.int32).max else np.int64  # half the memory of int64
     doc_of = [np.searchsorted(unique_keys, pair_keys(q, d, n)).astype(index) for q, d in parts]
     grades = np.full(len(unique_keys), np.nan)

@@ -27,14 +27,29 @@ from ir_pref_measures.compare import (
     PREFERENCES,
     SUMMARY,
     Comparison,
+    RelevantDocs,
+    compare_grades,
+    relevant_docs,
 )
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import load, text_lines
+from ir_pref_measures.judgments import Judgments
+from ir_pref_measures.sources import qrels_table
 
 MEASURE_SETS = {"all": DEFAULT_MEASURES, "none": DEFAULT_MEASURES, "preferences": PREFERENCES}
 SIGN_VALUED = ("lexirecall", "lexiprecision", "LR", "sgnLR", "sgnLP")
 RR_LEXIPRECISION = ("rrlexiprecision", "rrLP")
 ID_FIELDS = ("qid", "runi", "runj", "run", "sample", "type")
+
+
+def relevant_in_file_order(qrels, *, binary: float | None = None, floor: float | None = None) -> RelevantDocs:
+    """The tool's reading of QRELS: a doc's grade is the largest over its lines, queries in the order of their
+    first relevant line (grades read by :func:`~ir_pref_measures.compare.compare_grades`)."""
+    table = qrels_table(qrels, repeated="keep")
+    judgments = Judgments.from_qrels(table, checked=True, repeated="max")
+    relevant = compare_grades(table["relevance"].to_numpy(), binary, floor) > 0
+    order = pd.unique(table["query_id"].to_numpy()[relevant])
+    return relevant_docs(judgments, binary=binary, floor=floor, query_order=order)
 
 
 def tool_measures(measures: list[str] | None, measure_set: str | None) -> list[str]:

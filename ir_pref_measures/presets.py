@@ -43,8 +43,7 @@ def ordered_ranking(frame: pd.DataFrame, key: np.ndarray, path=None) -> Ranking:
     return Ranking(
         query_ids=query_ids,
         offsets=np.searchsorted(q[order], np.arange(len(query_ids) + 1)).astype(np.int64),
-        doc_codes=d[order],
-        doc_vocabulary=doc_vocabulary,
+        doc_text=doc_vocabulary.take(d[order]),
         scores=-np.asarray(key, dtype=np.float64)[order],
     )
 
@@ -76,7 +75,7 @@ def compatibility_report(qrels, run, p: float = 0.95, normalize: bool = True) ->
     raw = load(run)
     frame = read_run(raw)
     runid = raw.line(int(frame["line"].iloc[-1])).split()[-1]
-    ranking = ordered_ranking(frame, -frame["score"].to_numpy(dtype=np.float64), path=run)
+    ranking = ordered_ranking(frame, -frame["score"].to_numpy(dtype=np.float64), path=raw)
     positive = set(grades["query_id"][grades["relevance"] > 0].astype(str))
     topics = [t for t in _first_appearance(frame["query_id"]) if t in positive]
     queries = np.searchsorted(judgments.query_ids, np.asarray(topics, dtype=object)).astype(np.int64)
@@ -95,7 +94,7 @@ def greedy_pgc_report(prefs, run, p: float = 0.8) -> str:
     bad = ~np.isfinite(rank) | (rank != np.round(rank))
     if bad.any():
         raw.fail("the rank column is not an integer", line_no=int(frame["line"].iloc[int(np.flatnonzero(bad)[0])]))
-    ranking = ordered_ranking(frame, rank, path=run)
+    ranking = ordered_ranking(frame, rank, path=raw)
     topics = _first_appearance(table["query_id"])
     queries = np.searchsorted(judgments.query_ids, np.asarray(topics, dtype=object)).astype(np.int64)
     doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)

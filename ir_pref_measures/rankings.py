@@ -3,6 +3,10 @@
 Tie rule: score descending, equal scores broken by doc id descending in string order (as trec_eval,
 pytrec_eval and pref_eval do). The rank column of a run file is ignored. A doc listed twice in one
 query of a run is an error.
+
+Doc ids stay an Arrow string array (no Python object per entry); they are matched by a 64-bit hash of
+their bytes (:func:`ir_pref_measures.ids.string_hashes`), every match confirmed on the ids themselves, so no
+doc vocabulary is built or sorted.
 """
 
 from __future__ import annotations
@@ -12,42 +16,43 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import line_text
-from ir_pref_measures.ids import as_text, intern, lookup, pair_keys
+from ir_pref_measures.formats import Columns, RawFile
+from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, string_hashes
+
+_U64 = np.uint64
 
 
 @dataclass(frozen=True, eq=False)
 class Ranking:
-    """Query ``query_ids[q]`` ranks ``doc_ids[offsets[q]:offsets[q + 1]]``, best first (rank 1).
+    """Query ``query_ids[q]`` (sorted) ranks ``doc_text[offsets[q]:offsets[q + 1]]``, best first (rank 1).
 
-    Docs are held as codes (``doc_codes``, in rank order) into an Arrow vocabulary of doc ids (in no particular
-    order: it is never sorted); the ids themselves (``doc_ids``, an object array) are made only when asked for.
+    ``doc_text`` is an Arrow string array in rank order; ``doc_ids`` (an object array) is made only when asked for.
     """
 
     query_ids: np.ndarray
     offsets: np.ndarray
-    doc_codes: np.ndarray
-    doc_vocabulary: pa.Array
+    doc_text: pa.Array
     scores: np.ndarray
 
     @cached_property
     def doc_ids(self) -> np.ndarray:
         """The doc id of every entry (object array), in rank order."""
-        return self.doc_vocabulary.take(pa.array(self.doc_codes)).to_numpy(zero_copy_only=False)
+        return as_objects(self.doc_text)
 
     @property
     def ranks(self) -> np.ndarray:
         """1-based rank of every entry of ``doc_ids``."""
         starts = np.repeat(self.offsets[:-1], np.diff(self.offsets))
-        return np.arange(1, len(self.doc_codes) + 1, dtype=np.int64) - starts
+        return np.arange(1, len(self.doc_text) + 1, dtype=np.int64) - starts
 
-    def frame(self) -> pd.DataFrame:
-        """``query_id, doc_id, score, rank`` in rank order."""
+    def frame(self):
+        """``query_id, doc_id, score, rank`` in rank order (a pandas DataFrame)."""
+        import pandas as pd
+
         return pd.DataFrame(
             {
                 "query_id": np.repeat(self.query_ids, np.diff(self.offsets)),
@@ -58,74 +63,138 @@ class Ranking:
         )
 
     @cached_property
-    def _by_key(self) -> tuple[np.ndarray, np.ndarray]:
-        """(positions sorted by (query, doc code), those keys): for lookups and the repeated-doc check."""
-        run_query = np.repeat(np.arange(len(self.query_ids)), np.diff(self.offsets))
-        keys = pair_keys(run_query, self.doc_codes, len(self.doc_vocabulary) + 1)
-        order = np.argsort(keys, kind="stable")
-        return order, keys[order]
+    def _keys(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """(positions sorted by key, the sorted keys, query bits): one uint64 key per entry, its query index in
+        the top bits and the top bits of its doc id's hash below, for lookups and the repeated-doc check."""
+        query_bits = max(1, (len(self.query_ids) - 1).bit_length())
+        entry_query = np.repeat(np.arange(len(self.query_ids), dtype=_U64), np.diff(self.offsets))
+        keys = _key(entry_query, string_hashes(self.doc_text), query_bits)
+        order = np.argsort(keys)
+        return order, keys[order], query_bits
 
     def repeated(self) -> tuple[int, int] | None:
         """The two positions (in rank order) of a doc listed twice in its query, or ``None``."""
-        order, keys = self._by_key
-        twice = np.flatnonzero(keys[1:] == keys[:-1])
-        return (int(order[twice[0]]), int(order[twice[0] + 1])) if len(twice) else None
+        order, keys, _ = self._keys
+        same_key = np.flatnonzero(keys[1:] == keys[:-1])
+        if not len(same_key):
+            return None
+        group_starts = same_key[np.r_[True, same_key[1:] != same_key[:-1] + 1]]
+        for start in group_starts.tolist():  # equal keys: a repeated doc, or (rarely) two ids whose hashes collide
+            end = start + 1
+            while end < len(keys) and keys[end] == keys[start]:
+                end += 1
+            seen: dict[str, int] = {}
+            for position in sorted(order[start:end].tolist()):
+                doc = self.doc_text[position].as_py()
+                if doc in seen:
+                    return seen[doc], position
+                seen[doc] = position
+        return None
 
-    def rank_of(self, query_ids: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
+    def rank_of(self, query_ids, doc_ids) -> np.ndarray:
         """Rank (float) of each (query, doc) pair; ``inf`` where the run does not retrieve it."""
-        order, sorted_keys = self._by_key
-        want_query = lookup(query_ids, pa.array(self.query_ids, pa.string()))
-        want_doc = lookup(doc_ids, self.doc_vocabulary)
-        n = len(self.doc_vocabulary) + 1
-        wanted = np.where((want_query >= 0) & (want_doc >= 0), pair_keys(want_query, want_doc, n), -1)
-        at = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
-        found = sorted_keys[at] == wanted
+        order, sorted_keys, query_bits = self._keys
+        want_query = lookup(query_ids, arrow(self.query_ids))
+        want_text = as_text(doc_ids)
+        known = want_query >= 0
+        wanted = _key(np.maximum(want_query, 0).astype(_U64), string_hashes(want_text), query_bits)
+        lo = np.searchsorted(sorted_keys, wanted, "left")
+        hi = np.searchsorted(sorted_keys, wanted, "right")
         rank = np.full(len(wanted), np.inf)
-        rank[found] = self.ranks[order[at[found]]]
+        one = np.flatnonzero(known & (hi - lo == 1))
+        entry = order[lo[one]]
+        same = pc.equal(self.doc_text.take(arrow(entry)), want_text.take(arrow(one)))
+        hit = as_numpy(same)
+        rank[one[hit]] = entry[hit] - self.offsets[want_query[one[hit]]] + 1
+        for i in np.flatnonzero(known & (hi - lo > 1)).tolist():  # colliding hashes: compare the ids one by one
+            doc = want_text[i].as_py()
+            for position in order[lo[i] : hi[i]].tolist():
+                if self.doc_text[position].as_py() == doc:
+                    rank[i] = position - self.offsets[want_query[i]] + 1
         return rank
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, *, path: str | os.PathLike | None = None) -> Ranking:
+    def from_columns(cls, columns: Columns) -> Ranking:
+        """Build from a run file's ``query_id, doc_id, score`` columns (:func:`ir_pref_measures.formats.read_columns`);
+        a repeated doc is an :class:`InputError` naming its later line."""
+        fields = columns.fields
+        return cls._build(fields["query_id"], fields["doc_id"], fields["score"], columns)
+
+    @classmethod
+    def from_frame(cls, frame, *, path: str | os.PathLike | RawFile | None = None) -> Ranking:
         """Build from a validated ``query_id, doc_id, score`` frame (:func:`ir_pref_measures.sources.ranking`
-        reads and validates every run form)."""
+        reads and validates every run form); with ``path`` (the file, or its :class:`RawFile`), a ``line``
+        column names lines in messages."""
         missing = [c for c in ("query_id", "doc_id", "score") if c not in frame.columns]
         if missing:
             raise InputError(f"the run has no column(s) {missing} (found {list(frame.columns)})", path=path)
-        if frame.empty:
-            raise InputError("the run is empty", path=path)
-        (q,), query_ids = intern(frame["query_id"])
-        doc_ids = as_text(frame["doc_id"])
-        encoded = pc.dictionary_encode(doc_ids)
-        score = pd.to_numeric(frame["score"], errors="raise").to_numpy(dtype=np.float64)
-        order = _tie_rule_order(q, score, doc_ids)
+        score = np.asarray(frame["score"].to_numpy(), dtype=np.float64)
+        lines = frame["line"].to_numpy() if "line" in frame.columns and path is not None else None
+        raw = path if isinstance(path, RawFile) else None
+        source = None if lines is None else Columns(raw.name if raw else os.fspath(path), {}, lines, raw)
+        return cls._build(frame["query_id"], frame["doc_id"], score, source)
+
+    @classmethod
+    def _build(cls, query, doc, score: np.ndarray, source: Columns | None) -> Ranking:
+        """``source``: the file's columns, to name a line in messages (``None``: a table)."""
+        if not len(score):
+            raise InputError("the run is empty", path=None if source is None else source.name)
+        (q,), query_ids = intern(query)
+        doc = as_text(doc)
+        order = _tie_rule_order(q, score, doc)
+        if order is not None:
+            q, score, doc = q[order], score[order], doc.take(arrow(order))
         ranking = cls(
             query_ids=query_ids,
-            offsets=np.searchsorted(q[order], np.arange(len(query_ids) + 1)).astype(np.int64),
-            doc_codes=encoded.indices.to_numpy(zero_copy_only=False)[order],
-            doc_vocabulary=encoded.dictionary,
-            scores=score[order],
+            offsets=np.searchsorted(q, np.arange(len(query_ids) + 1)).astype(np.int64),
+            doc_text=doc,
+            scores=score,
         )
         repeated = ranking.repeated()
         if repeated is not None:  # name the later of the two lines
-            _reject_repeated_doc(frame.iloc[int(max(order[list(repeated)]))], path)
+            rows = [int(r) if order is None else int(order[r]) for r in repeated]
+            _reject_repeated_doc(ranking, repeated[1], max(rows), source)
         return ranking
 
 
-def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc_ids: pa.Array) -> np.ndarray:
-    """Positions by query, then score descending, then doc id descending: Arrow's multi-key sort, which
-    compares doc ids only among equal scores (no sort of the whole vocabulary)."""
-    table = pa.table({"q": query, "s": score, "d": doc_ids})
+def _key(query: np.ndarray, hashes: np.ndarray, query_bits: int) -> np.ndarray:
+    return (query << _U64(64 - query_bits)) | (hashes >> _U64(query_bits))
+
+
+def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc_ids: pa.Array) -> np.ndarray | None:
+    """Positions by query, then score descending, then doc id descending; ``None`` when the input is in that
+    order already (a run file as trec_eval writes it). Queries in separate blocks, each in order, are moved
+    as blocks; anything else is sorted by Arrow's multi-key sort, which compares doc ids only among equal scores
+    (no sort of the whole vocabulary)."""
+    same_query = query[1:] == query[:-1]
+    tied = np.flatnonzero(same_query & (score[1:] == score[:-1]))
+    in_order = bool(np.all(~same_query | (score[1:] <= score[:-1])))
+    if in_order and len(tied):
+        below = pc.greater(doc_ids.take(arrow(tied)), doc_ids.take(arrow(tied + 1)))
+        in_order = bool(pc.all(below).as_py())
+    if in_order:
+        if not (query[1:] < query[:-1]).any():
+            return None
+        starts = np.flatnonzero(np.r_[True, ~same_query])
+        if len(starts) == len(np.unique(query)):  # each query one block: move the blocks
+            ends = np.r_[starts[1:], len(query)]
+            by_query = np.argsort(query[starts], kind="stable")
+            sizes = (ends - starts)[by_query]
+            return (
+                np.arange(len(query)) - np.repeat(np.cumsum(sizes) - sizes, sizes) + np.repeat(starts[by_query], sizes)
+            )
+    table = pa.table({"q": arrow(query), "s": arrow(score), "d": doc_ids})
     keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]
-    return pc.sort_indices(table, sort_keys=keys).to_numpy()
+    return as_numpy(pc.sort_indices(table, sort_keys=keys))
 
 
-def _reject_repeated_doc(row: pd.Series, path) -> None:
-    line_no = int(row["line"]) if "line" in row.index else None
-    line = line_text(path, line_no) if line_no is not None and path is not None else None
+def _reject_repeated_doc(ranking: Ranking, position: int, row: int, source: Columns | None) -> None:
+    query = ranking.query_ids[np.searchsorted(ranking.offsets, position, "right") - 1]
+    number = None if source is None else source.line_no(row)
     raise InputError(
-        f"doc {row['doc_id']!r} is listed twice in query {row['query_id']!r} of the run",
-        path=path,
-        line_no=line_no,
-        line=line,
+        f"doc {ranking.doc_text[position].as_py()!r} is listed twice in query {query!r} of the run",
+        path=None if source is None else source.name,
+        line_no=number,
+        line=None if source is None else source.line(number),
         expected="each doc at most once per query",
     )

@@ -23,12 +23,12 @@ a query, or listed twice in a query of a run, is an error. Every mistake is an
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from ir_pref_measures import formats, tables
+from ir_pref_measures import formats
 from ir_pref_measures.adapters import ir_datasets as irds
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judgments import Judgments, combine
@@ -36,6 +36,15 @@ from ir_pref_measures.rankings import Ranking
 
 JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "prefs", "qrels_prefs")
 TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's, with judgment groups: never detected, always named
+
+if TYPE_CHECKING:  # pandas (and the table converters) are imported when a table is given or made
+    import pandas as pd
+
+
+def is_frame(source) -> bool:
+    """True for a pandas DataFrame (without importing pandas: no DataFrame exists before pandas is imported)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(source, pandas.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -67,28 +76,35 @@ def resolve(source: str | os.PathLike, format: str | None = None) -> Location:
 
 
 def judgments(
-    source, *, format: str | None = None, preference_format: str | None = None, group: str | None = None
+    source,
+    *,
+    format: str | None = None,
+    preference_format: str | None = None,
+    group: str | None = None,
+    repeated: str = "error",
 ) -> Judgments:
     """Judgments from any source (see the module docstring). ``format`` names the format of a file (else it
     is detected: a file that fits the qrels format is qrels); ``preference_format`` is the format of a file
     that is not qrels, where several preference formats fit. ``group``: the name of the judgment group the
     judgments form (default :data:`~ir_pref_measures.judgments.DEFAULT_GROUP`); trec_eval's ``prefs`` and
     ``qrels_prefs`` files name their groups themselves (the jg column), and a :class:`Judgments` keeps its
-    groups unless it holds one (then it is renamed)."""
-    found = _judgments(source, format, preference_format, group)
+    groups unless it holds one (then it is renamed). ``repeated``: a doc graded twice in a query of graded qrels
+    is an error, or with ``"max"`` takes the largest grade (:meth:`Judgments.from_qrels`)."""
+    found = _judgments(source, format, preference_format, group, repeated)
     if group is not None and found.groups != [group]:
         found = found.renamed(group)
     return found
 
 
-def _judgments(source, format, preference_format, group) -> Judgments:
+def _judgments(source, format, preference_format, group, repeated) -> Judgments:
     named = {} if group is None else {"group": group}
+    graded = {**named, "repeated": repeated}
     if isinstance(source, Judgments):
         return source
     if isinstance(source, str | os.PathLike):
         location = resolve(source, format)
         if location.dataset is not None:
-            return Judgments.from_qrels(qrels_table(location), checked=True, **named)
+            return Judgments.from_qrels(qrels_table(location, repeated="keep"), checked=True, **graded)
         if location.format in TREC_EVAL_FORMATS:
             if group is not None:
                 raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
@@ -98,18 +114,18 @@ def _judgments(source, format, preference_format, group) -> Judgments:
         raw = formats.load(location.path)
         chosen = location.format or formats.detect_format(raw, preference_format)
         if chosen == "qrels":
-            return Judgments.from_qrels(qrels_table(raw), checked=True, **named)
+            return Judgments.from_qrels(formats.read_columns(raw, formats.QRELS), **graded)
         return Judgments.from_preferences(formats.read_preferences(raw, chosen), checked=True, **named)
-    if isinstance(source, pd.DataFrame):
+    if is_frame(source):
         if "doc_id_a" in source.columns:
             return Judgments.from_preferences(source, **named)
-        return Judgments.from_qrels(source, **named)
+        return Judgments.from_qrels(source, **graded)
     if isinstance(source, Iterable) and not isinstance(source, Mapping | str | bytes):
         rows = list(source)
         if rows and hasattr(rows[0], "doc_id_a"):
             return Judgments.from_preferences(rows, **named)
-        return Judgments.from_qrels(rows, **named)
-    return Judgments.from_qrels(source, **named)
+        return Judgments.from_qrels(rows, **graded)
+    return Judgments.from_qrels(source, **graded)
 
 
 def groups(sources: Mapping[str, object], *, format: str | None = None) -> Judgments:
@@ -200,6 +216,8 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
     (TREC qrels), an ir_datasets ID, or a table (:func:`ir_pref_measures.tables.qrels`). A (query, doc)
     graded twice is an error, or with ``repeated="keep"`` left for the caller (``compare``: pref_eval's rule
     for qrels with subtopic lines, the largest grade)."""
+    from ir_pref_measures import tables
+
     if isinstance(source, str | os.PathLike):
         source = resolve(source, "qrels")
     if isinstance(source, Location) and source.dataset is not None:
@@ -224,7 +242,9 @@ def ranking(source) -> Ranking:
     if isinstance(source, Ranking):
         return source
     if isinstance(source, str | os.PathLike):
-        return Ranking.from_frame(formats.read_run(source), path=source)
+        return Ranking.from_columns(formats.read_columns(source, formats.RUN, skip=("rank",)))
+    from ir_pref_measures import tables
+
     return Ranking.from_frame(tables.run(source))
 
 
@@ -233,16 +253,20 @@ def ranking(source) -> Ranking:
 
 def topic_ids(source) -> set[str]:
     """Query ids of topics: a DataFrame (``qid`` or ``query_id``), an ir_datasets ID, or ids."""
+    from ir_pref_measures import tables
+
     if isinstance(source, str):
         location = resolve(source)
         if location.dataset is None:
             raise InputError(f"{source}: topics are named by an ir_datasets ID here, not a file")
         source = irds.topics(location.dataset)
-    if isinstance(source, pd.DataFrame):
+    if is_frame(source):
         frame = tables.standard_columns(source)
         if "query_id" not in frame.columns:
             raise InputError(f"the topics have no qid or query_id column (found {list(source.columns)})")
         source = frame["query_id"]
+    import pandas as pd
+
     ids = {str(q) for q in tables.ids(pd.Series(list(source), dtype=object), "topic id")}
     if not ids:
         raise InputError("the topics are empty")

@@ -15,8 +15,8 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA, RawFile
-from ir_pref_measures.ids import as_text
+from ir_pref_measures.formats import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA, RawFile, repeated_grade
+from ir_pref_measures.ids import as_text, first_repeat, intern, pair_keys
 
 PREFERENCE_COLUMNS = ("query_id", "doc_id_a", "doc_id_b", "preference")
 PYTERRIER_COLUMNS = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
@@ -65,18 +65,12 @@ def preferences(source) -> pd.DataFrame:
 
 def reject_repeated(table: pd.DataFrame, raw: RawFile | None = None) -> None:
     """A (query, doc) graded twice is an error naming its second line (or row)."""
-    repeated = table.duplicated(["query_id", "doc_id"]).to_numpy()
-    if not repeated.any():
-        return
-    row = int(np.flatnonzero(repeated)[0])
-    query_id, doc_id = table["query_id"].iloc[row], table["doc_id"].iloc[row]
-    message = (
-        f"doc {doc_id!r} is judged twice in query {query_id!r} "
-        "(diversity qrels with subtopic lines are not preference judgments)"
-    )
-    if raw is None:
-        raise InputError(f"row {row}: {message}", expected="one grade per (query, doc)")
-    raw.fail(message, line_no=int(table["line"].iloc[row]), expected="one grade per (query, doc)")
+    (q,), queries = intern(table["query_id"])
+    (d,), docs = intern(table["doc_id"])
+    row = first_repeat(pair_keys(q, d, len(docs)))
+    if row is not None:
+        line_no = int(table["line"].iloc[row]) if raw is not None else None
+        raise repeated_grade(queries[q[row]], docs[d[row]], raw, row, line_no)
 
 
 def standard_columns(frame: pd.DataFrame) -> pd.DataFrame:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from ir_pref_measures.commands import main
@@ -120,8 +122,10 @@ def test_every_command_module_adds_its_parser_and_runs():
         "experiment",
         "meta",
     ]
-    for module in COMMANDS:
-        assert callable(module.add_parser) and callable(module.run)
+    assert names == list(COMMANDS)
+    for module in COMMANDS.values():
+        command = importlib.import_module(f"ir_pref_measures.commands.{module}")
+        assert callable(command.add_parser) and callable(command.run)
 
 
 def test_only_input_errors_become_exit_status_2(files, capsys, monkeypatch):

@@ -4,40 +4,43 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from ir_pref_measures._version import __version__
-from ir_pref_measures.commands import (
-    aggregate,
-    compare,
-    compatibility,
-    demo,
-    eval,
-    experiment,
-    greedy_pgc,
-    meta,
-    pairwise_pref_eval,
-    trec_eval,
-)
 from ir_pref_measures.errors import InputError
 
-COMMANDS = (demo, eval, pairwise_pref_eval, trec_eval, compare, aggregate, compatibility, greedy_pgc, experiment, meta)
-"""The command modules, in the order ``--help`` lists them."""
+COMMANDS = {  # subcommand -> its module, in the order ``--help`` lists them
+    "demo": "demo",
+    "eval": "eval",
+    "pairwise-pref-eval": "pairwise_pref_eval",
+    "trec-eval": "trec_eval",
+    "compare": "compare",
+    "aggregate": "aggregate",
+    "compatibility": "compatibility",
+    "greedy-pgc": "greedy_pgc",
+    "experiment": "experiment",
+    "meta": "meta",
+}
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command's parser; with ``only`` (a subcommand), the parser of that subcommand alone, so that a run
+    imports only the modules it needs."""
     main = argparse.ArgumentParser(prog="ir-pref-measures", description="Preference-based IR evaluation.")
     main.add_argument("--version", action="version", version=f"ir-pref-measures {__version__}")
     subparsers = main.add_subparsers(dest="command", required=True)
-    for command in COMMANDS:
-        command.add_parser(subparsers)
+    for name, module in COMMANDS.items():
+        if only is None or name == only:
+            importlib.import_module(f"ir_pref_measures.commands.{module}").add_parser(subparsers)
     return main
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the command. Bad input (:class:`InputError`) is reported on stderr with exit
     status 2; any other exception propagates with its traceback; a closed pipe gives 1."""
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     try:
         args.handler(args)
     except InputError as error:

@@ -7,10 +7,7 @@ import argparse
 import sys
 
 from ir_pref_measures.commands.options import positive_int
-from ir_pref_measures.compare import evaluate, load_runs, parse_measures, relevant_docs
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.pref_eval import json_lines, tool_measures
-from ir_pref_measures.sources import qrels_table
 
 
 def add_parser(subparsers) -> None:
@@ -37,12 +34,13 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from ir_pref_measures.compare import evaluate, load_runs, parse_measures
+    from ir_pref_measures.pref_eval import json_lines, relevant_in_file_order, tool_measures
+
     if len(args.runs) < 2:
         raise InputError(f"need at least two runs, got {len(args.runs)}")
     measures = parse_measures(tool_measures(args.measure, args.measure_set))
-    relevant = relevant_docs(
-        qrels_table(args.qrels, repeated="keep"), binary=args.binary_relevance, floor=args.relevance_floor, order="file"
-    )
+    relevant = relevant_in_file_order(args.qrels, binary=args.binary_relevance, floor=args.relevance_floor)
     result = evaluate(load_runs(args.runs), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp)
     sys.stdout.writelines(
         line + "\n" for line in json_lines(result, perquery=args.query_eval_wanted, summary=not args.nosummary)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ir_pref_measures import sources
+from ir_pref_measures.commands.options import positive_int
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import PREFERENCE_FORMATS
 from ir_pref_measures.judgments import combine
@@ -34,6 +35,12 @@ def add_parser(subparsers) -> None:
     ev.add_argument("--no_summary", "-n", action="store_true")
     ev.add_argument("--output_format", "-o", choices=("tsv", "jsonl"), default="tsv")
     ev.add_argument("--provider", choices=_provider_names(), help="compute every measure with this provider")
+    ev.add_argument(
+        "--n-jobs",
+        type=positive_int,
+        default=None,
+        help="threads computing blocks of queries for the preference measures (default: every core)",
+    )
     ev.set_defaults(handler=run)
 
 
@@ -44,21 +51,22 @@ def run(args: argparse.Namespace) -> None:
     from ir_measures.__main__ import OUTPUT_FORMATS, SUMMARY_QID
     from ir_measures.util import Metric
 
-    from ir_pref_measures.adapters.ir_measures import PreferenceProvider, evaluate
+    from ir_pref_measures.adapters.ir_measures import PreferenceProvider, evaluate, is_preference_measure, set_n_jobs
 
     if args.no_summary and not args.by_query:
         raise InputError("--no_summary (-n) only goes with --by_query (-q)")
     measures = _measures(args.measures)
+    set_n_jobs(args.n_jobs)
     if args.qrels == "-" and not args.prefs:
         raise InputError("no judgments: QRELS is '-' and no --prefs file was given")
     parts = [] if args.qrels == "-" else [sources.judgments(args.qrels, format="qrels")]  # FORMAT:PATH says otherwise
     parts += [sources.judgments(p, preference_format=args.prefs_format) for p in args.prefs]
     judgments = parts[0] if len(parts) == 1 else combine(*parts)
-    qrels = judgments.qrels()  # the graded part, for ir_measures' own measures
     run = sources.ranking(args.run)
+    ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_preference_measure, measures))
+    qrels = None if ours else judgments.qrels()  # the graded part, for ir_measures' own measures
     if args.provider:  # as ir_measures: one provider for every measure
         provider = ir_measures.providers.registry[args.provider]
-        ours = provider.NAME == PreferenceProvider.NAME
         if not ours and qrels is None:
             raise InputError(f"provider {args.provider} needs graded qrels, but the judgments hold none")
         try:

@@ -97,8 +97,7 @@ class Grid:
         ranking = Ranking(
             query_ids=query_ids,
             offsets=np.searchsorted(q[order], np.arange(len(query_ids) + 1)).astype(np.int64),
-            doc_codes=d[order],
-            doc_vocabulary=doc_vocabulary,
+            doc_text=doc_vocabulary.take(d[order]),
             scores=-np.arange(len(order), dtype=np.float64),
         )
         return cls(ranking, row[order], col[order], width[order])

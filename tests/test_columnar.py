@@ -1,0 +1,153 @@
+"""The columnar core (issue 11): runs matched by hashed doc ids, the tie rule without a vocabulary sort, blocks of
+queries on threads, the command line without pandas, and compare on the one judgment model."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ir_pref_measures.adapters import ir_measures as adapter
+
+import ir_pref_measures
+from ir_pref_measures import ids, rankings
+from ir_pref_measures.compare import relevant_docs
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judgments import Judgments
+from ir_pref_measures.rankings import Ranking
+
+DOC_IDS = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=0, max_size=20)
+
+
+def direct_order(query, doc, score) -> list[tuple[str, str]]:
+    """The tie rule by definition: query id ascending, score descending, doc id descending."""
+    rows = sorted(zip(query, doc, score, strict=True), key=lambda r: (r[0], -r[2]))
+    out = []
+    for q in sorted(set(query)):
+        in_query = [r for r in rows if r[0] == q]
+        scores = sorted({r[2] for r in in_query}, reverse=True)
+        for s in scores:
+            out += [(q, d) for d in sorted((r[1] for r in in_query if r[2] == s), reverse=True)]
+    return out
+
+
+@st.composite
+def runs(draw):
+    n_queries = draw(st.integers(1, 4))
+    rows = []
+    for q in range(n_queries):
+        docs = draw(st.lists(DOC_IDS, min_size=1, max_size=12, unique=True))
+        scores = draw(st.lists(st.sampled_from([0.0, 1.0, 1.5, 2.0]), min_size=len(docs), max_size=len(docs)))
+        rows += [(f"q{q}", d, s) for d, s in zip(docs, scores, strict=True)]
+    order = draw(st.permutations(range(len(rows))))
+    shuffled = draw(st.booleans())
+    if shuffled:
+        rows = [rows[i] for i in order]
+    return rows
+
+
+@settings(max_examples=150, deadline=None)
+@given(runs())
+def test_ranking_follows_the_tie_rule_and_finds_every_doc(rows):
+    query, doc, score = (list(c) for c in zip(*rows, strict=True))
+    ranking = Ranking.from_frame(pd.DataFrame({"query_id": query, "doc_id": doc, "score": score}))
+    entry_query = np.repeat(ranking.query_ids, np.diff(ranking.offsets)).tolist()
+    got = list(zip(entry_query, ranking.doc_ids.tolist(), strict=True))
+    assert got == direct_order(query, doc, score)
+    rank = {pair: r for pair, r in zip(got, ranking.ranks.tolist(), strict=True)}
+    wanted = [(q, d) for q, d in got] + [(q, d + "x") for q, d in got] + [("nope", doc[0])]
+    found = ranking.rank_of(
+        np.array([w[0] for w in wanted], dtype=object), np.array([w[1] for w in wanted], dtype=object)
+    )
+    assert found.tolist() == [float(rank.get(w, np.inf)) for w in wanted]
+
+
+def test_hash_collisions_are_resolved_by_comparing_the_ids(monkeypatch):
+    """Every id hashed alike: lookups and the repeated-doc check still compare the ids themselves."""
+    monkeypatch.setattr(rankings, "string_hashes", lambda values: np.zeros(len(ids.as_text(values)), np.uint64))
+    frame = pd.DataFrame({"query_id": ["q"] * 4 + ["r"], "doc_id": ["a", "b", "c", "d", "a"], "score": [4, 3, 2, 1, 1]})
+    ranking = Ranking.from_frame(frame)
+    wanted = np.array(["a", "b", "c", "d", "e", "a", "b"], dtype=object)
+    queries = np.array(["q"] * 5 + ["r"] * 2, dtype=object)
+    assert ranking.rank_of(queries, wanted).tolist() == [1, 2, 3, 4, np.inf, 1, np.inf]
+    repeated = frame.assign(doc_id=["a", "b", "a", "d", "a"])
+    with pytest.raises(InputError, match="'a' is listed twice in query 'q'"):
+        Ranking.from_frame(repeated)
+
+
+def test_string_hashes_depend_on_the_bytes_only():
+    values = ["", "a", "a ", "abcdefgh", "abcdefgh ", "é", "日本語の文書", "a"]
+    hashes = ids.string_hashes(np.array(values, dtype=object))
+    assert hashes[1] == hashes[7]
+    assert len(set(hashes.tolist())) == len(set(values))
+    sliced = pa.array(["x", *values]).slice(1)  # an offset into the Arrow buffers
+    assert ids.string_hashes(sliced).tolist() == hashes.tolist()
+    assert ids.string_hashes(pa.array(values, pa.large_string())).tolist() == hashes.tolist()
+
+
+def test_blocks_of_queries_on_threads_give_the_values_of_one_block(monkeypatch):
+    rng = np.random.default_rng(11)
+    qrels = pd.DataFrame(
+        {
+            "query_id": np.repeat([f"q{i:03d}" for i in range(60)], 30),
+            "doc_id": [f"d{i}" for i in range(1800)],
+            "relevance": rng.integers(0, 4, 1800),
+        }
+    )
+    run = qrels.assign(score=rng.normal(size=1800).round(1)).drop(columns="relevance")
+    judgments = ir_pref_measures.load_judgments(qrels)
+    ranking = ir_pref_measures.as_ranking(run)
+    measures = [ir_pref_measures.ppref @ 5, ir_pref_measures.APpref, ir_pref_measures.PGC, ir_pref_measures.nwppref @ 5]
+    queries = np.arange(len(judgments))
+    monkeypatch.setattr(adapter, "BLOCK_DOCS", 10**9)
+    whole = adapter.evaluate_blocks(measures, judgments, ranking, queries)
+    monkeypatch.setattr(adapter, "BLOCK_DOCS", 100)
+    assert len(adapter.query_blocks(judgments, queries)) > 10
+    for n_jobs in (1, 3):
+        adapter.set_n_jobs(n_jobs)
+        try:
+            blocked = adapter.evaluate_blocks(measures, judgments, ranking, queries)
+        finally:
+            adapter.set_n_jobs(None)
+        for a, b in zip(whole, blocked, strict=True):
+            np.testing.assert_array_equal(a, b)
+    with pytest.raises(InputError, match="n_jobs"):
+        ir_pref_measures.set_n_jobs(0)
+
+
+def test_eval_of_files_imports_no_pandas(tmp_path):
+    (tmp_path / "qrels.txt").write_text("q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 a 1\nq2 0 b 0\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 b 1 3.0 r\nq1 Q0 a 2 2.0 r\nq1 Q0 c 3 1.0 r\nq2 Q0 a 1 1.0 r\n")
+    code = (
+        "import sys\nfrom ir_pref_measures.commands import main\n"
+        "main(['eval', 'qrels.txt', 'run.txt', 'ppref@2', 'APpref', 'PGC', '--n-jobs', '2'])\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'statsmodels', 'matplotlib', 'tqdm'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
+    assert done.stdout.splitlines()[0].startswith("ppref@2\t")
+
+
+def test_compare_reads_the_one_judgment_model_with_its_rule_for_repeated_grades():
+    qrels = pd.DataFrame(
+        {"query_id": ["q1", "q1", "q1", "q2", "q2"], "doc_id": ["a", "a", "b", "c", "d"], "relevance": [1, 3, 0, 0, 2]}
+    )
+    with pytest.raises(InputError, match="judged twice"):
+        Judgments.from_qrels(qrels)
+    judgments = Judgments.from_qrels(qrels, repeated="max")
+    relevant = relevant_docs(judgments)
+    assert relevant.query_ids.tolist() == ["q1", "q2"]
+    assert relevant.doc_ids.tolist() == ["a", "d"] and relevant.grades.tolist() == [3.0, 2.0]
+    assert relevant_docs(judgments, query_order=["q2", "q1"]).query_ids.tolist() == ["q2", "q1"]
+    assert relevant_docs(judgments, binary=3).doc_ids.tolist() == ["a"]
+    runs = {
+        "x": pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "d"], "score": [1.0, 1.0]}),
+        "y": pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "score": [1.0, 1.0]}),
+    }
+    table = ir_pref_measures.compare(runs, qrels, ["rpp", "ap"])
+    assert table["ap"].tolist() == [1.0]
