@@ -15,10 +15,12 @@ has no metric lines (the tool prints nothing).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+import pyarrow.compute as pc
 
 from ir_pref_measures.aggregate import borda, mc4, net_preference, order_runs
 from ir_pref_measures.compare import (
@@ -32,9 +34,13 @@ from ir_pref_measures.compare import (
     relevant_docs,
 )
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import load, text_lines
+from ir_pref_measures.formats import QRELS, load, read_columns, text_lines
+from ir_pref_measures.ids import arrow, as_text
 from ir_pref_measures.judgments import Judgments
-from ir_pref_measures.sources import qrels_table
+from ir_pref_measures.sources import qrels_table, resolve
+
+if TYPE_CHECKING:  # pandas reads the JSON lines of ``aggregate``; ``compare`` needs none
+    import pandas as pd
 
 MEASURE_SETS = {"all": DEFAULT_MEASURES, "none": DEFAULT_MEASURES, "preferences": PREFERENCES}
 SIGN_VALUED = ("lexirecall", "lexiprecision", "LR", "sgnLR", "sgnLP")
@@ -45,10 +51,17 @@ ID_FIELDS = ("qid", "runi", "runj", "run", "sample", "type")
 def relevant_in_file_order(qrels, *, binary: float | None = None, floor: float | None = None) -> RelevantDocs:
     """The tool's reading of QRELS: a doc's grade is the largest over its lines, queries in the order of their
     first relevant line (grades read by :func:`~ir_pref_measures.compare.compare_grades`)."""
-    table = qrels_table(qrels, repeated="keep")
-    judgments = Judgments.from_qrels(table, checked=True, repeated="max")
-    relevant = compare_grades(table["relevance"].to_numpy(), binary, floor) > 0
-    order = pd.unique(table["query_id"].to_numpy()[relevant])
+    location = resolve(qrels, "qrels") if isinstance(qrels, str | os.PathLike) else None
+    if location is not None and location.dataset is None and location.format in (None, "qrels"):
+        columns = read_columns(location.path, QRELS)  # a file: its columns, no table
+        judgments = Judgments.from_qrels(columns, repeated="max")
+        query, grade = columns.fields["query_id"], columns.fields["relevance"]
+    else:
+        table = qrels_table(qrels, repeated="keep")
+        judgments = Judgments.from_qrels(table, checked=True, repeated="max")
+        query, grade = as_text(table["query_id"]), table["relevance"].to_numpy()
+    relevant = arrow(compare_grades(grade, binary, floor) > 0)
+    order = pc.unique(query.filter(relevant)).to_pylist()  # in the order of first appearance
     return relevant_docs(judgments, binary=binary, floor=floor, query_order=order)
 
 
@@ -107,6 +120,8 @@ def is_metric_name(name: str) -> bool:
 def read_preference_lines(path: str) -> pd.DataFrame:
     """The per-query lines of a ``pref_eval -q`` output, one row each, in file order (summary lines
     skipped, blank lines too). Columns: the id fields and one per measure key."""
+    import pandas as pd
+
     raw = load(path)
     records = []
     for line_no, line in text_lines(raw):
@@ -142,6 +157,8 @@ def _require(frame: pd.DataFrame, columns: tuple[str, ...], path: str) -> None:
 
 def _numbers(lines: pd.DataFrame, name: str, path: str) -> np.ndarray:
     """The values of ``name`` on ``lines``: every line must hold it as a finite number."""
+    import pandas as pd
+
     column = lines[name].where(~lines[name].map(lambda v: isinstance(v, bool)))  # JSON true/false are no values
     values = pd.to_numeric(column, errors="coerce").to_numpy(np.float64)
     bad = ~np.isfinite(values)
