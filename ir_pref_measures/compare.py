@@ -20,6 +20,7 @@ import numpy as np
 
 from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.ids import unique_sorted
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures import pairwise as kernels
 from ir_pref_measures.rankings import Ranking
@@ -121,7 +122,7 @@ def relevant_docs(
     if not len(kept):
         raise InputError("no query has a relevant document (grade > 0)", expected="qrels with positive grades")
     query = judgments.doc_query[kept]
-    present = np.unique(query)
+    present = unique_sorted(query)
     if query_order is not None:
         rank = {str(query_id): i for i, query_id in enumerate(query_order)}
         present = present[np.argsort([rank[str(q)] for q in judgments.query_ids[present].tolist()], kind="stable")]

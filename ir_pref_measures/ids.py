@@ -97,6 +97,11 @@ def encode(*parts) -> tuple[list[np.ndarray], pa.Array]:
     """Codes (int32) for each part over the sorted vocabulary of all parts, and that vocabulary (Arrow)."""
     encoded = [pc.dictionary_encode(as_text(p)) for p in parts]
     dictionaries = [e.dictionary.cast(pa.string()) for e in encoded]
+    if len(encoded) == 1:  # one part: its dictionary sorted, each code moved to its place (no hash look-up)
+        order = as_numpy(pc.array_sort_indices(dictionaries[0]))
+        place = np.empty(len(order), dtype=np.int32)
+        place[order] = np.arange(len(order), dtype=np.int32)
+        return [place[as_numpy(encoded[0].indices)]], dictionaries[0].take(arrow(order))
     vocabulary = pc.unique(pa.concat_arrays(dictionaries)) if dictionaries else arrow(np.array([], dtype=str))
     vocabulary = vocabulary.take(pc.array_sort_indices(vocabulary))
     codes = []
@@ -188,3 +193,10 @@ def first_repeat(keys: np.ndarray) -> int | None:
     sorted_keys = keys[order]
     later = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1]) + 1
     return int(order[later].min()) if len(later) else None
+
+
+def unique_sorted(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted: by a sort (numpy 2's hash-based ``np.unique`` is several times slower on
+    large integer arrays)."""
+    ordered = np.sort(values, kind="stable")
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered

@@ -41,7 +41,7 @@ import numpy as np
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import Columns, repeated_grade
-from ir_pref_measures.ids import first_repeat, intern, pair_keys
+from ir_pref_measures.ids import first_repeat, intern, pair_keys, unique_sorted
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
@@ -457,7 +457,7 @@ def _assemble(
     parts = [(docs.query, docs.doc), (strict.query, strict.src), (strict.query, strict.dst)]
     parts += [(ties.query, ties.src), (ties.query, ties.dst), (lines.query, lines.doc)]
     # few distinct docs, many mentions: dedupe each part, then find every mention by binary search
-    unique_keys = np.unique(np.concatenate([pair_keys(q, d, n) for q, d in parts]))
+    unique_keys = unique_sorted(np.concatenate([pair_keys(q, d, n) for q, d in parts]))
     index = np.int32 if len(unique_keys) <= np.iinfo(np.int32).max else np.int64  # half the memory of int64
     doc_of = [np.searchsorted(unique_keys, pair_keys(q, d, n)).astype(index) for q, d in parts]
     grades = np.full(len(unique_keys), np.nan)
@@ -702,7 +702,7 @@ def _closure_estimate(src, dst, tie_a, tie_b, bad) -> int:
     a, b = label[rows], label[cols]
     cyclic = np.zeros(k, dtype=bool)
     cyclic[a[a == b]] = True
-    keys = np.unique(a[a != b].astype(np.int64) * k + b[a != b])
+    keys = unique_sorted(a[a != b].astype(np.int64) * k + b[a != b])
     ca, cb = (keys // k).tolist(), (keys % k).tolist()
     children: list[list[int]] = [[] for _ in range(k)]
     indegree = [0] * k

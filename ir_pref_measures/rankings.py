@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import Columns, RawFile
-from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, string_hashes
+from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, string_hashes, unique_sorted
 
 _U64 = np.uint64
 
@@ -176,7 +176,7 @@ def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc_ids: pa.Array) -> 
         if not (query[1:] < query[:-1]).any():
             return None
         starts = np.flatnonzero(np.r_[True, ~same_query])
-        if len(starts) == len(np.unique(query)):  # each query one block: move the blocks
+        if len(starts) == len(unique_sorted(query)):  # each query one block: move the blocks
             ends = np.r_[starts[1:], len(query)]
             by_query = np.argsort(query[starts], kind="stable")
             sizes = (ends - starts)[by_query]
