@@ -70,7 +70,8 @@ class _RunInputs:
     queries shares (guarded by a lock: blocks run on threads)."""
 
     def __init__(self, judgments: Judgments, ranking: Ranking):
-        self.doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
+        run_query = lookup(judgments.query_ids, arrow(ranking.query_ids))  # per judged query, its index in the run
+        self.doc_rank = ranking.rank_in(run_query[judgments.doc_query], judgments.doc_text)
         self.cache: dict = {}
         self.lock = threading.Lock()
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import Columns, repeated_grade
-from ir_pref_measures.ids import first_repeat, intern, pair_keys, unique_sorted
+from ir_pref_measures.ids import arrow, first_repeat, intern, pair_keys, unique_sorted
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
@@ -147,6 +147,11 @@ class Judgments:
     def doc_query(self) -> np.ndarray:
         """Query index of every doc."""
         return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.doc_offsets))
+
+    @cached_property
+    def doc_text(self):
+        """``doc_ids`` as an Arrow string array (made once, for matching runs)."""
+        return arrow(self.doc_ids)
 
     @cached_property
     def graded(self) -> np.ndarray:

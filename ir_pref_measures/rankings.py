@@ -93,8 +93,12 @@ class Ranking:
 
     def rank_of(self, query_ids, doc_ids) -> np.ndarray:
         """Rank (float) of each (query, doc) pair; ``inf`` where the run does not retrieve it."""
+        return self.rank_in(lookup(query_ids, arrow(self.query_ids)), doc_ids)
+
+    def rank_in(self, want_query: np.ndarray, doc_ids) -> np.ndarray:
+        """Rank (float) of each doc in the query of index ``want_query`` (into ``query_ids``; -1: a query the run
+        does not hold); ``inf`` where the run does not retrieve it."""
         order, sorted_keys, query_bits = self._keys
-        want_query = lookup(query_ids, arrow(self.query_ids))
         want_text = as_text(doc_ids)
         known = want_query >= 0
         wanted = _key(np.maximum(want_query, 0).astype(_U64), string_hashes(want_text), query_bits)
