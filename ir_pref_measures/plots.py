@@ -46,18 +46,18 @@ def _matplotlib():
     return matplotlib
 
 
-def formats() -> list[str]:
+def file_types() -> list[str]:
     """The file suffixes matplotlib writes (``png``, ``pdf``, ``svg``, ...), without the dot."""
+    _matplotlib()
     from matplotlib.backend_bases import FigureCanvasBase
 
-    _matplotlib()
     return sorted(FigureCanvasBase.get_supported_filetypes())
 
 
 def check_path(path: str | os.PathLike) -> Path:
     """``path`` as a Path when its suffix names a format matplotlib writes, else an :class:`InputError`."""
     path = Path(path)
-    known = formats()
+    known = file_types()
     if path.suffix[1:].lower() not in known:
         raise InputError(
             f"{path}: cannot write a plot of this file type", expected=f"a name ending in .{', .'.join(known)}"
@@ -87,8 +87,8 @@ def _done(figure, path: str | os.PathLike | None):
 
 
 def run_styles(names: Sequence[str]) -> dict[str, dict]:
-    """A distinct (colour, marker) per run, in the order given: the ten colours of ``tab10`` first, each with
-    the next marker once they are used up."""
+    """A (colour, marker) per run, in the order given: the ten colours of ``tab10`` with the first marker, then
+    with the next one, and so on (distinct for up to 100 runs)."""
     import matplotlib
 
     colours = matplotlib.colormaps["tab10"].colors
