@@ -4,7 +4,8 @@ Each fenced ```python block runs in a fresh namespace, each ```bash (or ```sh) b
 folder prepared once for all of them: the files the examples name (:data:`FILES`, taken from
 ``../shared/testdata``; never committed), ``../shared/testdata`` itself beside it (a link, for the examples that
 name it), and ``docs/images/`` for the plots they write. A block added to the README later is picked up
-without a change here; only :data:`SKIP` lists blocks that are not run, each with its reason.
+without a change here; only :data:`SKIP` lists blocks that are not run, each with its reason. Output and usage
+blocks are tagged ```text (a fence without a language is an error, so no example escapes by a missing tag).
 """
 
 from __future__ import annotations
@@ -108,8 +109,12 @@ def test_readme_example_runs(folder, monkeypatch, language, code):
     assert result.returncode == 0, result.stderr.decode()[-2000:]
 
 
-def test_every_runnable_block_is_found_and_the_skip_list_is_used():
-    """The fences are read as written (no block swallowed by another); every skip reason still has its block."""
+def test_every_block_says_what_it_is_and_the_skip_list_is_used():
+    """Every fence names its language (``text`` for output and usage lines, which do not run), so no example
+    escapes the test by a missing tag; the fences pair up as written; every skip reason still has its block."""
+    text = README.read_text()
+    untagged = [text.count("\n", 0, m.start()) + 1 for m in FENCE.finditer(text) if not m.group(1)]
+    assert not untagged, f"README.md lines {untagged}: a fence without a language (python, bash, text, ...)"
     found = examples()
     assert len(found) >= 15 and {language for _, language, _ in found} == {"python", "bash"}
     assert all("```" not in code for _, _, code in found)
