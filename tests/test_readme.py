@@ -4,8 +4,8 @@ Each fenced ```python block runs in a fresh namespace, each ```bash (or ```sh) b
 folder prepared once for all of them: the files the examples name (:data:`FILES`, taken from
 ``../shared/testdata``; never committed), ``../shared/testdata`` itself beside it (a link, for the examples that
 name it), and ``docs/images/`` for the plots they write. A block added to the README later is picked up
-without a change here; only :data:`SKIP` lists blocks that are not run, each with its reason. Output and usage
-blocks are tagged ```text (a fence without a language is an error, so no example escapes by a missing tag).
+without a change here; only :data:`SKIP` lists blocks that are not run, each with its reason. A block without
+a language is output; one that starts like code is an error, so no example escapes by a missing tag.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from conftest import ROOT, TESTDATA, testdata_path
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 RUNNABLE = {"python": "python", "bash": "bash", "sh": "bash"}
+LOOKS_LIKE_CODE = re.compile(r"(import |from \S+ import |ir-pref-measures |ir_measures |python|pip |pytest|\$ )")
 
 # the examples on the 16 CAsT 2019 runs take 10-35 s each; they run on these five (the README says so)
 CAST_SUBSET = (1, 4, 7, 12, 16)
@@ -109,12 +110,13 @@ def test_readme_example_runs(folder, monkeypatch, language, code):
     assert result.returncode == 0, result.stderr.decode()[-2000:]
 
 
-def test_every_block_says_what_it_is_and_the_skip_list_is_used():
-    """Every fence names its language (``text`` for output and usage lines, which do not run), so no example
-    escapes the test by a missing tag; the fences pair up as written; every skip reason still has its block."""
+def test_no_example_escapes_by_a_missing_tag_and_the_skip_list_is_used():
+    """A block without a language holds output, never code or a command (tag those python or bash; usage
+    lines ``text``); the fences pair up as written; every skip reason still has its block."""
     text = README.read_text()
-    untagged = [text.count("\n", 0, m.start()) + 1 for m in FENCE.finditer(text) if not m.group(1)]
-    assert not untagged, f"README.md lines {untagged}: a fence without a language (python, bash, text, ...)"
+    untagged = [m for m in FENCE.finditer(text) if not m.group(1)]
+    code_like = [text.count("\n", 0, m.start()) + 1 for m in untagged if LOOKS_LIKE_CODE.match(m.group(2).lstrip())]
+    assert not code_like, f"README.md lines {code_like}: code in a fence without a language (python, bash, text)"
     found = examples()
     assert len(found) >= 15 and {language for _, language, _ in found} == {"python", "bash"}
     assert all("```" not in code for _, _, code in found)
