@@ -6,7 +6,8 @@ Every analysis works on per-query values: a frame per measure, one row per query
 
 * :func:`agreement`: per query, the measure's preference between two systems against a gold preference (thesis
   Figs. 5.6/5.8: the 3x3 table, agreements, the chi-squared test on the non-tie cells, the one-tailed binomial
-  test). C. Luo, *IR Evaluation Measures Based on Preference Graphs*, MMath thesis, Waterloo 2021, §5.4.
+  test; Kendall's tau between the measure's and the gold preferences). C. Luo, *IR Evaluation Measures Based on
+  Preference Graphs*, MMath thesis, Waterloo 2021, §5.4.
 * :func:`sensitivity`: the share of run pairs a paired test finds significantly different (discriminative power;
   thesis Tables 4.1-4.2; T. Sakai, SIGIR 2006); tests: :func:`paired_p_values`.
 * :func:`consistency`: Kendall's tau and tau_AP between the run orderings of two measures (thesis Figs. 4.1-4.3;
