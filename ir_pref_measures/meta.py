@@ -6,7 +6,8 @@ Every analysis works on per-query values: a frame per measure, one row per query
 
 * :func:`agreement`: per query, the measure's preference between two systems against a gold preference (thesis
   Figs. 5.6/5.8: the 3x3 table, agreements, the chi-squared test on the non-tie cells, the one-tailed binomial
-  test). C. Luo, *IR Evaluation Measures Based on Preference Graphs*, MMath thesis, Waterloo 2021, §5.4.
+  test; Kendall's tau between the measure's and the gold preferences). C. Luo, *IR Evaluation Measures Based on
+  Preference Graphs*, MMath thesis, Waterloo 2021, §5.4.
 * :func:`sensitivity`: the share of run pairs a paired test finds significantly different (discriminative power;
   thesis Tables 4.1-4.2; T. Sakai, SIGIR 2006); tests: :func:`paired_p_values`.
 * :func:`consistency`: Kendall's tau and tau_AP between the run orderings of two measures (thesis Figs. 4.1-4.3;
@@ -34,6 +35,16 @@ TESTS = ("t", "randomised", "bootstrap")
 BINOMIAL_METHODS = ("exact", "normal")
 TIE = "tie"
 BLOCK = 1 << 22  # entries of one (pairs x resamples) block of a resampling test: bounds memory
+
+
+def progress(total: int, desc: str):
+    """A progress bar on stderr, as :func:`ir_pref_measures.experiment.per_query` shows one: only on a terminal,
+    only after ``PROGRESS_DELAY`` seconds, gone when done."""
+    from tqdm.auto import tqdm
+
+    from ir_pref_measures.experiment import PROGRESS_DELAY
+
+    return tqdm(total=total, desc=desc, unit="step", delay=PROGRESS_DELAY, disable=None, leave=False)
 
 
 # -- per-query values ------------------------------------------------------------------------------------------
@@ -104,7 +115,9 @@ def _complete(values: pd.DataFrame, what: str = "values") -> np.ndarray:
 class Agreement:
     """The 3x3 table (rows: the measure's preference; columns: the gold one), its agreements (both prefer the
     same system) and disagreements (opposite systems), the chi-squared test of independence on the 2x2 non-tie
-    cells, and the one-tailed binomial test of the measure's majority preference on those cells."""
+    cells, the one-tailed binomial test of the measure's majority preference on those cells, and ``tau``:
+    Kendall's tau-b between the measure's and the gold preferences over all gold queries, ties included (1:
+    the same preference on every query, -1: the opposite one)."""
 
     table: pd.DataFrame
     agree: int
@@ -114,6 +127,7 @@ class Agreement:
     majority: str
     majority_share: float
     binomial_p: float
+    tau: float
 
 
 def agreement(values: pd.DataFrame, gold: pd.Series, *, correction: bool = False, binomial: str = "exact") -> Agreement:
@@ -125,7 +139,10 @@ def agreement(values: pd.DataFrame, gold: pd.Series, *, correction: bool = False
     as in the thesis) on the cells where neither prefers a tie. Binomial test on the same cells: the number of
     queries where the measure prefers its majority system, one-tailed against 1/2; ``binomial="exact"``
     (``scipy.stats.binomtest``) or ``"normal"`` (normal approximation with continuity correction, which
-    reproduces the thesis' printed p-values). Undefined statistics (an empty row or column) are NaN.
+    reproduces the thesis' printed p-values). ``tau``: Kendall's tau-b (``scipy.stats.kendalltau``) between the
+    measure's and the gold preferences, each on the ordinal scale A better < tie < B better, over every gold
+    query: the 3x3 table's ordinal association (A. Agresti, *Analysis of Ordinal Categorical Data*, 2010, §7.1).
+    Undefined statistics (an empty row or column, a constant preference) are NaN.
     """
     from scipy import stats
 
@@ -149,6 +166,8 @@ def agreement(values: pd.DataFrame, gold: pd.Series, *, correction: bool = False
     measure = np.sign(pair[:, 1] - pair[:, 0]).astype(np.int64)  # -1: A better, 1: B better, 0: tie
     row = np.select([measure < 0, measure > 0], [0, 1], 2)
     col = gold.map({a: 0, b: 1, TIE: 2}).to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = float(stats.kendalltau(measure, np.array([-1, 1, 0])[col]).statistic)
     counts = np.zeros((3, 3), dtype=np.int64)
     np.add.at(counts, (row, col), 1)
     table = pd.DataFrame(
@@ -173,6 +192,7 @@ def agreement(values: pd.DataFrame, gold: pd.Series, *, correction: bool = False
         majority=majority,
         majority_share=k / n if n else math.nan,
         binomial_p=_binomial_greater(k, n, binomial),
+        tau=tau,
     )
 
 
@@ -450,32 +470,34 @@ def stability(
         judged = Judgments.from_preferences(rows, checked=True)
         return measure_values(rankings, judged if graded is None else combine(graded, judged), measures)
 
-    full = evaluate(table)
-    full_means = means(full)
-    rng = np.random.default_rng(seed)
-    rows = []
-    for fraction in fractions:
-        found = {name: ([], []) for name in full}
-        kept = []
-        for _ in range(int(repeats)):
-            sample = subsample(table, fraction, rng)
-            kept.append(len(sample))
-            reduced = evaluate(sample)
-            for name, frame in reduced.items():
-                found[name][0].append(anova_f(frame))
-                found[name][1].append(kendall_tau(full_means[name], means({name: frame})[name]))
-        for name, (f, tau) in found.items():
-            rows.append(
-                {
-                    "measure": name,
-                    "removed": fraction,
-                    "kept": float(np.mean(kept)),
-                    "F": anova_f(full[name]),
-                    "F reduced": float(np.mean(f)),
-                    "tau": float(np.mean(tau)),
-                    "tau min": float(np.min(tau)),
-                }
-            )
+    with progress(1 + len(fractions) * int(repeats), "stability") as bar:
+        full = evaluate(table)
+        bar.update()
+        full_means = means(full)
+        rng = np.random.default_rng(seed)
+        rows = []
+        for fraction in fractions:
+            found = {name: ([], []) for name in full}
+            kept = []
+            for _ in range(int(repeats)):
+                sample = subsample(table, fraction, rng)
+                kept.append(len(sample))
+                for name, frame in evaluate(sample).items():
+                    found[name][0].append(anova_f(frame))
+                    found[name][1].append(kendall_tau(full_means[name], means({name: frame})[name]))
+                bar.update()
+            for name, (f, tau) in found.items():
+                rows.append(
+                    {
+                        "measure": name,
+                        "removed": fraction,
+                        "kept": float(np.mean(kept)),
+                        "F": anova_f(full[name]),
+                        "F reduced": float(np.mean(f)),
+                        "tau": float(np.mean(tau)),
+                        "tau min": float(np.min(tau)),
+                    }
+                )
     return pd.DataFrame(rows)
 
 

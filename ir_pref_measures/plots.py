@@ -1,13 +1,17 @@
-"""Plots of the meta-evaluation (the ``plot`` extra: matplotlib, imported only here, Agg backend).
+"""Plots of the meta-evaluation (the ``plot`` extra: matplotlib, imported only here).
 
 * :func:`pr_curves`: preference precision-recall curves, ppref@k against rpref@k over cutoffs (Carterette and
   Bennett, SIGIR 2008, Fig. 1; Carterette, Bennett, Chapelle 2008, Fig. 3);
 * :func:`measure_scatter`: one measure against another, one point per run, Kendall's tau in the title (Luo 2021,
   Figs. 4.1-4.3);
+* :func:`query_scatter`: one measure against another, one point per query and run, coloured by run;
 * :func:`engine_scatter`: per query, one engine's score against the other's, Kendall's tau in the title (Luo
   2021, Fig. 5.9).
 
-Each writes a PNG or SVG file, chosen by the file name's suffix, and returns the path.
+Each returns a :class:`matplotlib.figure.Figure` built with the object API (no pyplot, so the process's
+backend is never changed) and, given a ``path``, saves it in the format its suffix names (any format
+matplotlib writes: PNG, PDF, SVG, EPS, ...). Runs get the same colour and marker in every plot of a call and
+are named in one legend beside the panels, never as labels on the points, so no name hides another.
 """
 
 from __future__ import annotations
@@ -22,101 +26,201 @@ import pandas as pd
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.meta import kendall_tau
 
-FORMATS = (".png", ".svg")
+MARKERS = "osD^v<>ph*"
+# metadata that would otherwise stamp the file with the date or the version: the same data, the same bytes (PNG, SVG,
+# PDF; PostScript always holds the date)
+REPRODUCIBLE_METADATA = {
+    "png": {"Software": None},
+    "svg": {"Date": None},
+    "pdf": {"CreationDate": None},
+}
 
 
-def _pyplot():
+def _matplotlib():
     try:
-        import matplotlib
+        import matplotlib  # noqa: F401
     except ImportError:
         raise InputError("plots need matplotlib: pip install 'ir-pref-measures[plot]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.figure
 
-    return plt
+    return matplotlib
 
 
-def _check_path(path: str | os.PathLike) -> Path:
+def file_types() -> list[str]:
+    """The file suffixes matplotlib writes (``png``, ``pdf``, ``svg``, ...), without the dot."""
+    _matplotlib()
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return sorted(FigureCanvasBase.get_supported_filetypes())
+
+
+def check_path(path: str | os.PathLike) -> Path:
+    """``path`` as a Path when its suffix names a format matplotlib writes, else an :class:`InputError`."""
     path = Path(path)
-    if path.suffix.lower() not in FORMATS:
-        raise InputError(f"a plot is written as {' or '.join(FORMATS)}, not {path.name!r}")
+    known = file_types()
+    if path.suffix[1:].lower() not in known:
+        raise InputError(
+            f"{path}: cannot write a plot of this file type", expected=f"a name ending in .{', .'.join(known)}"
+        )
     return path
 
 
-def _save(figure, path: Path) -> Path:
-    figure.tight_layout()
-    figure.savefig(path, dpi=100, metadata={"Software": None} if path.suffix.lower() == ".png" else {"Date": None})
-    _pyplot().close(figure)
+def save(figure, path: str | os.PathLike) -> Path:
+    """Write ``figure`` to ``path`` in the format its suffix names, without date or version stamps."""
+    import matplotlib
+
+    path = check_path(path)
+    suffix = path.suffix[1:].lower()
+    with matplotlib.rc_context({"svg.hashsalt": "ir-pref-measures"}):
+        figure.savefig(path, dpi=150, metadata=REPRODUCIBLE_METADATA.get(suffix))
     return path
 
 
-def pr_curves(curves: pd.DataFrame, path: str | os.PathLike, title: str | None = None) -> Path:
+def _figure(width: float, height: float):
+    return _matplotlib().figure.Figure(figsize=(width, height), layout="constrained")
+
+
+def _done(figure, path: str | os.PathLike | None):
+    if path is not None:
+        save(figure, path)
+    return figure
+
+
+def run_styles(names: Sequence[str]) -> dict[str, dict]:
+    """A (colour, marker) per run, in the order given: the ten colours of ``tab10`` with the first marker, then
+    with the next one, and so on (distinct for up to 100 runs)."""
+    import matplotlib
+
+    colours = matplotlib.colormaps["tab10"].colors
+    return {
+        name: {"color": colours[k % len(colours)], "marker": MARKERS[(k // len(colours)) % len(MARKERS)]}
+        for k, name in enumerate(dict.fromkeys(str(n) for n in names))
+    }
+
+
+def _legend(figure, styles: Mapping[str, dict], kind: str) -> None:
+    """One legend for the whole figure, beside the panels (names never cover points)."""
+    from matplotlib.lines import Line2D
+
+    handles = [
+        Line2D([], [], linestyle="none" if kind == "points" else "-", markersize=6, **s) for s in styles.values()
+    ]
+    columns = math.ceil(len(styles) / 25)
+    figure.legend(handles, list(styles), loc="outside right upper", fontsize="small", ncols=columns, title="run")
+
+
+def pr_curves(curves: pd.DataFrame, path: str | os.PathLike | None = None, title: str | None = None):
     """Preference precision (y) against preference recall (x), one line per run; ``curves`` as
-    :func:`ir_pref_measures.meta.pr_curves` returns it (``run, cutoff, ppref, rpref``)."""
-    path = _check_path(path)
+    :func:`ir_pref_measures.meta.pr_curves` returns it (``run, cutoff, ppref, rpref``). The axes fit the data;
+    every tenth cutoff is marked."""
+    if path is not None:
+        check_path(path)
     missing = [c for c in ("run", "cutoff", "ppref", "rpref") if c not in curves.columns]
     if missing or curves.empty:
         raise InputError(
             f"precision-recall curves need rows with columns run, cutoff, ppref, rpref (missing {missing})"
         )
-    plt = _pyplot()
-    figure, axes = plt.subplots(figsize=(5, 4))
-    for run, rows in curves.groupby("run", sort=True):
+    runs = list(dict.fromkeys(curves["run"].astype(str)))
+    styles = run_styles(runs)
+    figure = _figure(7.5, 5)
+    axes = figure.add_subplot()
+    for run, rows in curves.assign(run=curves["run"].astype(str)).groupby("run", sort=False):
         rows = rows.sort_values("cutoff")
-        axes.plot(rows["rpref"], rows["ppref"], marker=".", markersize=3, linewidth=1, label=str(run))
-    axes.set_xlabel("rpref@k")
-    axes.set_ylabel("ppref@k")
-    axes.set_xlim(0, 1)
-    axes.set_ylim(0, 1)
+        style = styles[run]
+        marked = rows["cutoff"].to_numpy() % 10 == 0
+        axes.plot(rows["rpref"], rows["ppref"], color=style["color"], linewidth=1.2)
+        axes.plot(rows["rpref"][marked], rows["ppref"][marked], linestyle="none", markersize=4, **style)
+    axes.set_xlabel("rpref@k (preference recall)")
+    axes.set_ylabel("ppref@k (preference precision)")
+    axes.margins(0.04)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize="x-small", ncol=2 if curves["run"].nunique() > 8 else 1)
-    if title:
-        axes.set_title(title)
-    return _save(figure, path)
+    axes.set_title(title or f"k = {curves['cutoff'].min()}..{curves['cutoff'].max()} (markers every 10)")
+    _legend(figure, styles, "lines")
+    return _done(figure, path)
 
 
-def measure_scatter(
-    means: pd.DataFrame, pairs: Sequence[tuple[str, str]], path: str | os.PathLike, annotate: bool = False
-) -> Path:
+def measure_scatter(means: pd.DataFrame, pairs: Sequence[tuple[str, str]], path: str | os.PathLike | None = None):
     """One panel per ``(x, y)`` pair of measure columns of ``means`` (one row per run, as
-    :func:`ir_pref_measures.meta.means` returns): a point per run, Kendall's tau between the two in the title;
-    ``annotate`` labels the points with the run names."""
-    unknown = sorted({m for pair in pairs for m in pair} - set(means.columns))
-    if unknown or not pairs:
-        raise InputError(f"unknown measure(s) {unknown} for a scatter plot; known: {list(means.columns)}")
-    panels = [(None, means[x], means[y]) for x, y in pairs]
-    return _scatter(panels, path, annotate)
+    :func:`ir_pref_measures.meta.means` returns): a point per run, each run its colour and marker (named in the
+    legend), Kendall's tau between the two in the title."""
+    if path is not None:
+        check_path(path)
+    _known(pairs, means.columns)
+    styles = run_styles(means.index)
+    panels = []
+    for x, y in pairs:
+        points = [(styles[str(run)], means.at[run, x], means.at[run, y]) for run in means.index]
+        panels.append((None, x, y, points, kendall_tau(means[x], means[y])))
+    return _scatter(panels, styles, path)
 
 
-def engine_scatter(values: Mapping[str, pd.DataFrame], path: str | os.PathLike) -> Path:
+def query_scatter(
+    values: Mapping[str, pd.DataFrame], pairs: Sequence[tuple[str, str]], path: str | os.PathLike | None = None
+):
+    """One panel per ``(x, y)`` pair of measures: a point per query and run (measure x's value against y's on
+    that query), coloured by run, on the queries both measures have. ``values``: per measure, one row per query,
+    one column per run, as :func:`ir_pref_measures.meta.measure_values` returns. The title gives Kendall's tau
+    over all the points."""
+    if path is not None:
+        check_path(path)
+    _known(pairs, list(values))
+    runs = list(next(iter(values.values())).columns)
+    styles = run_styles(runs)
+    panels = []
+    for x, y in pairs:
+        if list(values[x].columns) != runs or list(values[y].columns) != runs:
+            raise InputError(f"{x!r} and {y!r} are not evaluated on the same runs")
+        queries = values[x].index.intersection(values[y].index, sort=True)
+        if queries.empty:
+            raise InputError(f"{x!r} and {y!r} have no query in common")
+        xs, ys = values[x].loc[queries], values[y].loc[queries]
+        points = [(styles[str(run)], xs[run], ys[run]) for run in runs]
+        tau = kendall_tau(pd.Series(xs.to_numpy().ravel()), pd.Series(ys.to_numpy().ravel()))
+        panels.append((f"{len(queries)} queries x {len(runs)} runs", x, y, points, tau))
+    return _scatter(panels, styles, path)
+
+
+def engine_scatter(values: Mapping[str, pd.DataFrame], path: str | os.PathLike | None = None):
     """One panel per entry of ``values`` (title -> one row per query, two columns: engines A and B, as
     :func:`ir_pref_measures.meta.grid_values` returns): A's score (x) against B's (y), a point per query,
-    Kendall's tau in the title."""
+    Kendall's tau between the two engines' scores in the title (thesis Fig. 5.9)."""
+    if path is not None:
+        check_path(path)
+    if not values:
+        raise InputError("nothing to plot")
+    panels = []
     for name, frame in values.items():
         if frame.shape[1] != 2:
             raise InputError(f"{name}: an engine scatter plot needs two columns, found {list(frame.columns)}")
-    panels = [(name, frame.iloc[:, 0], frame.iloc[:, 1]) for name, frame in values.items()]
-    if not panels:
-        raise InputError("nothing to plot")
-    return _scatter(panels, path, annotate=False)
+        a, b = frame.columns
+        style = {"color": "tab:blue", "marker": "o"}
+        panels.append((name, a, b, [(style, frame[a], frame[b])], kendall_tau(frame[a], frame[b])))
+    return _scatter(panels, {}, path)
 
 
-def _scatter(panels: list[tuple[str | None, pd.Series, pd.Series]], path: str | os.PathLike, annotate: bool) -> Path:
-    path = _check_path(path)
-    plt = _pyplot()
+def _known(pairs: Sequence[tuple[str, str]], names) -> None:
+    unknown = sorted({m for pair in pairs for m in pair} - {str(n) for n in names})
+    if unknown or not pairs:
+        raise InputError(f"unknown measure(s) {unknown} for a scatter plot; known: {[str(n) for n in names]}")
+
+
+def _scatter(panels: list, styles: Mapping[str, dict], path: str | os.PathLike | None):
+    """Panels ``(title, x label, y label, [(style, xs, ys), ...], tau)`` in a grid of at most three columns."""
     cols = min(len(panels), 3 if len(panels) != 4 else 2)
     rows = math.ceil(len(panels) / cols)
-    figure, grid = plt.subplots(rows, cols, figsize=(4 * cols, 3.8 * rows), squeeze=False)
-    for axes, (title, x, y) in zip(grid.ravel(), panels, strict=False):
-        axes.scatter(x, y, s=14, alpha=0.7)
-        if annotate:
-            for name, xi, yi in zip(x.index, x, y, strict=True):
-                axes.annotate(str(name), (xi, yi), fontsize="xx-small", xytext=(2, 2), textcoords="offset points")
-        axes.set_xlabel(str(x.name))
-        axes.set_ylabel(str(y.name))
-        tau = f"Kendall's \u03c4 = {kendall_tau(x, y):.4f}"
-        axes.set_title(f"{title}\n{tau}" if title else tau, fontsize="small")
+    figure = _figure(4.2 * cols + (2.2 if styles else 0), 3.9 * rows)
+    grid = figure.subplots(rows, cols, squeeze=False)
+    for axes, (title, x, y, points, tau) in zip(grid.ravel(), panels, strict=False):
+        for style, xs, ys in points:
+            axes.scatter(xs, ys, s=22, alpha=0.75, linewidths=0, **style)
+        axes.set_xlabel(str(x), fontsize="small")
+        axes.set_ylabel(str(y), fontsize="small")
+        text = f"Kendall's \u03c4 = {tau:.4f}"
+        axes.set_title(f"{title}\n{text}" if title else text, fontsize="small")
+        axes.margins(0.06)
         axes.grid(alpha=0.3)
     for axes in grid.ravel()[len(panels) :]:
         axes.set_visible(False)
-    return _save(figure, path)
+    if styles:
+        _legend(figure, styles, "points")
+    return _done(figure, path)

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import testdata_path
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from scipy import stats
 
 from ir_pref_measures import meta
@@ -81,6 +83,46 @@ def test_agreement_undefined_and_bad_input():
         meta.agreement(values.assign(C=0.0), gold)
     with pytest.raises(InputError, match="binomial"):
         meta.agreement(values, gold, binomial="poisson")
+
+
+def tau_b_by_pairs(table: np.ndarray) -> float:
+    """Kendall's tau-b of a 3x3 table whose rows and columns are both ordered A better, B better, tie, counted
+    directly over every pair of queries (the ordinal scale is A better < tie < B better)."""
+    scale = np.array([-1, 1, 0])
+    cells = [(scale[r], scale[c]) for r in range(3) for c in range(3) for _ in range(table[r][c])]
+    concordant = discordant = tied_measure = tied_gold = 0
+    for (m1, g1), (m2, g2) in itertools.combinations(cells, 2):
+        product = (m1 - m2) * (g1 - g2)
+        concordant += product > 0
+        discordant += product < 0
+        tied_measure += m1 == m2
+        tied_gold += g1 == g2
+    pairs = len(cells) * (len(cells) - 1) // 2
+    denominator = math.sqrt((pairs - tied_measure) * (pairs - tied_gold))
+    return (concordant - discordant) / denominator if denominator else math.nan
+
+
+@given(st.lists(st.integers(0, 4), min_size=9, max_size=9))
+def test_agreement_tau_is_the_ordinal_association_with_the_gold_preferences(counts):
+    table = np.array(counts).reshape(3, 3)
+    values, gold = from_table(table.tolist())
+    assume(len(gold) >= 2)
+    expected = tau_b_by_pairs(table)
+    result = meta.agreement(values, gold)
+    assert result.tau == pytest.approx(expected, abs=1e-12, nan_ok=True)
+    # the same question asked the other way round (B as the first system) has the same answer
+    swapped = meta.agreement(values[["B", "A"]], gold)
+    assert swapped.tau == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+def test_agreement_tau_is_about_the_gold_not_the_scores():
+    """Systems whose scores rise together (score tau 1) but whose every preference contradicts the gold one."""
+    values = pd.DataFrame({"A": [0.1, 0.3, 0.5, 0.7], "B": [0.2, 0.4, 0.4, 0.6]}, index=["q1", "q2", "q3", "q4"])
+    gold = pd.Series(["A", "A", "B", "B"], index=values.index)
+    assert meta.kendall_tau(values["A"], values["B"]) > 0.9
+    assert meta.agreement(values, gold).tau == pytest.approx(-1.0)
+    reversed_gold = gold.map({"A": "B", "B": "A", "tie": "tie"})
+    assert meta.agreement(values, reversed_gold).tau == pytest.approx(1.0)
 
 
 # -- sensitivity -----------------------------------------------------------------------------------------------

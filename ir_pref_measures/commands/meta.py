@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 import pandas as pd
 
@@ -18,6 +19,7 @@ from ir_pref_measures import meta, sources
 from ir_pref_measures.commands.options import check_writable, positive_int, probability
 from ir_pref_measures.errors import InputError
 
+PLOT_FILE = "the suffix names the format: .png, .pdf, .svg, ..."
 GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an optional header line first)"
 
 
@@ -40,12 +42,15 @@ def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
         order.append((name, measure))
     rankings = named_runs(args.runs)
     values: dict[tuple[str, str], tuple[str, pd.DataFrame]] = {}
-    for name, measures in wanted.items():
-        found = meta.measure_values(rankings, sets[name], measures) if measures else {}
-        if len(found) != len(measures):
-            raise InputError(f"a measure is given twice on the judgment set {name!r}: {measures}")
-        for text, (measure, frame) in zip(measures, found.items(), strict=True):
-            values[name, text] = (measure if len(sets) == 1 else f"{measure} [{name}]", frame)
+    used = {name: measures for name, measures in wanted.items() if measures}
+    with meta.progress(len(used), f"meta {args.analysis}") as bar:
+        for name, measures in used.items():
+            found = meta.measure_values(rankings, sets[name], measures)
+            if len(found) != len(measures):
+                raise InputError(f"a measure is given twice on the judgment set {name!r}: {measures}")
+            for text, (measure, frame) in zip(measures, found.items(), strict=True):
+                values[name, text] = (measure if len(sets) == 1 else f"{measure} [{name}]", frame)
+            bar.update()
     return dict(values[key] for key in order)  # in command-line order
 
 
@@ -70,13 +75,23 @@ def _runs_command(args: argparse.Namespace) -> None:
         parts.append(f"mean per run:\n{_table(meta.means(values))}")
         parts.append(f"Kendall's tau:\n{_table(tau)}")
         parts.append(f"tau_AP (row: reference ordering, column: estimate):\n{_table(tau_ap)}")
-    if args.plot:
+    if args.plot or args.query_plot:
+        from ir_pref_measures import plots
+
         names = list(values)
         pairs = [tuple(p) for p in args.pair] if args.pair else [(names[0], other) for other in names[1:]]
-        from ir_pref_measures.plots import measure_scatter
-
-        parts.append(f"wrote {measure_scatter(meta.means(values), pairs, args.plot, annotate=True)}")
+        if args.plot:
+            _wrote(plots.measure_scatter(meta.means(values), pairs), args.plot)
+        if args.query_plot:
+            _wrote(plots.query_scatter(values, pairs), args.query_plot)
     print("\n\n".join(parts))
+
+
+def _wrote(figure, path: str) -> None:
+    """Save a plot and say so on stderr (stdout holds only the results)."""
+    from ir_pref_measures.plots import save
+
+    print(f"wrote {save(figure, path)}", file=sys.stderr)
 
 
 def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -> pd.Series:
@@ -140,15 +155,20 @@ def _agreement_command(args: argparse.Namespace) -> None:
                 "majority": result.majority,
                 "share": result.majority_share,
                 "binomial p": result.binomial_p,
-                "tau": meta.kendall_tau(frame[names[0]], frame[names[1]]),
+                "tau gold": result.tau,
+                "tau scores": meta.kendall_tau(frame[names[0]], frame[names[1]]),
             }
         )
     summary = pd.DataFrame(rows).set_index("measure")
-    parts.append(f"agreement ({len(gold)} queries; binomial test {args.binomial}, one-tailed):\n{_table(summary)}")
+    parts.append(
+        f"agreement ({len(gold)} queries; binomial test {args.binomial}, one-tailed; tau gold: Kendall's tau between "
+        f"the measure's and the gold preferences per query; tau scores: between {names[0]}'s and {names[1]}'s "
+        f"per-query scores, thesis Fig. 5.9):\n{_table(summary)}"
+    )
     if args.plot:
         from ir_pref_measures.plots import engine_scatter
 
-        parts.append(f"wrote {engine_scatter({k: v[list(names)] for k, v in values.items()}, args.plot)}")
+        _wrote(engine_scatter({k: v[list(names)] for k, v in values.items()}), args.plot)
     print("\n\n".join(parts))
 
 
@@ -173,11 +193,11 @@ def _pr_command(args: argparse.Namespace) -> None:
         raise InputError("precision-recall curves use one judgment set")
     curves = meta.pr_curves(args.runs, next(iter(sets.values())), range(1, args.depth + 1))
     shown = curves[curves["cutoff"].isin(args.show)]
-    print(_table(shown.pivot(index="run", columns="cutoff", values=["ppref", "rpref"])))
     if args.plot:
         from ir_pref_measures.plots import pr_curves
 
-        print(f"\nwrote {pr_curves(curves, args.plot)}")
+        _wrote(pr_curves(curves), args.plot)
+    print(_table(shown.pivot(index="run", columns="cutoff", values=["ppref", "rpref"])))
 
 
 def _evaluation_arguments(parser: argparse.ArgumentParser, measures: bool = True) -> None:
@@ -230,7 +250,12 @@ def add_parser(subparsers) -> None:
             "--samples", type=positive_int, default=10_000, help="resamples of randomised/bootstrap tests"
         )
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--plot", metavar="FILE", help="scatter plot of the run means (.png or .svg)")
+        parser.add_argument("--plot", metavar="FILE", help=f"scatter plot of the run means ({PLOT_FILE})")
+        parser.add_argument(
+            "--query-plot",
+            metavar="FILE",
+            help=f"scatter plot of the per-query values, a point per query and run, coloured by run ({PLOT_FILE})",
+        )
         parser.add_argument(
             "--pair", nargs=2, action="append", metavar=("X", "Y"), help="a panel (default: first vs each)"
         )
@@ -255,7 +280,7 @@ def add_parser(subparsers) -> None:
     agree.add_argument("-p", type=float, default=0.95, help="RBO persistence of the grid PGC (default 0.95)")
     agree.add_argument("--binomial", choices=meta.BINOMIAL_METHODS, default="exact")
     agree.add_argument("--yates", action="store_true", help="Yates' continuity correction in the chi-squared test")
-    agree.add_argument("--plot", metavar="FILE", help="per-query score scatter of the two systems (.png or .svg)")
+    agree.add_argument("--plot", metavar="FILE", help=f"per-query score scatter of the two systems ({PLOT_FILE})")
     agree.set_defaults(analysis_handler=_agreement_command)
 
     stab = sub.add_parser(
@@ -283,13 +308,16 @@ def add_parser(subparsers) -> None:
     _evaluation_arguments(pr, measures=False)
     pr.add_argument("--depth", type=positive_int, default=100)
     pr.add_argument("--show", type=positive_int, nargs="+", default=[1, 5, 10, 20, 50, 100], metavar="K")
-    pr.add_argument("--plot", metavar="FILE", help=".png or .svg")
+    pr.add_argument("--plot", metavar="FILE", help=PLOT_FILE)
     pr.set_defaults(analysis_handler=_pr_command)
 
 
 def run(args: argparse.Namespace) -> None:
     """Run the analysis named on the command line."""
-    from ir_pref_measures.plots import FORMATS
+    for path in (getattr(args, "plot", None), getattr(args, "query_plot", None)):
+        if path is not None:
+            from ir_pref_measures.plots import check_path
 
-    check_writable(getattr(args, "plot", None), FORMATS)
+            check_path(path)
+            check_writable(path)
     args.analysis_handler(args)
