@@ -30,7 +30,7 @@ from ir_pref_measures.measures.ideal import ideal_doc_rank
 from ir_pref_measures.measures.image_grid import Grid, grid_pgc
 from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.measures.pgc import pgc
-from ir_pref_measures.measures.trec_prefs import find_inconsistency, trec_prefs_values
+from ir_pref_measures.measures.trec_prefs import find_cycles, find_inconsistency, trec_prefs_values
 from ir_pref_measures.rankings import Ranking
 
 
@@ -107,12 +107,14 @@ def _compatibility_values(measure, ev: _Evaluation) -> np.ndarray:
 
 def check_groups(judgments: Judgments) -> None:
     """:class:`InputError` naming the judgment group, the query and the docs where trec_eval would reject the
-    judgments (a cycle in a group of several sub-groups, e.g. a judge who prefers a to b, b to c and c to a);
-    checked once per judgment set."""
+    judgments for a reason other than a cycle (a doc at two levels of a one-sub-group group, or at level 0 and
+    above); checked once per judgment set. A cycle (a judge who prefers a to b, b to c and c to a) is no error
+    here: the prefs_* measures evaluate that (query, group) on its condensation (:func:`_all_trec_prefs`)."""
     if "trec_check" in judgments._cache:
         return
     lines = judgments.lines
-    found = find_inconsistency(judgments.doc_query[lines.doc], lines.group, lines.subgroup, lines.doc, lines.level)
+    columns = (judgments.doc_query[lines.doc], lines.group, lines.subgroup, lines.doc, lines.level)
+    found = find_inconsistency(*columns, cycles=False)
     if found is not None:
         first, second = found.rows
         doc = judgments.doc_ids
@@ -120,8 +122,8 @@ def check_groups(judgments: Judgments) -> None:
             f"judgment group {judgments.group_names[lines.group[first]]!r}, query "
             f"{judgments.query_ids[judgments.doc_query[lines.doc[first]]]!r}: {found.message} "
             f"(docs {doc[lines.doc[first]]!r} and {doc[lines.doc[second]]!r}); trec_eval's prefs_* measures need "
-            "each group consistent",
-            expected="groups without cycles for the prefs_* measures (ppref@k, PGC and the others take any "
+            "each doc at one level per sub-group, and never at level 0 and above in one group",
+            expected="consistent levels for the prefs_* measures (ppref@k, PGC and the others take any "
             "preferences; Judgments.group(name) evaluates one group)",
         )
     judgments._cache["trec_check"] = True
@@ -151,6 +153,8 @@ def _trec_prefs_values(measure, ev: _Evaluation) -> np.ndarray:
 
 
 def _all_trec_prefs(ev: _Evaluation) -> dict[str, np.ndarray]:
+    """The 14 prefs_* measures of the evaluated queries; one warning names the (query, group) with cycles,
+    evaluated on their condensation (:mod:`ir_pref_measures.measures.trec_prefs`), where trec_eval aborts."""
     judgments = ev.judgments
     check_groups(judgments)
     lines = judgments.lines
@@ -161,6 +165,18 @@ def _all_trec_prefs(ev: _Evaluation) -> dict[str, np.ndarray]:
     doc_query_ids = judgments.query_ids[judgments.doc_query]
     rank = ev.cached("trec_rank", lambda: trec_positions(ev.ranking, doc_query_ids, ev.doc_rank))
     query = position[judgments.doc_query[rows.doc]]
+    cycles = find_cycles(query, rows.group, rows.subgroup, rows.doc, rows.level)
+    if len(cycles.blocks):
+        first = cycles.first[0]
+        docs = judgments.doc_ids[rows.doc[cycles.first]]
+        more = f" and {len(docs) - 3} more" if len(docs) > 3 else ""
+        warnings.warn(
+            f"prefs_*: {len(cycles.blocks)} (query, judgment group) hold preference cycles, which trec_eval rejects; "
+            "each is evaluated on its condensation (the docs of a cycle tied within their group). The first: group "
+            f"{judgments.group_names[rows.group[first]]!r}, query {doc_query_ids[rows.doc[first]]!r}, "
+            f"docs {', '.join(map(repr, docs[:3]))}{more}",
+            stacklevel=2,
+        )
     return trec_prefs_values(query, rows.group, rows.subgroup, rows.doc, rows.level, rank[rows.doc], len(ev.queries))
 
 
