@@ -25,14 +25,14 @@ from ir_measures.providers.base import Any
 from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, lookup
-from ir_pref_measures.judgments import Judgments
+from ir_pref_measures.judgments import JudgmentLines, Judgments
 from ir_pref_measures.measures.catalog import PARAMS, SPECS, MeasureSpec, ppref_kernel
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.ideal import ideal_doc_rank
 from ir_pref_measures.measures.image_grid import Grid, grid_pgc
 from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.measures.pgc import pgc
-from ir_pref_measures.measures.trec_prefs import find_inconsistency, trec_prefs_values
+from ir_pref_measures.measures.trec_prefs import find_cycles, find_inconsistency, trec_prefs_values
 from ir_pref_measures.rankings import Ranking
 
 
@@ -69,7 +69,8 @@ class _RunInputs:
     """One run against one judgment set: the rank of every judged doc, and a cache for what every block of
     queries shares (guarded by a lock: blocks run on threads)."""
 
-    def __init__(self, judgments: Judgments, ranking: Ranking):
+    def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray):
+        self.queries = queries  # every evaluated query of the run
         run_query = lookup(judgments.query_ids, arrow(ranking.query_ids))  # per judged query, its index in the run
         self.doc_rank = ranking.rank_in(run_query[judgments.doc_query], judgments.doc_text)
         self.cache: dict = {}
@@ -88,7 +89,7 @@ class _Evaluation:
 
     def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray, run: _RunInputs | None = None):
         self.judgments, self.ranking, self.queries = judgments, ranking, queries
-        self.run = run if run is not None else _RunInputs(judgments, ranking)
+        self.run = run if run is not None else _RunInputs(judgments, ranking, queries)
         self.doc_rank = self.run.doc_rank
         self.cache: dict = {}
 
@@ -131,12 +132,14 @@ def _compatibility_values(measure, ev: _Evaluation) -> np.ndarray:
 
 def check_groups(judgments: Judgments) -> None:
     """:class:`InputError` naming the judgment group, the query and the docs where trec_eval would reject the
-    judgments (a cycle in a group of several sub-groups, e.g. a judge who prefers a to b, b to c and c to a);
-    checked once per judgment set."""
+    judgments for a reason other than a cycle (a doc at two levels of a one-sub-group group, or at level 0 and
+    above); checked once per judgment set. A cycle (a judge who prefers a to b, b to c and c to a) is no error
+    here: the prefs_* measures evaluate that (query, group) on its condensation (:func:`_all_trec_prefs`)."""
     if "trec_check" in judgments._cache:
         return
     lines = judgments.lines
-    found = find_inconsistency(judgments.doc_query[lines.doc], lines.group, lines.subgroup, lines.doc, lines.level)
+    columns = (judgments.doc_query[lines.doc], lines.group, lines.subgroup, lines.doc, lines.level)
+    found = find_inconsistency(*columns, cycles=False)
     if found is not None:
         first, second = found.rows
         doc = judgments.doc_ids
@@ -144,8 +147,8 @@ def check_groups(judgments: Judgments) -> None:
             f"judgment group {judgments.group_names[lines.group[first]]!r}, query "
             f"{judgments.query_ids[judgments.doc_query[lines.doc[first]]]!r}: {found.message} "
             f"(docs {doc[lines.doc[first]]!r} and {doc[lines.doc[second]]!r}); trec_eval's prefs_* measures need "
-            "each group consistent",
-            expected="groups without cycles for the prefs_* measures (ppref@k, PGC and the others take any "
+            "each doc at one level per sub-group, and never at level 0 and above in one group",
+            expected="consistent levels for the prefs_* measures (ppref@k, PGC and the others take any "
             "preferences; Judgments.group(name) evaluates one group)",
         )
     judgments._cache["trec_check"] = True
@@ -174,17 +177,42 @@ def _trec_prefs_values(measure, ev: _Evaluation) -> np.ndarray:
     return ev.cached("trec_prefs", lambda: _all_trec_prefs(ev))[measure.NAME]
 
 
+def _trec_rows(judgments: Judgments, queries: np.ndarray) -> tuple[JudgmentLines, np.ndarray]:
+    """The judgment lines of ``queries`` and each line's position among them."""
+    lines = judgments.lines
+    position = np.full(len(judgments), -1, np.int64)
+    position[queries] = np.arange(len(queries))
+    rows = lines.take(np.flatnonzero(position[judgments.doc_query[lines.doc]] >= 0))
+    return rows, position[judgments.doc_query[rows.doc]]
+
+
+def _warn_cycles(judgments: Judgments, queries: np.ndarray) -> None:
+    """One warning naming the (query, group) of ``queries`` whose preferences hold cycles: the prefs_* measures
+    evaluate them on their condensation (:mod:`ir_pref_measures.measures.trec_prefs`), where trec_eval aborts."""
+    rows, query = _trec_rows(judgments, queries)
+    cycles = find_cycles(query, rows.group, rows.subgroup, rows.doc, rows.level)
+    if len(cycles.blocks):
+        first = cycles.first[0]
+        docs = judgments.doc_ids[rows.doc[cycles.first]]
+        more = f" and {len(docs) - 3} more" if len(docs) > 3 else ""
+        warnings.warn(
+            f"prefs_*: {len(cycles.blocks)} (query, judgment group) hold preference cycles, which trec_eval rejects; "
+            "each is evaluated on its condensation (the docs of a cycle tied within their group). The first: group "
+            f"{judgments.group_names[rows.group[first]]!r}, query {judgments.query_ids[queries[query[first]]]!r}, "
+            f"docs {', '.join(map(repr, docs[:3]))}{more}",
+            stacklevel=2,
+        )
+
+
 def _all_trec_prefs(ev: _Evaluation) -> dict[str, np.ndarray]:
+    """The 14 prefs_* measures of the block's queries (groups with cycles on their condensation; one warning
+    per run says which, :func:`_warn_cycles`)."""
     judgments = ev.judgments
     check_groups(judgments)
-    lines = judgments.lines
-    query_of_line = judgments.doc_query[lines.doc]
-    position = np.full(len(judgments), -1, np.int64)
-    position[ev.queries] = np.arange(len(ev.queries))
-    rows = lines.take(np.flatnonzero(position[query_of_line] >= 0))
+    ev.shared("trec_cycles", lambda: _warn_cycles(judgments, ev.run.queries))
+    rows, query = _trec_rows(judgments, ev.queries)
     doc_query_ids = judgments.query_ids[judgments.doc_query]
     rank = ev.shared("trec_rank", lambda: trec_positions(ev.ranking, doc_query_ids, ev.doc_rank))
-    query = position[judgments.doc_query[rows.doc]]
     return trec_prefs_values(query, rows.group, rows.subgroup, rows.doc, rows.level, rank[rows.doc], len(ev.queries))
 
 
@@ -228,7 +256,7 @@ def evaluate_blocks(measures, judgments: Judgments, ranking: Ranking, queries: n
     """Per measure, its value for each of ``queries``: computed block by block (:func:`query_blocks`), the first
     block alone (it fills the caches the blocks share), the rest on :func:`n_jobs` threads (numpy and Arrow
     release the GIL)."""
-    run = _RunInputs(judgments, ranking)
+    run = _RunInputs(judgments, ranking, queries)
 
     def block_values(block: np.ndarray) -> list[np.ndarray]:
         evaluation = _Evaluation(judgments, ranking, block, run)

@@ -9,7 +9,8 @@ over queries, of the other measures their mean, summed in query order. Where we 
 follow the library's input rules (blank lines and ``#`` lines skipped, where trec_eval reads a blank line
 as "Malformed line" and the second of two consecutive comment lines as data; a level or score that is not
 a number is an error, where trec_eval's ``atof`` reads 0); a cycle in a several-sub-group judgment group
-is an :class:`InputError`, where trec_eval calls ``abort()``.
+is an :class:`InputError`, where trec_eval calls ``abort()``. The library (``prefs:`` sources in the Python
+API, the ir_measures provider) reads such a group and evaluates it on its condensation instead.
 """
 
 from __future__ import annotations
@@ -31,21 +32,25 @@ def codes(values: pd.Series) -> np.ndarray:
     return np.unique(values.to_numpy(dtype=str), return_inverse=True)[1].astype(np.int64)
 
 
-def read_judgments(source, format: str) -> pd.DataFrame:
+def read_judgments(source, format: str, *, allow_cycles: bool = True) -> pd.DataFrame:
     """Judgments in trec_eval's ``format`` (``prefs`` or ``qrels_prefs``) as ``query_id, jg, jsg, doc_id, level,
-    line``, their judgment groups checked as trec_eval checks them (:func:`check_groups`)."""
+    line``, their judgment groups checked as trec_eval checks them (:func:`check_groups`); ``allow_cycles=False``
+    (the drop-in) refuses a cycle too, which the library condenses."""
     raw = load(source)
-    return check_groups(READERS[format](raw), raw)
+    return check_groups(READERS[format](raw), raw, allow_cycles=allow_cycles)
 
 
-def check_groups(table: pd.DataFrame, raw: RawFile) -> pd.DataFrame:
+def check_groups(table: pd.DataFrame, raw: RawFile, *, allow_cycles: bool) -> pd.DataFrame:
     """``table`` if trec_eval accepts its judgment groups, else :class:`InputError` naming both lines.
 
     One-sub-group jg: a doc at two levels. Several sub-groups: a doc at level 0 and at a positive level
-    (checked along jsg, level descending, as trec_eval), or a cycle after transitive closure.
+    (checked along jsg, level descending, as trec_eval), or, unless ``allow_cycles``, a cycle after transitive
+    closure.
     """
     found = find_inconsistency(
-        *(codes(table[c]) for c in ("query_id", "jg", "jsg", "doc_id")), table["level"].to_numpy()
+        *(codes(table[c]) for c in ("query_id", "jg", "jsg", "doc_id")),
+        table["level"].to_numpy(),
+        cycles=not allow_cycles,
     )
     if found is None:
         return table

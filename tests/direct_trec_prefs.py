@@ -2,13 +2,38 @@
 
 Straight from the rules of ``form_prefs_counts.c`` and ``m_prefs_*.c`` (trec_eval 9.0+, C. Buckley 2008),
 with Python loops over explicit pairs, a Floyd-Warshall closure and the R-nonrel recounts as described in
-``m_prefs_avgjg_Rnonrel.c`` (including the lowest class counted against itself).
+``m_prefs_avgjg_Rnonrel.c`` (including the lowest class counted against itself). A several-jsg group with a
+cycle, which trec_eval rejects, is condensed as the library does: two docs each reachable from the other (one
+strongly connected component) are tied, every other pair of the closure is kept.
 """
 
 from __future__ import annotations
 
 import math
 from itertools import product
+
+from hypothesis import strategies as st
+
+DOCS = [f"d{i}" for i in range(6)]
+
+
+def cyclic_lines():
+    """Random judgment lines ``(query, jg, jsg, doc, level)`` whose groups often hold cycles: each jsg two lines
+    (as a preference file is read), a doc of d0-d3 over another (levels 2 and 1, or 1 and 0.5) or over d4 or
+    d5, always at level 0 (never a doc at 0 and above, which trec_eval rejects for another reason)."""
+    key = (st.sampled_from(["q1", "q1", "q2"]), st.sampled_from(["g1", "g2"]))
+    relevant = st.sampled_from(DOCS[:4])
+    two = st.permutations(DOCS[:4]).map(lambda docs: docs[:2])
+    preference = st.tuples(two, st.sampled_from([(2.0, 1.0), (1.0, 0.5)])).map(lambda x: (*x[0], x[1]))
+    over_nonrelevant = st.tuples(relevant, st.sampled_from(DOCS[4:]), st.sampled_from([(2.0, 0.0), (0.5, 0.0)]))
+    pairs = st.lists(st.tuples(*key, st.one_of(preference, preference, over_nonrelevant)), min_size=8, max_size=16)
+    return pairs.map(
+        lambda found: [
+            (q, g, f"s{i}", doc, level)
+            for i, (q, g, (a, b, levels)) in enumerate(found)
+            for doc, level in zip((a, b), levels, strict=True)
+        ]
+    )
 
 
 def internal_ranks(docs: set[str], scores: dict[str, float]) -> tuple[dict[str, int], int]:
@@ -42,6 +67,7 @@ def group_data(lines, rank, njr):
             for j in docs:
                 if (i, k) in prefs and (k, j) in prefs:
                     prefs.add((i, j))
+    prefs -= {(b, a) for a, b in prefs}  # mutually reachable: one component of the condensation, tied
     final = {}
     for _, d, lv in sorted(lines, key=lambda x: (x[0], -x[2])):
         final[d] = lv

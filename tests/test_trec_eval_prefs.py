@@ -8,13 +8,19 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import testdata_path
-from direct_trec_prefs import query_values
-from hypothesis import HealthCheck, assume, given, settings
+from direct_trec_prefs import DOCS, cyclic_lines, query_values
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES, MEASURES, find_inconsistency, trec_prefs_values
+from ir_pref_measures.measures.trec_prefs import (
+    COUNT_MEASURES,
+    MEASURES,
+    find_cycles,
+    find_inconsistency,
+    trec_prefs_values,
+)
 from ir_pref_measures.trec_eval import codes, ranks, read_judgments
 
 CASES = [f"case{i}" for i in range(6)]
@@ -106,8 +112,24 @@ def test_comments_and_missing_query_with_c(capsys, tmp_path):
 )
 def test_bad_judgments(tmp_path, prefs, message):
     with pytest.raises(InputError, match=message) as error:
-        read_judgments(_write(tmp_path, "p", prefs), "prefs")
+        read_judgments(_write(tmp_path, "p", prefs), "prefs", allow_cycles=False)
     assert error.value.line_no is not None
+
+
+CYCLE = "x g s d1 2\nx g s d2 1\nx g t d2 2\nx g t d3 1\nx g u d3 2\nx g u d1 1\n"  # d1 > d2 > d3 > d1
+
+
+def test_the_drop_in_refuses_a_cycle_as_trec_eval(capsys, tmp_path):
+    """trec_eval aborts on a cycle in a several-sub-group group; the drop-in exits 2 naming both lines."""
+    prefs, run = _write(tmp_path, "p", CYCLE), _write(tmp_path, "r", "x Q0 d1 1 1 r\n")
+    assert main(["trec-eval", "-q", "-R", "prefs", str(prefs), str(run)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert f"{prefs}:1: Pref inconsistency: two docs each preferred to the other: query x, jg g, docs d1 and d2" in (
+        captured.err
+    )
+    assert "line 2: 'x g s d2 1'" in captured.err
+    assert len(read_judgments(prefs, "prefs")) == 6  # the library's reader keeps the group, to condense it
 
 
 def test_inconsistency_across_groups_is_allowed(tmp_path):
@@ -132,7 +154,6 @@ def test_missing_query_without_c_and_duplicate_docs(capsys, tmp_path):
 
 # -- the kernel against the direct definition ----------------------------------------------------------------------
 
-DOCS = [f"d{i}" for i in range(6)]
 LEVELS = [-1.0, 0.0, 0.5, 1.0, 2.0, 3.5]
 line = st.tuples(
     st.sampled_from(["q1", "q2", "q3"]),
@@ -147,11 +168,24 @@ run_line = st.tuples(st.sampled_from(["q1", "q2", "q4"]), st.sampled_from(DOCS),
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(st.lists(line, min_size=1, max_size=24), st.lists(run_line, max_size=14))
 def test_kernel_matches_direct_definition(lines, run_lines):
+    """On the groups trec_eval accepts (and the few random ones with a cycle, condensed)."""
+    _kernel_vs_direct(lines, run_lines)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(cyclic_lines(), st.lists(run_line, max_size=14))
+def test_kernel_condenses_cycles_as_the_direct_definition(lines, run_lines):
+    """Several-sub-group groups with cycles: each cycle's docs tied, the closure between them kept."""
+    _kernel_vs_direct(lines, run_lines)
+
+
+def _kernel_vs_direct(lines, run_lines) -> None:
     judged = pd.DataFrame(lines, columns=["query_id", "jg", "jsg", "doc_id", "level"])
     run = pd.DataFrame(run_lines, columns=["query_id", "doc_id", "score"]).drop_duplicates(["query_id", "doc_id"])
     run["line"] = np.arange(1, len(run) + 1)
     columns = [codes(judged[c]) for c in ("query_id", "jg", "jsg", "doc_id")]
-    assume(find_inconsistency(*columns, judged["level"].to_numpy()) is None)
+    assume(find_inconsistency(*columns, judged["level"].to_numpy(), cycles=False) is None)
+    event("cycle" if len(find_cycles(*columns, judged["level"].to_numpy()).blocks) else "consistent")
     query_ids = sorted(judged["query_id"].unique())
     got = trec_prefs_values(*columns, judged["level"].to_numpy(), ranks(judged, run, None), len(query_ids))
     for i, qid in enumerate(query_ids):

@@ -30,7 +30,7 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> None:
     """Read, check, evaluate, then print (nothing is printed on an error)."""
     names = selected(args.m)
-    judged = read_judgments(args.judgments, args.R)
+    judged = read_judgments(args.judgments, args.R, allow_cycles=False)  # trec_eval aborts on a cycle
     run_table, run_id, raw = read_trec_run(args.run)
     query_ids, values = evaluate(judged, run_table, complete=args.c, depth=args.M, raw=raw)
     sys.stdout.write(report(query_ids, values, names, run_id, per_query=args.q, summary=not args.n))

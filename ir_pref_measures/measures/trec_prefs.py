@@ -8,7 +8,10 @@ usnistgov/trec_eval). The input is one row per judgment line: query, judgment gr
   level counts twice), by sorting and prefix sums, never pair by pair.
 * A jg with several jsgs is a partial order: the set union of its jsgs' preferences and their transitive
   closure, computed sparsely per group (each jsg is chained through one virtual node per level, so its
-  edges are linear in its lines).
+  edges are linear in its lines). trec_eval aborts on a cycle ("Pref inconsistency"); here a group with
+  cycles is evaluated on its *condensation*: the docs of one strongly connected component of the group's
+  preference graph are tied (no preference among them), the preferences between components are kept with
+  their transitive closure. On a consistent group this is trec_eval's closure, unchanged.
 
 Each judged doc has an *internal rank*: retrieved docs by run position, then the docs not retrieved by
 docno. A preference A > B is *retrieved* (both retrieved; fulfilled iff A ranks above B), *implied*
@@ -114,6 +117,12 @@ def _expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     owner = np.repeat(np.arange(len(lo)), sizes)
     starts = np.cumsum(sizes) - sizes
     return owner, np.arange(int(sizes.sum())) - np.repeat(starts - lo, sizes)
+
+
+def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """``np.unique(keys)`` by sorting (numpy 2.4's hash-based ``np.unique`` is ~50x slower on millions of keys)."""
+    keys = np.sort(keys)
+    return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) else keys
 
 
 def _count(ids: np.ndarray, n: int, weights: np.ndarray | None = None) -> np.ndarray:
@@ -229,12 +238,12 @@ def _closure(src: np.ndarray, dst: np.ndarray, n_sources: int, n_nodes: int) -> 
     order = np.argsort(src, kind="stable")
     src, dst = src[order], dst[order]
     out = np.searchsorted(src, np.arange(n_nodes + 1))
-    known = np.unique(src[src < n_sources] * n_nodes + dst[src < n_sources])
+    known = _sorted_unique(src[src < n_sources] * n_nodes + dst[src < n_sources])
     delta = known
     while len(delta):
         a, x = np.divmod(delta, n_nodes)
         owner, position = _expand(out[x], out[x + 1])
-        candidates = np.unique(a[owner] * n_nodes + dst[position])
+        candidates = _sorted_unique(a[owner] * n_nodes + dst[position])
         at = np.searchsorted(known, candidates)
         seen = (at < len(known)) & (known[np.minimum(at, len(known) - 1)] == candidates)
         delta = candidates[~seen]
@@ -242,37 +251,89 @@ def _closure(src: np.ndarray, dst: np.ndarray, n_sources: int, n_nodes: int) -> 
     return known
 
 
-def _partial_orders(group, subgroup, doc, level, rank) -> _PartialOrders:
-    """Closure of the preferences of several-jsg groups (rows of those groups only)."""
+@dataclass
+class _PreferenceGraph:
+    """The preferences of several-jsg groups as one sparse graph over all groups (of all queries).
+
+    Node ``i < n_real`` is a (group, doc); the others are one virtual node per (group, jsg, level): the rows at
+    a level point to the virtual node of their level, which points to the rows of the next level down in their
+    jsg. A path between two docs is then a preference of the closure, and the edges are linear in the rows.
+    Where a level or the one below holds one row, its virtual node is replaced by the direct edges (as many);
+    the lowest level's has nothing to point to and gets no edge. ``component``: the strongly connected
+    component of each node (``scipy.sparse.csgraph``), components holding a doc numbered first.
+    """
+
+    node: np.ndarray  # per input row
+    n_real: int
+    src: np.ndarray
+    dst: np.ndarray
+    component: np.ndarray
+    n_doc_components: int
+
+
+def _preference_graph(group, subgroup, doc, level) -> _PreferenceGraph:
+    from scipy.sparse import csr_matrix  # imported here: only several-jsg groups need scipy (0.1 s to import)
+    from scipy.sparse.csgraph import connected_components
+
     node, n_real = _dense_ids(group, doc)
+    step, n_steps = _dense_ids(group, subgroup, level)  # (group, jsg, level), levels ascending within a jsg
+    step_first = _first_rows(step, n_steps)
+    has_below = np.r_[False, (group[step_first][1:] == group[step_first][:-1])]
+    has_below[1:] &= subgroup[step_first][1:] == subgroup[step_first][:-1]
+    by_step = np.argsort(step, kind="stable")
+    bounds = np.searchsorted(step[by_step], np.arange(n_steps + 1))
+    size = np.diff(bounds)
+    direct = has_below & ((size == 1) | (np.r_[0, size[:-1]] == 1))
+    virtual = has_below & ~direct
+    into = np.flatnonzero(virtual[step])  # rows -> their level's virtual node
+    below = np.flatnonzero(np.r_[virtual[1:], False][step])  # the virtual node of the level above -> rows
+    rows = np.flatnonzero(direct[step])  # rows -> each row of the level below
+    owner, position = _expand(bounds[step[rows] - 1], bounds[step[rows]])
+    src = np.concatenate([node[into], n_real + step[below] + 1, node[rows[owner]]])
+    dst = np.concatenate([n_real + step[into], node[below], node[by_step[position]]])
+    n_nodes = n_real + n_steps
+    graph = csr_matrix((np.ones(len(src), np.int32), (src, dst)), shape=(n_nodes, n_nodes))
+    n_labels, label = connected_components(graph, directed=True, connection="strong")
+    holds_doc = np.zeros(n_labels, bool)
+    holds_doc[label[:n_real]] = True
+    renumber = np.argsort(~holds_doc, kind="stable").argsort()  # label -> component, docs' components first
+    return _PreferenceGraph(node, n_real, src, dst, renumber[label], int(holds_doc.sum()))
+
+
+def _cyclic_components(graph: _PreferenceGraph) -> np.ndarray:
+    """Per component holding a doc: True if it holds two docs or more (each preferred to the other)."""
+    return np.bincount(graph.component[: graph.n_real], minlength=graph.n_doc_components) > 1
+
+
+def _condensed_pairs(graph: _PreferenceGraph) -> tuple[np.ndarray, np.ndarray]:
+    """The doc pairs (preferred, other) of the closure of the condensation: component A over component B
+    when a path leads from A to B, then every doc of A over every doc of B (none within a component)."""
+    comp, n_docs = graph.component, graph.n_doc_components
+    n_components = int(comp.max()) + 1 if len(comp) else 0
+    a, b = comp[graph.src], comp[graph.dst]
+    between = a != b
+    keys = _closure(a[between], b[between], n_docs, n_components)
+    high, low = np.divmod(keys, n_components)
+    high, low = high[low < n_docs], low[low < n_docs]
+    members = np.argsort(comp[: graph.n_real], kind="stable")
+    bounds = np.searchsorted(comp[members], np.arange(n_docs + 1))
+    pair, first = _expand(bounds[high], bounds[high + 1])
+    owner, second = _expand(bounds[low[pair]], bounds[low[pair] + 1])
+    return members[first[owner]], members[second]
+
+
+def _partial_orders(group, subgroup, doc, level, rank) -> _PartialOrders:
+    """Closure of the preferences of several-jsg groups (rows of those groups only), condensed where cyclic."""
+    graph = _preference_graph(group, subgroup, doc, level)
+    node, n_real = graph.node, graph.n_real
     first = _first_rows(node, n_real)
     if not n_real:
         empty = np.zeros(0, np.int64)
         return _PartialOrders(node, empty, empty, np.zeros(0), empty, empty)
-    step, n_steps = _dense_ids(group, subgroup, level)  # one virtual node per (group, jsg, level)
-    step_first = _first_rows(step, n_steps)
-    same_jsg_below = np.r_[False, (group[step_first][1:] == group[step_first][:-1])]
-    same_jsg_below[1:] &= subgroup[step_first][1:] == subgroup[step_first][:-1]
-    # A row at level l points to its virtual node; the virtual node of the next level up points back to the row.
-    has_above = np.r_[same_jsg_below[1:], False][step]
-    src = np.concatenate([node, n_real + step[has_above] + 1])
-    dst = np.concatenate([n_real + step, node[has_above]])
-    n_nodes = n_real + n_steps
-    keys = _closure(src, dst, n_real, n_nodes)
-    a, b = np.divmod(keys, n_nodes)
-    real = (b < n_real) & (a != b)
+    preferred, other = _condensed_pairs(graph)
     last = np.lexsort((-level, subgroup, node))
     last = last[np.r_[node[last][1:] != node[last][:-1], True]]
-    return _PartialOrders(node, group[first], rank[first], level[last], a[real], b[real])
-
-
-def _cycle(po: _PartialOrders) -> tuple[int, int] | None:
-    """Two nodes preferred to each other, if any."""
-    n = len(po.node_group)
-    keys = po.preferred * n + po.other
-    reverse = po.other * n + po.preferred
-    both = np.flatnonzero(np.isin(reverse, keys))
-    return None if not len(both) else (int(po.preferred[both[0]]), int(po.other[both[0]]))
+    return _PartialOrders(node, group[first], rank[first], level[last], preferred, other)
 
 
 def _pair_counts(group, preferred_rank, other_rank, retrieved, n: int) -> _Counts:
@@ -416,12 +477,42 @@ def _rnonrel_ratios(s: _GroupStats) -> tuple[np.ndarray, np.ndarray]:
         return ful / total, ful_ret / total_ret
 
 
-def find_inconsistency(query, group, subgroup, doc, level) -> Inconsistency | None:
+@dataclass(frozen=True)
+class Cycles:
+    """The (query, jg) whose several-jsg preferences hold a cycle, evaluated on their condensation.
+
+    ``blocks``: one input row of each such (query, jg), in (query, jg) order; ``first``: one input row per doc
+    of the first cycle (the strongly connected component of the first block holding its smallest doc code),
+    in doc code order.
+    """
+
+    blocks: np.ndarray
+    first: np.ndarray
+
+
+def find_cycles(query, group, subgroup, doc, level) -> Cycles:
+    """The cycles of several-jsg groups (trec_eval's "Pref inconsistency"): strongly connected components of
+    each group's preference graph holding two docs or more; all groups of all queries in one graph."""
+    gid, _ = _dense_ids(query, group)
+    rows = np.flatnonzero(_subgroup_counts(gid, subgroup)[gid] > 1)
+    graph = _preference_graph(gid[rows], subgroup[rows], doc[rows], level[rows])
+    node_rows = rows[_first_rows(graph.node, graph.n_real)]  # in (query, jg, doc) order
+    component = graph.component[: graph.n_real]
+    nodes = np.flatnonzero(_cyclic_components(graph)[component])
+    if not len(nodes):
+        return Cycles(np.zeros(0, np.int64), np.zeros(0, np.int64))
+    node_gid = gid[node_rows[nodes]]
+    blocks = node_rows[nodes[np.r_[True, node_gid[1:] != node_gid[:-1]]]]
+    return Cycles(blocks, node_rows[component == component[nodes[0]]])
+
+
+def find_inconsistency(query, group, subgroup, doc, level, *, cycles: bool = True) -> Inconsistency | None:
     """The first judgment group trec_eval would reject, if any.
 
     With one jsg, a doc at two levels; with several, a doc whose level goes from 0 to non-zero or back
-    along (jsg, level descending) order ("has both 0 and non-0 rel_level"), or two docs each preferred to
-    the other after transitive closure ("Pref inconsistency found", where trec_eval aborts).
+    along (jsg, level descending) order ("has both 0 and non-0 rel_level"), or, if ``cycles``, two docs each
+    preferred to the other after transitive closure ("Pref inconsistency found", where trec_eval aborts;
+    :func:`trec_prefs_values` evaluates such a group on its condensation).
     """
     gid, _ = _dense_ids(query, group)
     multi = _subgroup_counts(gid, subgroup)[gid] > 1
@@ -444,14 +535,13 @@ def find_inconsistency(query, group, subgroup, doc, level) -> Inconsistency | No
         return Inconsistency(
             "doc has both 0 and non-0 levels in one judgment group", (int(order[flip[0]]), int(order[flip[0] + 1]))
         )
-    po = _partial_orders(gid[rows], subgroup[rows], doc[rows], level[rows], np.zeros(len(rows), np.int64))
-    cycle = _cycle(po)
-    if cycle is None:
+    if not cycles:
         return None
-    first = _first_rows(po.node, len(po.node_group))
+    found = find_cycles(query, group, subgroup, doc, level)
+    if not len(found.first):
+        return None
     return Inconsistency(
-        "Pref inconsistency: two docs each preferred to the other",
-        (int(rows[first[cycle[0]]]), int(rows[first[cycle[1]]])),
+        "Pref inconsistency: two docs each preferred to the other", (int(found.first[0]), int(found.first[1]))
     )
 
 
@@ -470,7 +560,8 @@ def trec_prefs_values(query, group, subgroup, doc, level, rank, n_queries: int) 
     order, ``doc`` in docno order: they order jgs when averaging, the final level of a doc in several
     jsgs and the docs not retrieved); ``level``: float; ``rank``: the doc's position in the run (float,
     ``inf`` = not retrieved; trec_eval orders the run by score descending, then docno ascending). Counts
-    are int64, the rest float64. The groups must be consistent (see :func:`find_inconsistency`).
+    are int64, the rest float64. The groups must pass :func:`find_inconsistency` with ``cycles=False``; a
+    several-jsg group with cycles (:func:`find_cycles`) is evaluated on its condensation (module docstring).
     """
     query, group, subgroup, doc = (np.asarray(a, np.int64) for a in (query, group, subgroup, doc))
     level, rank = np.asarray(level, np.float64), np.asarray(rank, np.float64)
@@ -481,8 +572,6 @@ def trec_prefs_values(query, group, subgroup, doc, level, rank, n_queries: int) 
     partial = (_subgroup_counts(gid, subgroup) > 1)[gid]
     rows = np.flatnonzero(partial)
     po = _partial_orders(gid[rows], subgroup[rows], doc[rows], level[rows], internal[rows])
-    if _cycle(po) is not None:
-        raise ValueError("inconsistent judgment group (check the input with find_inconsistency)")
     weak = np.flatnonzero(~partial)
     w = (gid[weak], level[weak], internal[weak])
     stats = _weak_order_stats(*w, ret[weak], n) + _partial_order_stats(po, retrieved[g_query[po.node_group]], n)
