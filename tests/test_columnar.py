@@ -103,6 +103,7 @@ def test_blocks_of_queries_on_threads_give_the_values_of_one_block(monkeypatch):
     judgments = ir_pref_measures.load_judgments(qrels)
     ranking = ir_pref_measures.as_ranking(run)
     measures = [ir_pref_measures.ppref @ 5, ir_pref_measures.APpref, ir_pref_measures.PGC, ir_pref_measures.nwppref @ 5]
+    measures += [ir_pref_measures.prefs_avgjg, ir_pref_measures.Compatibility]
     queries = np.arange(len(judgments))
     monkeypatch.setattr(adapter, "BLOCK_DOCS", 10**9)
     whole = adapter.evaluate_blocks(measures, judgments, ranking, queries)
