@@ -20,6 +20,7 @@ import pandas as pd
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.measures import pairwise as kernels
+from ir_pref_measures.names import pref_eval_id
 from ir_pref_measures.rankings import Ranking
 from ir_pref_measures.sources import qrels_table
 from ir_pref_measures.sources import ranking as as_ranking
@@ -268,9 +269,7 @@ def evaluate(
     )
 
 
-def run_id(path: str | os.PathLike) -> str:
-    """``pref_eval``'s run id: the file name with every ``input.`` and ``.gz`` removed."""
-    return os.path.basename(os.fspath(path)).replace("input.", "").replace(".gz", "")
+run_id = pref_eval_id  # pref_eval's rule (ir_pref_measures.names), which the compare command reproduces
 
 
 def load_runs(runs) -> dict[str, object]:
