@@ -48,3 +48,15 @@ def named_paths(paths: Iterable, names: Iterable[str] | None = None) -> dict[str
 
 def _label(run) -> str:
     return repr(os.fspath(run)) if isinstance(run, str | os.PathLike) else f"a {type(run).__name__}"
+
+
+def renamed_report(report: str, name: str | None, path: str | os.PathLike) -> str:
+    """A drop-in's CSV report (``runid,topic,value`` lines after a header, the last line ``runid,<mean
+    label>,<mean>``) with another run id: ``name``, or if it is empty the :func:`run_name` of ``path``; ``None``
+    keeps the tool's own."""
+    lines = report.splitlines(keepends=True)
+    if name is None or len(lines) < 2:
+        return report
+    name = name or run_name(path)
+    old = lines[-1].rsplit(",", 2)[0] + ","
+    return "".join([lines[0], *(name + "," + line[len(old) :] for line in lines[1:])])
