@@ -152,7 +152,7 @@ def Experiment(
     settings = Tests(test, correction, correction_alpha, samples, seed, ci, effect_size)
     _check_tests(settings)
     sets = judgment_sets(call.judgments)
-    plan = plan_measures(call.measures, sets)
+    plan, order = plan_measures(call.measures, sets)
     wanted = None if call.topics is None else sources.topic_ids(call.topics)
     rankings = named_runs(
         call.runs,
@@ -183,7 +183,7 @@ def Experiment(
     for key, items in plan.items():
         part = _judgments_of(sets, key)
         values |= per_query(rankings, part, part.qrels(), items, pairwise_baseline, verbose=verbose)
-    values = {column: values[column] for column in _in_given_order(plan)}
+    values = {column: values[column] for column in order}
     if restrict is not None:
         values = {column: frame[frame.index.isin(restrict)] for column, frame in values.items()}
     sums = {column for items in plan.values() for column, m in items if _summed(m)}
@@ -273,35 +273,36 @@ def _judgment_set(source) -> Judgments:
 Key = tuple[str, str | None]  # (judgment set, judgment group or None)
 
 
-def plan_measures(measures, sets: Mapping[str, Judgments]) -> dict[Key, list[tuple[str, object]]]:
-    """The measures per (judgment set, group) they are evaluated on, each with its column name: ``MEASURE`` with
-    one set, ``MEASURE [SET]`` with several; ``GROUP:MEASURE`` on a group of the set, ``MEASURE [GROUP]``.
-    ``measures`` may be a mapping set name -> measures. An unknown set or group lists the known ones."""
-    several = len(sets) > 1
+def plan_measures(measures, sets: Mapping[str, Judgments]) -> tuple[dict[Key, list[tuple[str, object]]], list[str]]:
+    """The measures per (judgment set, group) they are evaluated on, each with its column name: ``MEASURE`` on
+    the first set; ``SET:MEASURE`` on another set, ``MEASURE [SET]``; ``GROUP:MEASURE`` (no set of that name) on
+    a judgment group of the first set, ``MEASURE [GROUP]``. ``measures`` may be a mapping set name -> measures.
+    An unknown set or group lists the known ones. Returns the plan and the column names in the order given."""
+    first = next(iter(sets))
     plan: dict[Key, list[tuple[str, object]]] = {}
+    order: list[str] = []
     for prefix, measure in _prefixed(measures):
         if prefix is None:
-            if several:
-                raise InputError(
-                    f"measure {measure}: say which judgment set, e.g. {next(iter(sets))}:{measure}",
-                    expected=f"one of the sets {', '.join(sets)}",
-                )
-            key, label = (next(iter(sets)), None), None
+            key = (first, None)
         elif prefix in sets:
-            key, label = (prefix, None), prefix if several else None
-        elif not several:
-            only = next(iter(sets))
-            sets[only].group(prefix)  # an unknown group is an InputError naming the known ones
-            key, label = (only, prefix), prefix
+            key = (prefix, None)
         else:
-            raise InputError(f"measure {prefix}:{measure}: unknown judgment set {prefix!r}; known: {', '.join(sets)}")
+            try:
+                sets[first].group(prefix)
+            except InputError:
+                known = f"judgment sets {', '.join(sets)}; groups {', '.join(sets[first].groups)}"
+                raise InputError(
+                    f"measure {prefix}:{measure}: unknown judgment set or group {prefix!r}", expected=known
+                ) from None
+            key = (first, prefix)
         for column, parsed in parse_measures([measure]):
-            named = column if label is None else f"{column} [{label}]"
-            if all(named != c for c, _ in plan.get(key, [])):
+            named = column if prefix is None else f"{column} [{prefix}]"
+            if named not in order:
                 plan.setdefault(key, []).append((named, parsed))
+                order.append(named)
     if not plan:
         raise InputError("no measures given")
-    return plan
+    return plan, order
 
 
 def _prefixed(measures) -> list[tuple[str | None, object]]:
@@ -318,11 +319,6 @@ def _prefixed(measures) -> list[tuple[str | None, object]]:
         else:
             out.append((None, measure))
     return out
-
-
-def _in_given_order(plan: Mapping[Key, list[tuple[str, object]]]) -> list[str]:
-    """The columns in the order their measures were given (the plan keeps that order per key)."""
-    return [column for items in plan.values() for column, _ in items]
 
 
 def _judgments_of(sets: Mapping[str, Judgments], key: Key) -> Judgments:

@@ -11,7 +11,7 @@ import warnings
 from ir_pref_measures import sources
 from ir_pref_measures.commands.options import check_writable, positive_int, probability
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment import TESTS, DepthWarning, Experiment
+from ir_pref_measures.experiment import DEFAULT_SET, TESTS, DepthWarning, Experiment
 from ir_pref_measures.formats import PREFERENCE_FORMATS
 from ir_pref_measures.names import named_paths
 from ir_pref_measures.render import FORMATS, render
@@ -24,15 +24,14 @@ def add_parser(subparsers) -> None:
         help="a PyTerrier-style table: runs x measures, with a baseline and significance tests",
         description="Evaluate RUN files with graded, preference and pairwise measures on JUDGMENTS (a qrels "
         "file, a preference file, or an ir_datasets ID such as msmarco-passage/trec-dl-2019/judged), optionally "
-        "combined with --prefs; or on named judgment sets (-j NAME=SOURCE, then -m NAME:MEASURE). Runs are named "
+        "combined with --prefs, and on other judgment sets (-j NAME=SOURCE, then -m NAME:MEASURE). Runs are named "
         "by their file name without folder, 'input.', '.gz' and extension, or by --names. Put the runs before -m.",
     )
     parser.add_argument(
         "inputs",
         nargs="+",
-        metavar="[JUDGMENTS] RUN",
-        help="JUDGMENTS ([NAME=]SOURCE; NAME= makes it a judgment group), then the runs; without JUDGMENTS "
-        "when -j is given",
+        metavar="JUDGMENTS RUN",
+        help="JUDGMENTS ([NAME=]SOURCE; NAME= makes it a judgment group; measures without SET: use it), then the runs",
     )
     parser.add_argument(
         "-j",
@@ -40,8 +39,8 @@ def add_parser(subparsers) -> None:
         action="append",
         default=[],
         metavar="NAME=SOURCE",
-        help="a named judgment set (repeatable): a file, an ir_datasets ID, or SOURCE+SOURCE (their union); "
-        "-m NAME:MEASURE evaluates on it, columns 'MEASURE [NAME]'",
+        help="another judgment set, named (repeatable): a file, an ir_datasets ID, or SOURCE+SOURCE (their "
+        "union); -m NAME:MEASURE evaluates on it, column 'MEASURE [NAME]'",
     )
     parser.add_argument(
         "-m",
@@ -93,16 +92,14 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> None:
     check_writable(args.output)
-    if args.judgments:
-        if args.prefs:
-            raise InputError("--prefs adds to JUDGMENTS; with -j, combine sources in one set: -j NAME=A+B")
-        judgments = sources.judgment_sets(args.judgments, args.prefs_format)
-        paths = args.inputs
-    else:
-        if len(args.inputs) < 2:
-            raise InputError("give JUDGMENTS and at least one RUN (or -j NAME=SOURCE and the runs)")
-        judgments = sources.grouped([args.inputs[0], *args.prefs], preference_format=args.prefs_format)
-        paths = args.inputs[1:]
+    if len(args.inputs) < 2:
+        raise InputError("give JUDGMENTS and at least one RUN")
+    judgments = {DEFAULT_SET: sources.grouped([args.inputs[0], *args.prefs], preference_format=args.prefs_format)}
+    for name, judged in sources.judgment_sets(args.judgments, args.prefs_format).items() if args.judgments else ():
+        if name in judgments:
+            raise InputError(f"-j {name}=...: the judgment set {name!r} is named twice (or needs a name)")
+        judgments[name] = judged
+    paths = args.inputs[1:]
     runs = named_paths(paths, args.names)
     by_path = {os.fspath(path): name for name, path in runs.items()}
     baseline = [by_path.get(b, b) for b in args.baseline or []]
