@@ -52,15 +52,19 @@ def results(
         if save_mode == "reuse":
             return pt.io.read_results(os.fspath(save_file))
         if save_mode == "error":
-            raise InputError(f"{os.fspath(save_file)}: exists (save_mode='error'; 'reuse' reads it, 'overwrite' replaces it)")
+            raise InputError(
+                f"{os.fspath(save_file)}: exists (save_mode='error'; 'reuse' reads it, 'overwrite' replaces it)"
+            )
         if save_mode == "warn":
-            warnings.warn(f"{os.fspath(save_file)} exists and is replaced (save_mode='reuse' would read it)", stacklevel=3)
+            warnings.warn(
+                f"{os.fspath(save_file)} exists and is replaced (save_mode='reuse' would read it)", stacklevel=3
+            )
     size = len(topics) if batch_size is None else int(batch_size)
     batches = [topics.iloc[start : start + size] for start in range(0, len(topics), max(size, 1))]
     found = [system.transform(batch) for batch in tqdm(batches, desc=str(system), disable=not verbose)]
     frame = pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=["qid", "docno", "score"])
     if save_file is not None:
-        pt.io.write_results(frame, os.fspath(save_file))
+        pt.io.write_results(frame if "rank" in frame.columns else pt.model.add_ranks(frame), os.fspath(save_file))
     return frame
 
 
