@@ -225,6 +225,7 @@ def to_latex(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0
 def _latex_escape(text: str) -> str:
     special = {"&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{": "\\{", "}": "\\}", "~": "\\~{}"}
     special |= {"^": "\\^{}", "\\": "\\textbackslash{}", "\u2191": "$\\uparrow$", "\u2193": "$\\downarrow$"}
+    special |= {"<": "$<$", ">": "$>$"}
     return "".join(special.get(c, c) for c in text)
 
 
