@@ -102,7 +102,7 @@ def test_one_command_with_a_judgment_set_in_csv_latex_and_html(capsys, study):
         marked = "$^{" in cells[run][0]
         assert marked == (p < 0.05), (run, p)
         assert re.sub(r"\\textbf\{|\}|\$\^\{.*", "", cells[run][0]) == f"{ndcg:.3f}"
-    assert "significantly better/worse than the baseline BERT2 (corrected p-value < 0.05)" in latex
+    assert "significantly better/worse than the baseline BERT2 (corrected p-value $<$ 0.05)" in latex
 
     html, _ = cli(capsys, *study_command(runs, judge, "--format", "html"))
     assert html.count("<tr><td>") == 3 and "<caption>" in html and "<b>" in html
@@ -195,3 +195,9 @@ def test_pt_experiment_with_preference_tables_and_judgments_equals_ours(study):
     theirs = pt.Experiment(results, topics, query_id_table, measures, names=list(runs), filter_by_topics=False)
     pd.testing.assert_frame_equal(theirs, ours, check_dtype=False, rtol=1e-12)
     assert not pt.java.started()
+
+
+def test_perquery_has_no_paper_form(capsys, study):
+    runs, _ = study
+    assert main(["experiment", DL19, *runs.values(), "-m", "nDCG@10", "--perquery", "--format", "latex"]) == 2
+    assert "--perquery gives the long table" in capsys.readouterr().err

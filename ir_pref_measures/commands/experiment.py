@@ -92,6 +92,8 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> None:
     check_writable(args.output)
+    if args.perquery and args.format in ("latex", "html"):
+        raise InputError(f"--perquery gives the long table name, qid, measure, value: not a {args.format} table")
     if len(args.inputs) < 2:
         raise InputError("give JUDGMENTS and at least one RUN")
     judgments = {DEFAULT_SET: sources.grouped([args.inputs[0], *args.prefs], preference_format=args.prefs_format)}
