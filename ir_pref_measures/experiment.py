@@ -286,14 +286,15 @@ def plan_measures(measures, sets: Mapping[str, Judgments]) -> tuple[dict[Key, li
             key = (first, None)
         elif prefix in sets:
             key = (prefix, None)
+        elif len(sets) == 1:
+            sets[first].group(prefix)  # an unknown group is an InputError naming the known ones
+            key = (first, prefix)
         else:
-            try:
-                sets[first].group(prefix)
-            except InputError:
-                known = f"judgment sets {', '.join(sets)}; groups {', '.join(sets[first].groups)}"
+            if prefix not in sets[first].groups:
+                known = f"judgment sets {', '.join(sets)}; groups of {first}: {', '.join(sets[first].groups)}"
                 raise InputError(
                     f"measure {prefix}:{measure}: unknown judgment set or group {prefix!r}", expected=known
-                ) from None
+                )
             key = (first, prefix)
         for column, parsed in parse_measures([measure]):
             named = column if prefix is None else f"{column} [{prefix}]"
