@@ -42,7 +42,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment_runs import DepthWarning, named_runs, truncate, warn_depths  # noqa: F401
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.rankings import Ranking
-from ir_pref_measures.render import FORMATS, TEST_SUFFIXES, render  # noqa: F401  (render: public here too)
+from ir_pref_measures.render import HIGHLIGHTS, render  # noqa: F401  (render: public here too, as before)
 from ir_pref_measures.stats import sign_test  # noqa: F401  (public here too, as before)
 
 TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
@@ -137,8 +137,9 @@ def Experiment(
     ``verbose``: a progress bar for the Transformers and the evaluation.
     """
     call = _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics)
-    for option, value in (("save_mode", save_mode), ("highlight", highlight)):
-        allowed = {"save_mode": ("reuse", "overwrite", "warn", "error"), "highlight": (None, "bold", "color")}[option]
+    from ir_pref_measures.adapters.pyterrier import SAVE_MODES
+
+    for option, value, allowed in (("save_mode", save_mode, SAVE_MODES), ("highlight", highlight, HIGHLIGHTS)):
         if value not in allowed:
             raise InputError(f"unknown {option} {value!r}", expected=", ".join(map(str, allowed)))
     if perquery not in (False, True, "both"):

@@ -33,6 +33,7 @@ STATISTICS = (
 )
 TEST_SUFFIXES = tuple(f" {s}" for s in STATISTICS)
 DIGITS = 4  # decimal places shown when none are asked for
+HIGHLIGHTS = (None, "bold", "color")  # pt.Experiment's highlight=
 _AGAINST = re.compile(r" vs (.+)$")
 
 
@@ -256,7 +257,7 @@ def highlight(table: pd.DataFrame, how: str = "bold"):
     """A pandas Styler of the table with each measure's best value in bold (``"bold"``) or on a green
     background (``"color"``), as ``pt.Experiment(highlight=...)``."""
     style = {"bold": "font-weight: bold", "color": "background-color: lightgreen"}
-    if how not in style:
+    if how not in HIGHLIGHTS[1:]:
         raise InputError(f"unknown highlight {how!r}", expected="bold or color")
     measures = measure_columns(table)
     return table.style.highlight_max(subset=measures, props=style[how])
