@@ -201,3 +201,15 @@ def test_perquery_has_no_paper_form(capsys, study):
     runs, _ = study
     assert main(["experiment", DL19, *runs.values(), "-m", "nDCG@10", "--perquery", "--format", "latex"]) == 2
     assert "--perquery gives the long table" in capsys.readouterr().err
+
+
+def test_resampling_columns_depend_on_the_seed_only(study):
+    runs, _ = study
+    options = {"baseline": "BERT2", "test": "permutation", "samples": 2000, "ci": 0.9, "effect_size": True, "topk": 20}
+    first = Experiment(runs, "irds:" + DL19, ["nDCG@10", "APpref"], seed=1, **options)
+    again = Experiment(dict(reversed(runs.items())), "irds:" + DL19, ["nDCG@10", "APpref"], seed=1, **options)
+    pd.testing.assert_frame_equal(first, again.iloc[::-1].reset_index(drop=True))
+    other = Experiment(runs, "irds:" + DL19, ["nDCG@10", "APpref"], seed=2, **options)
+    assert not np.allclose(first["APpref p-value"].iloc[1:], other["APpref p-value"].iloc[1:])
+    np.testing.assert_allclose(first["APpref effect size"], other["APpref effect size"], equal_nan=True)
+    assert (first["APpref ci low"] < first["APpref"]).all() and (first["APpref"] < first["APpref ci high"]).all()
