@@ -23,6 +23,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import unique_sorted
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures import pairwise as kernels
+from ir_pref_measures.names import pref_eval_id
 from ir_pref_measures.rankings import Ranking
 from ir_pref_measures.sources import ranking as as_ranking
 
@@ -279,9 +280,7 @@ def evaluate(
     )
 
 
-def run_id(path: str | os.PathLike) -> str:
-    """``pref_eval``'s run id: the file name with every ``input.`` and ``.gz`` removed."""
-    return os.path.basename(os.fspath(path)).replace("input.", "").replace(".gz", "")
+run_id = pref_eval_id  # pref_eval's rule (ir_pref_measures.names), which the compare command reproduces
 
 
 def load_runs(runs) -> dict[str, object]:

@@ -1,11 +1,15 @@
 """Experiment tables in the conventions of PyTerrier's ``pt.Experiment`` (Macdonald and Tonellotto, ICTIR 2020;
 ``specs/ecosystem.md`` §2.4): runs x measures, with a baseline, significance tests and corrections.
 
-Columns, named as ``pt.Experiment`` names them: ``name``, then one per measure (``str(measure)``); with a
-baseline, for each measure ``<m> +`` (queries where the run beats the baseline), ``<m> -`` (where it loses)
-and ``<m> p-value``; with a correction, ``<m> reject`` and ``<m> p-value corrected`` right after the
-p-value (statsmodels' ``multipletests`` across the runs other than the baseline, per measure). The
-baseline row holds NaN in ``+``, ``-``, ``p-value``, ``p-value corrected`` and False in ``reject``.
+Columns, named as ``pt.Experiment`` names them: ``name``, then one per measure (``str(measure)``; ``measure
+[set]`` on one of several judgment sets or on a judgment group); with a baseline, for each measure ``<m> +``
+(queries where the run beats the baseline), ``<m> -`` (where it loses) and ``<m> p-value``; with a correction,
+``<m> reject`` and ``<m> p-value corrected`` right after the p-value (statsmodels' ``multipletests`` across the
+runs other than the baseline, per measure). The baseline row holds NaN in ``+``, ``-``, ``p-value``, ``p-value
+corrected`` and False in ``reject``. Optional columns: ``<m> ci low`` / ``<m> ci high`` (bootstrap confidence
+interval of the mean), with a baseline ``<m> diff ci low`` / ``<m> diff ci high`` (of the mean difference to the
+baseline) and ``<m> effect size`` (standardised mean difference); :mod:`ir_pref_measures.stats`. With several
+baselines every test column ends in `` vs <baseline>``.
 
 Two kinds of measures:
 
@@ -17,151 +21,310 @@ Two kinds of measures:
   preference of the run over the baseline (0 for the baseline itself); without a baseline, the mean of
   its preferences over every other run. Queries without a relevant doc are dropped and a query missing from
   a run is its worst case, as in ``compare``. ``+``/``-`` count the queries where the run is preferred /
-  not preferred, and the test is always the sign test.
+  not preferred, and the test is the sign test (or the randomisation / bootstrap test when asked for).
 """
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ir_pref_measures import sources
-from ir_pref_measures.compare import ALIASES, PREFERENCES, evaluate, load_runs, relevant_docs
+from ir_pref_measures import stats as tests
+from ir_pref_measures.compare import ALIASES, PREFERENCES, evaluate, relevant_docs
 from ir_pref_measures.compare import Measure as PairwiseMeasure
 from ir_pref_measures.compare import parse_measure as parse_pairwise
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.experiment_runs import DepthWarning, named_runs, truncate, warn_depths  # noqa: F401
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.rankings import Ranking
+from ir_pref_measures.render import HIGHLIGHTS, render  # noqa: F401  (render: public here too, as before)
+from ir_pref_measures.stats import sign_test  # noqa: F401  (public here too, as before)
 
-TESTS = ("t", "wilcoxon", "sign")
-FORMATS = ("table", "csv", "json", "markdown")
-TEST_SUFFIXES = (" +", " -", " p-value", " reject", " p-value corrected")
+TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
 PAIRWISE_NAMES = (*PREFERENCES, *ALIASES)
 PROGRESS_DELAY = 2.0  # seconds before the progress bar shows (only on a terminal)
+DEFAULT_SET = "judgments"  # the name of the judgment set when one unnamed set is given
 
 
-def sign_test(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
-    """Two-sided sign test of paired values: the exact binomial test (p = 1/2) of the number of pairs with
-    x > y among those with x != y (ties dropped). Returns ``(wins, p)``; p is NaN when no pair differs.
-    W. J. Dixon, A. M. Mood. The statistical sign test. JASA 41(236), 1946."""
-    from scipy import stats
+@dataclass(frozen=True)
+class Tests:
+    """How runs are compared with the baseline(s): ``test`` (a name of :data:`TESTS` or a callable ``(run,
+    baseline) -> (stat, p)``), the correction, the resampling settings and the optional columns."""
 
-    difference = np.asarray(x, dtype=np.float64) - np.asarray(y, dtype=np.float64)
-    wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
-    if wins + losses == 0:
-        return 0.0, math.nan
-    return float(wins), float(stats.binomtest(wins, wins + losses, 0.5).pvalue)
+    test: str | Callable = "t"
+    correction: str | None = None
+    alpha: float = 0.05
+    samples: int = tests.SAMPLES
+    seed: int = 0
+    ci: float | None = None
+    effect_size: bool = False
 
 
 def Experiment(
     runs,
-    judgments,
-    measures,
+    judgments=None,
+    measures=None,
+    *positional,
     names: Sequence[str] | None = None,
-    baseline: str | int | None = None,
+    baseline: str | int | Sequence[str | int] | None = None,
     test: str | Callable = "t",
     correction: str | None = None,
     correction_alpha: float = 0.05,
-    perquery: bool = False,
+    perquery: bool | str = False,
     round: int | Mapping[str, int] | None = None,
     topics=None,
-) -> pd.DataFrame:
+    topk: int | None = None,
+    samples: int = tests.SAMPLES,
+    seed: int = 0,
+    ci: float | None = None,
+    effect_size: bool = False,
+    eval_metrics=None,
+    qrels=None,
+    dataframe: bool = True,
+    highlight: str | None = None,
+    filter_by_qrels: bool = False,
+    filter_by_topics: bool = True,
+    save_dir: str | os.PathLike | None = None,
+    save_mode: str = "warn",
+    batch_size: int | None = None,
+    verbose: bool = False,
+):
     """Evaluate ``runs`` with ``measures`` on ``judgments``: one row per run, as ``pt.Experiment`` makes it.
 
-    ``runs``: a mapping name -> run (any form ir_measures accepts, a :class:`Ranking` or a path), or a
-    sequence of runs with ``names`` (run files are named by their file name without ``input.``/``.gz``).
-    ``judgments``: a :class:`Judgments` (e.g. :func:`load_combined` of qrels and preferences), a file,
-    an ir_datasets ID (``irds:<id>``; a string that is no file is taken for an ID), or graded qrels / a
-    preference table in any form :func:`load_judgments` takes. Graded measures and pairwise preferences use
-    the graded part of the judgments; the preference measures use all of them.
+    Called as ours, ``Experiment(runs, judgments, measures[, names])``, or as PyTerrier's, ``Experiment(systems,
+    topics, qrels, eval_metrics[, names])`` (recognised by a topics DataFrame second, or by ``qrels=`` /
+    ``eval_metrics=``), with the keywords of both.
+
+    ``runs``: a mapping name -> run, or a sequence of runs: a path, any form ir_measures accepts (a DataFrame in
+    ir_measures' or PyTerrier's columns), a :class:`Ranking`, or a PyTerrier Transformer (run on ``topics``,
+    ``batch_size`` topics at a time; with ``save_dir`` its results are written to ``<save_dir>/<name>.res.gz``,
+    and ``save_mode`` "reuse", "overwrite", "warn" or "error" says what an existing file means, as in
+    PyTerrier). Names: ``names``, else the mapping's keys, else a file's name without folder, ``input.``,
+    ``.gz`` and extension (:func:`ir_pref_measures.names.run_name`), a Transformer's ``str()`` (as PyTerrier),
+    ``run1``, ``run2``, ... for other runs. ``topk=K``: every run cut at rank K first. Runs of different depths
+    give a :class:`DepthWarning` (recall-oriented measures favour the deeper run).
+    ``judgments``: a :class:`Judgments`, a file, an ir_datasets ID (``irds:<id>``), graded qrels / a preference
+    table in any form :func:`load_judgments` takes, a list of those (their union), or a mapping name -> such a
+    source, the **judgment sets** (a string ``A+B`` combines sources). Graded measures and pairwise preferences
+    use the graded part of a set; the preference measures use all of it.
     ``measures``: ir_measures Measure objects or names (``nDCG@10``, ``ppref@10``, ``PGC(p=0.8)``,
-    ``prefs_avgjg``) and pairwise names (``rpp``, ``lexiprecision``, ...); ``GROUP:MEASURE`` evaluates a
-    measure on one judgment group (``judge.00:ppref@10``, column ``ppref@10 [judge.00]``; see
-    :func:`load_groups`). trec_eval's counts (``prefs_num_prefs_*``) are summed over queries, the rest
-    averaged. ``baseline``: a run name (or index): adds ``+``, ``-``
-    and ``p-value`` columns per measure; ``test``: ``"t"`` (paired t-test, ``scipy.stats.ttest_rel``),
-    ``"wilcoxon"`` (signed-rank), ``"sign"`` or a callable ``(run, baseline) -> (stat, p)``; pairwise
-    preferences always use the sign test. ``correction``: a ``statsmodels`` ``multipletests`` method
+    ``prefs_avgjg``) and pairwise names (``rpp``, ``lexiprecision``, ...); ``NAME:MEASURE`` evaluates on the
+    judgment set ``NAME`` (needed with several sets; column ``MEASURE [NAME]``) or, if no set has that name, on
+    the judgment group ``NAME`` (:func:`load_groups`); or a mapping set name -> measures. trec_eval's counts
+    (``prefs_num_prefs_*``) are summed over queries, the rest averaged.
+    ``baseline``: a run name or index, or a list of them: adds ``+``, ``-`` and ``p-value`` columns per measure
+    (`` vs NAME`` after each with several baselines). ``test``: ``"t"`` (paired t-test,
+    ``scipy.stats.ttest_rel``), ``"wilcoxon"``, ``"sign"``, ``"permutation"`` (paired randomisation test with
+    ``samples`` random sign vectors, default 10,000, exact when 2^queries <= samples) or ``"bootstrap"`` (Sakai's
+    paired bootstrap test), or a callable ``(run, baseline) -> (stat, p)``; pairwise preferences use the sign test
+    unless the test is "permutation" or "bootstrap". ``correction``: a statsmodels ``multipletests`` method
     (``"holm"``, ``"bonferroni"``, ``"fdr_bh"``, ...) at ``correction_alpha``; NaN p-values are left out of it.
-    ``perquery=True``: the long table ``name, qid, measure, value`` (with a baseline, the pairwise values are
-    preferences over it). ``round``: decimal places of the measure values (an int, or per measure name).
+    ``ci``: a confidence level (e.g. 0.95): percentile bootstrap intervals of each mean and, with a baseline, of
+    each difference to it (``samples`` resamples). ``effect_size``: the standardised mean difference to the
+    baseline. Resampling draws from ``numpy.random.default_rng(seed)``.
+    ``perquery``: ``True``, the long table ``name, qid, measure, value``; ``"both"``, ``(table, long table)``.
+    ``round``: decimal places of the measure values (an int, or per measure name). ``dataframe=False``: a dict
+    name -> {measure: value}. ``highlight="bold"`` or ``"color"``: a pandas Styler marking each measure's best
+    value (:func:`ir_pref_measures.render.highlight`).
     ``topics``: only these queries (a topics DataFrame with ``qid`` or ``query_id``, an ir_datasets ID, or
-    query ids); judged queries outside them are left out, topics without judgments are ignored.
+    query ids; with ``filter_by_topics=False`` they only feed Transformers); judged queries outside them are left
+    out, topics without judgments are ignored (``filter_by_qrels=True``: not even run through Transformers).
+    ``verbose``: a progress bar for the Transformers and the evaluation.
     """
-    rankings = named_runs(runs, names)
-    run_names = list(rankings)
-    baseline = _baseline_name(baseline, run_names)
-    if correction is not None:
-        _check_correction(correction, baseline)
-    test_fn = _test_function(test)
+    call = _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics)
+    from ir_pref_measures.adapters.pyterrier import SAVE_MODES
+
+    for option, value, allowed in (("save_mode", save_mode, SAVE_MODES), ("highlight", highlight, HIGHLIGHTS)):
+        if value not in allowed:
+            raise InputError(f"unknown {option} {value!r}", expected=", ".join(map(str, allowed)))
+    if perquery not in (False, True, "both"):
+        raise InputError(f"perquery must be True, False or 'both', not {perquery!r}")
     _check_round(round)
-    judged = sources.judgments(judgments)
-    by_group = group_measures(measures, judged)
-    for group, group_measures_ in by_group.items():
-        _check_graded(group_measures_, _judgments_of(judged, group).qrels())
-    wanted = None if topics is None else sources.topic_ids(topics)
-    _check_overlap(rankings, judged, wanted)
+    settings = Tests(test, correction, correction_alpha, samples, seed, ci, effect_size)
+    _check_tests(settings)
+    sets = judgment_sets(call.judgments)
+    plan, order = plan_measures(call.measures, sets)
+    wanted = None if call.topics is None else sources.topic_ids(call.topics)
+    rankings = named_runs(
+        call.runs,
+        call.names,
+        topics=call.topics,
+        judged=_judged(sets) if filter_by_qrels else None,
+        batch_size=batch_size,
+        verbose=verbose,
+        save_dir=save_dir,
+        save_mode=save_mode,
+    )
+    if topk is not None:
+        rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
+    warn_depths(rankings)
+    run_names = list(rankings)
+    baselines = _baseline_names(baseline, run_names)
+    if settings.correction is not None and not baselines:
+        raise InputError("a multiple-testing correction needs a baseline")
+    for key, items in plan.items():
+        _check_graded(items, _judgments_of(sets, key).qrels())
+    restrict = wanted if filter_by_topics else None
+    for judged in sets.values():
+        _check_overlap(rankings, judged, restrict)
     values: dict[str, pd.DataFrame] = {}
-    for group, group_measures_ in by_group.items():
-        part = _judgments_of(judged, group)
-        values |= per_query(rankings, part, part.qrels(), group_measures_, baseline)
-    order = [column for group_measures_ in by_group.values() for column, _ in group_measures_]
-    values = {column: values[column] for column in _in_given_order(order, measures, judged)}
-    if wanted is not None:
-        values = {column: frame[frame.index.isin(wanted)] for column, frame in values.items()}
-    if perquery:
-        return long_table(values, round)
-    sums = {column for group_measures_ in by_group.values() for column, m in group_measures_ if _summed(m)}
-    return summary_table(values, run_names, baseline, test_fn, correction, correction_alpha, round, sums=sums)
+    pairwise_baseline = baselines[0] if baselines else None
+    if len(baselines) > 1 and any(isinstance(m, PairwiseMeasure) for items in plan.values() for _, m in items):
+        raise InputError("pairwise preferences (rpp, ...) are relative to one baseline: give one")
+    for key, items in plan.items():
+        part = _judgments_of(sets, key)
+        values |= per_query(rankings, part, part.qrels(), items, pairwise_baseline, verbose=verbose)
+    values = {column: values[column] for column in order}
+    if restrict is not None:
+        values = {column: frame[frame.index.isin(restrict)] for column, frame in values.items()}
+    sums = {column for items in plan.values() for column, m in items if _summed(m)}
+    long = long_table(values, round) if perquery else None
+    if perquery is True:
+        return long
+    table = summary_table(values, run_names, baselines, settings, round, sums=sums)
+    if perquery == "both":
+        return table, long
+    if not dataframe:
+        return {row["name"]: {c: row[c] for c in values} for _, row in table.iterrows()}
+    if highlight is not None:
+        from ir_pref_measures.render import highlight as styled
+
+        return styled(table, highlight)
+    return table
 
 
-def group_measures(measures, judgments: Judgments) -> dict[str | None, list[tuple[str, object]]]:
-    """The measures per judgment group they are evaluated on: ``GROUP:MEASURE`` (a string) on
-    ``judgments.group(GROUP)``, named ``MEASURE [GROUP]`` (as ``meta`` names them), the others on every
-    judgment (group ``None``). An unknown group lists the known ones."""
+@dataclass(frozen=True)
+class _Call:
+    runs: object
+    judgments: object
+    measures: object
+    names: Sequence[str] | None
+    topics: object
+
+
+def _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics) -> _Call:
+    """The arguments of either calling convention, as ours (see :func:`Experiment`)."""
+    if len(positional) > 2:
+        raise TypeError(f"Experiment() takes at most 5 positional arguments ({3 + len(positional)} given)")
+    pyterrier = qrels is not None or eval_metrics is not None or _is_topics(judgments)
+    if not pyterrier:
+        if len(positional) > 1:
+            raise TypeError("Experiment(runs, judgments, measures, names) takes at most 4 positional arguments")
+        if positional:
+            if names is not None:
+                raise TypeError("Experiment() got multiple values for argument 'names'")
+            names = positional[0]
+        if judgments is None or measures is None:
+            raise InputError("give the judgments and the measures: Experiment(runs, judgments, measures)")
+        return _Call(runs, judgments, measures, names, topics)
+    given = {"topics": judgments, "qrels": measures, "eval_metrics": None, "names": None}
+    given |= dict(zip(("eval_metrics", "names"), positional, strict=False))
+    for key, value in (("topics", topics), ("qrels", qrels), ("eval_metrics", eval_metrics), ("names", names)):
+        if value is not None and given[key] is not None:
+            raise TypeError(f"Experiment() got multiple values for argument {key!r}")
+        given[key] = value if value is not None else given[key]
+    if given["qrels"] is None or given["eval_metrics"] is None:
+        raise InputError("give the qrels and the measures: Experiment(systems, topics, qrels, eval_metrics)")
+    return _Call(runs, given["qrels"], given["eval_metrics"], given["names"], given["topics"])
+
+
+def _is_topics(value) -> bool:
+    """A PyTerrier topics frame: a ``query`` column, or a ``qid`` column and neither docs nor grades."""
+    if not isinstance(value, pd.DataFrame):
+        return False
+    columns = set(value.columns)
+    return "query" in columns or (columns & {"qid", "query_id"} and not columns & {"docno", "doc_id", "doc_id_a"})
+
+
+# -- judgment sets and measures -----------------------------------------------------------------------------
+
+
+def judgment_sets(judgments) -> dict[str, Judgments]:
+    """Judgment sets by name: a mapping name -> source, else one set named :data:`DEFAULT_SET`. A source is
+    anything :func:`ir_pref_measures.sources.judgments` reads, a list of sources (their union), or a string
+    ``A+B`` (the union of A and B, unless a file of that name exists)."""
+    if isinstance(judgments, Mapping):
+        if not judgments:
+            raise InputError("no judgment sets given")
+        for name in judgments:
+            if not isinstance(name, str) or not name or any(c.isspace() or c == ":" for c in name):
+                raise InputError(f"a judgment set name must be a non-empty string without spaces or ':', not {name!r}")
+        return {name: _judgment_set(source) for name, source in judgments.items()}
+    return {DEFAULT_SET: _judgment_set(judgments)}
+
+
+def _judgment_set(source) -> Judgments:
+    if isinstance(source, str) and "+" in source and not os.path.lexists(source):
+        source = source.split("+")
+    if isinstance(source, list | tuple):
+        return sources.combined(*source)
+    return sources.judgments(source)
+
+
+Key = tuple[str, str | None]  # (judgment set, judgment group or None)
+
+
+def plan_measures(measures, sets: Mapping[str, Judgments]) -> tuple[dict[Key, list[tuple[str, object]]], list[str]]:
+    """The measures per (judgment set, group) they are evaluated on, each with its column name: ``MEASURE`` on
+    the first set; ``SET:MEASURE`` on another set, ``MEASURE [SET]``; ``GROUP:MEASURE`` (no set of that name) on
+    a judgment group of the first set, ``MEASURE [GROUP]``. ``measures`` may be a mapping set name -> measures.
+    An unknown set or group lists the known ones. Returns the plan and the column names in the order given."""
+    first = next(iter(sets))
+    plan: dict[Key, list[tuple[str, object]]] = {}
+    order: list[str] = []
+    for prefix, measure in _prefixed(measures):
+        if prefix is None:
+            key = (first, None)
+        elif prefix in sets:
+            key = (prefix, None)
+        elif len(sets) == 1:
+            sets[first].group(prefix)  # an unknown group is an InputError naming the known ones
+            key = (first, prefix)
+        else:
+            if prefix not in sets[first].groups:
+                known = f"judgment sets {', '.join(sets)}; groups of {first}: {', '.join(sets[first].groups)}"
+                raise InputError(
+                    f"measure {prefix}:{measure}: unknown judgment set or group {prefix!r}", expected=known
+                )
+            key = (first, prefix)
+        for column, parsed in parse_measures([measure]):
+            named = column if prefix is None else f"{column} [{prefix}]"
+            if named not in order:
+                plan.setdefault(key, []).append((named, parsed))
+                order.append(named)
+    if not plan:
+        raise InputError("no measures given")
+    return plan, order
+
+
+def _prefixed(measures) -> list[tuple[str | None, object]]:
+    """``(set or group name, measure)`` in the order given."""
+    if isinstance(measures, Mapping):
+        return [(str(name), m) for name, group in measures.items() for _, m in _prefixed(group)]
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
-    plain, grouped = [], {}
+    out = []
     for measure in measures:
-        group, measure = _split_group(measure)
-        if group is None:
-            plain.append(measure)
+        if isinstance(measure, str) and ":" in measure.split("(")[0]:
+            prefix, _, name = measure.partition(":")
+            out.append((prefix, name))
         else:
-            judgments.group(group)  # an unknown group is an InputError
-            grouped.setdefault(group, []).append(measure)
-    out: dict[str | None, list[tuple[str, object]]] = {None: parse_measures(plain)} if plain else {}
-    for group, named in grouped.items():
-        out[group] = [(f"{column} [{group}]", m) for column, m in parse_measures(named)]
-    if not out:
-        raise InputError("no measures given")
+            out.append((None, measure))
     return out
 
 
-def _split_group(measure) -> tuple[str | None, object]:
-    if isinstance(measure, str) and ":" in measure.split("(")[0]:
-        group, _, name = measure.partition(":")
-        return group, name
-    return None, measure
+def _judgments_of(sets: Mapping[str, Judgments], key: Key) -> Judgments:
+    name, group = key
+    return sets[name] if group is None else sets[name].group(group)
 
 
-def _in_given_order(columns: list[str], measures, judgments: Judgments) -> list[str]:
-    """``columns`` in the order their measures were given."""
-    if isinstance(measures, str) or not isinstance(measures, Iterable):
-        return columns
-    position = {}
-    for i, measure in enumerate(measures):
-        group, measure = _split_group(measure)
-        for column, _ in parse_measures([measure]):
-            position.setdefault(column if group is None else f"{column} [{group}]", i)
-    return sorted(columns, key=lambda c: position.get(c, len(position)))
-
-
-def _judgments_of(judgments: Judgments, group: str | None) -> Judgments:
-    return judgments if group is None else judgments.group(group)
+def _judged(sets: Mapping[str, Judgments]) -> set[str]:
+    return {str(q) for judged in sets.values() for q in judged.query_ids}
 
 
 def _summed(measure) -> bool:
@@ -169,28 +332,6 @@ def _summed(measure) -> bool:
     import ir_measures
 
     return isinstance(measure, ir_measures.Measure) and isinstance(measure.aggregator(), ir_measures.SumAgg)
-
-
-def named_runs(runs, names: Sequence[str] | None = None) -> dict[str, Ranking]:
-    """Runs by name as :class:`Ranking` s (each read once): from a mapping, from ``names`` and a sequence of
-    runs, or from a sequence of run files (named as ``compare`` names them)."""
-    if isinstance(runs, str | os.PathLike):
-        runs = [runs]
-    if names is not None:
-        runs = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
-        if len(names) != len(runs):
-            raise InputError(f"{len(names)} names for {len(runs)} runs")
-        if len(set(map(str, names))) < len(names):
-            raise InputError(f"the run names are not unique: {list(names)}")
-        runs = dict(zip(map(str, names), runs, strict=True))
-    elif not isinstance(runs, Mapping):
-        runs = list(runs)
-        if not all(isinstance(run, str | os.PathLike) for run in runs):
-            raise InputError("give runs as a mapping name -> run, or names= for a list of runs")
-    named = load_runs(runs)
-    if not named:
-        raise InputError("no runs to evaluate")
-    return {name: sources.ranking(run) for name, run in named.items()}
 
 
 def parse_measures(measures) -> list[tuple[str, object]]:
@@ -226,6 +367,8 @@ def per_query(
     qrels: pd.DataFrame | None,
     measures: list[tuple[str, object]],
     baseline: str | None,
+    *,
+    verbose: bool = False,
 ) -> dict[str, pd.DataFrame]:
     """Per measure column: a frame of per-query values, one row per query id (sorted), one column per run."""
     from tqdm.auto import tqdm
@@ -237,7 +380,8 @@ def per_query(
     names = list(rankings)
     found: dict[object, dict[str, dict[str, float]]] = {m: {} for m in ordinary}
     steps = (len(names) if ordinary else 0) + (1 if preferences else 0)
-    with tqdm(total=steps, desc="experiment", unit="step", delay=PROGRESS_DELAY, disable=None, leave=False) as bar:
+    shown = False if verbose else None  # None: on a terminal only, after PROGRESS_DELAY seconds
+    with tqdm(total=steps, desc="experiment", unit="step", delay=PROGRESS_DELAY, disable=shown, leave=False) as bar:
         for name in names if ordinary else ():
             for metric in evaluate(ordinary, rankings[name], qrels=qrels, judgments=judgments):
                 found[metric.measure].setdefault(name, {})[str(metric.query_id)] = metric.value
@@ -269,13 +413,14 @@ def _pairwise_values(rankings, judgments: Judgments, measures: list, baseline: s
     return out
 
 
+# -- the table ----------------------------------------------------------------------------------------------
+
+
 def summary_table(
     values: Mapping[str, pd.DataFrame],
     names: list[str],
-    baseline: str | None,
-    test_fn: Callable,
-    correction: str | None,
-    correction_alpha: float,
+    baselines: Sequence[str],
+    settings: Tests,
     round: int | Mapping[str, int] | None,
     *,
     sums: Iterable[str] = (),
@@ -289,37 +434,103 @@ def summary_table(
             raise InputError(f"no query to evaluate {column} on (after restricting to the topics)")
         total = (lambda x: x.sum()) if column in sums else (lambda x: x.mean())
         table[column] = [_round(column, float(total(frame[name])), round) for name in names]
-    if baseline is None:
-        return table
-    at = names.index(baseline)
-    for column, frame in values.items():
-        is_pairwise = column in PAIRWISE_NAMES  # values are already preferences over the baseline
-        reference = np.zeros(len(frame)) if is_pairwise else frame[baseline].to_numpy()
-        fn = sign_test if is_pairwise else test_fn
-        plus, minus, p = np.full(len(names), np.nan), np.full(len(names), np.nan), np.full(len(names), np.nan)
-        for r, name in enumerate(names):
-            if r == at:
-                continue
-            run = frame[name].to_numpy()
-            plus[r], minus[r] = (run > reference).sum(), (run < reference).sum()
-            p[r] = fn(run, reference)[1]
-        table[f"{column} +"], table[f"{column} -"], table[f"{column} p-value"] = plus, minus, p
-        if correction is not None:
-            reject, corrected = _correct(p, at, correction, correction_alpha)
-            table[f"{column} reject"], table[f"{column} p-value corrected"] = reject, corrected
+        if column in sums and all(float(v).is_integer() for v in table[column]):
+            table[column] = table[column].astype(np.int64)  # a count: printed as one
+        if settings.ci is not None:
+            low, high = tests.bootstrap_ci(frame[names].to_numpy().T, settings.ci, settings.samples, _rng(settings))
+            table[f"{column} ci low"], table[f"{column} ci high"] = low, high
+    for baseline in baselines:
+        suffix = "" if len(baselines) == 1 else f" vs {baseline}"
+        for column, frame in values.items():
+            for name, result in _compare(column, frame, names, baseline, settings).items():
+                table[f"{column} {name}{suffix}"] = result
     return table
 
 
-def _correct(p: np.ndarray, baseline_at: int, method: str, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """statsmodels' ``multipletests`` over the finite p-values of the runs other than the baseline."""
-    from statsmodels.stats.multitest import multipletests
+def _compare(column: str, frame: pd.DataFrame, names: list[str], baseline: str, settings: Tests) -> dict:
+    """The test columns of one measure against one baseline (NaN / False in the baseline's row)."""
+    at = names.index(baseline)
+    others = [r for r in range(len(names)) if r != at]
+    is_pairwise = column in PAIRWISE_NAMES  # values are already preferences over the baseline
+    reference = np.zeros(len(frame)) if is_pairwise else frame[baseline].to_numpy()
+    runs = frame[names].to_numpy().T[others]
+    d = runs - reference
 
-    reject, corrected = np.zeros(len(p), dtype=bool), np.full(len(p), np.nan)
-    tested = np.isfinite(p)
-    tested[baseline_at] = False
-    if tested.any():
-        reject[tested], corrected[tested] = multipletests(p[tested], alpha=alpha, method=method)[:2]
-    return reject, corrected
+    def filled(row_values, fill=np.nan):
+        out = np.full(len(names), fill, dtype=bool if fill is False else np.float64)
+        out[others] = row_values
+        return out
+
+    result = {"+": filled((d > 0).sum(axis=1)), "-": filled((d < 0).sum(axis=1))}
+    result["p-value"] = p = filled(_p_values(d, runs, reference, is_pairwise, settings))
+    if settings.correction is not None:
+        reject, corrected = tests.correct(p[others], settings.correction, settings.alpha)
+        result["reject"], result["p-value corrected"] = filled(reject, False), filled(corrected)
+    if settings.ci is not None:
+        low, high = tests.bootstrap_ci(d, settings.ci, settings.samples, _rng(settings))
+        result["diff ci low"], result["diff ci high"] = filled(low), filled(high)
+    if settings.effect_size:
+        result["effect size"] = filled(tests.effect_size(d))
+    return result
+
+
+def _p_values(d: np.ndarray, runs: np.ndarray, reference: np.ndarray, is_pairwise: bool, settings: Tests):
+    """Two-sided p-values of each run (row of ``runs``) against the reference (``d``: their differences)."""
+    test = settings.test
+    if test == "permutation":
+        return tests.randomisation_test(d, settings.samples, _rng(settings))
+    if test == "bootstrap":
+        return tests.bootstrap_test(d, settings.samples, _rng(settings))
+    if is_pairwise or test == "sign":
+        return np.array([tests.sign_test(run, reference)[1] for run in runs])
+    function = _test_function(test)
+    return np.array([function(run, reference)[1] for run in runs], dtype=np.float64)
+
+
+def _rng(settings: Tests) -> np.random.Generator:
+    """A fresh generator per measure and statistic: each column depends on the seed alone."""
+    return np.random.default_rng(settings.seed)
+
+
+def _test_function(test) -> Callable:
+    from scipy import stats
+
+    if callable(test):
+        return test
+    return {"t": stats.ttest_rel, "wilcoxon": stats.wilcoxon}[test]
+
+
+def _check_tests(settings: Tests) -> None:
+    if not callable(settings.test) and settings.test not in TESTS:
+        raise InputError(f"unknown test {settings.test!r}", expected=f"one of {', '.join(TESTS)}, or a callable")
+    if settings.correction is not None:
+        tests.check_correction(settings.correction)
+    if not 0 < settings.alpha < 1:
+        raise InputError(f"correction_alpha must lie strictly between 0 and 1, not {settings.alpha!r}")
+    if settings.ci is not None and not 0 < settings.ci < 1:
+        raise InputError(f"ci (a confidence level) must lie strictly between 0 and 1, not {settings.ci!r}")
+    tests.check_samples(settings.samples)
+
+
+def _baseline_names(baseline, names: list[str]) -> list[str]:
+    """The baselines as run names: ``baseline`` is a name or an index, or a list of them."""
+    if baseline is None:
+        return []
+    given = list(baseline) if isinstance(baseline, list | tuple) else [baseline]
+    found = [_baseline_name(b, names) for b in given]
+    if len(set(found)) < len(found):
+        raise InputError(f"a baseline is given twice: {given}")
+    return found
+
+
+def _baseline_name(baseline, names: list[str]) -> str:
+    if isinstance(baseline, int | np.integer) and not isinstance(baseline, bool):
+        if not 0 <= baseline < len(names):
+            raise InputError(f"baseline index {baseline} is out of range for {len(names)} runs")
+        return names[baseline]
+    if str(baseline) not in names:
+        raise InputError(f"unknown baseline {baseline!r}", expected=f"one of the runs: {', '.join(names)}")
+    return str(baseline)
 
 
 def long_table(values: Mapping[str, pd.DataFrame], round: int | Mapping[str, int] | None = None) -> pd.DataFrame:
@@ -337,44 +548,6 @@ def long_table(values: Mapping[str, pd.DataFrame], round: int | Mapping[str, int
 def _round(column: str, value: float, round: int | Mapping[str, int] | None) -> float:
     places = round.get(column) if isinstance(round, Mapping) else round
     return value if places is None else float(np.round(value, places))
-
-
-def _baseline_name(baseline, names: list[str]) -> str | None:
-    if baseline is None:
-        return None
-    if isinstance(baseline, int | np.integer) and not isinstance(baseline, bool):
-        if not 0 <= baseline < len(names):
-            raise InputError(f"baseline index {baseline} is out of range for {len(names)} runs")
-        return names[baseline]
-    if str(baseline) not in names:
-        raise InputError(f"unknown baseline {baseline!r}", expected=f"one of the runs: {', '.join(names)}")
-    return str(baseline)
-
-
-def _test_function(test) -> Callable:
-    from scipy import stats
-
-    if callable(test):
-        return test
-    functions = {"t": stats.ttest_rel, "wilcoxon": stats.wilcoxon, "sign": sign_test}
-    if test not in functions:
-        raise InputError(f"unknown test {test!r}", expected=f"one of {', '.join(TESTS)}, or a callable")
-    return functions[test]
-
-
-def _check_correction(correction: str, baseline: str | None) -> None:
-    from statsmodels.stats.multitest import multipletests
-
-    if baseline is None:
-        raise InputError("a multiple-testing correction needs a baseline")
-    try:
-        multipletests([0.5], method=correction)
-    except ValueError:
-        raise InputError(
-            f"unknown correction {correction!r}",
-            expected="a statsmodels multipletests method: bonferroni, holm, sidak, holm-sidak, simes-hochberg, "
-            "hommel, fdr_bh, fdr_by, fdr_tsbh, fdr_tsbky",
-        ) from None
 
 
 def _check_round(round) -> None:
@@ -412,46 +585,3 @@ def _check_overlap(rankings: Mapping[str, Ranking], judgments: Judgments, wanted
 
 def _examples(ids: set[str], n: int = 3) -> str:
     return ", ".join(sorted(ids)[:n]) or "none"
-
-
-def render(table: pd.DataFrame, format: str = "table") -> str:
-    """The table as text: ``table`` (aligned, 4 decimals; the measure values, then a block of test columns per
-    measure), ``csv``, ``json`` (records) or ``markdown`` (one table, 4 decimals)."""
-    if format == "csv":
-        return table.to_csv(index=False)
-    if format == "json":
-        return table.to_json(orient="records", indent=1) + "\n"
-    cells = {column: [_cell(column, v) for v in table[column]] for column in table.columns}
-    if format == "table":
-        return _text_blocks(table, pd.DataFrame(cells))
-    if format == "markdown":
-        right = {c: pd.api.types.is_numeric_dtype(table[c]) for c in table.columns}
-        lines = ["| " + " | ".join(table.columns) + " |"]
-        lines.append("|" + "|".join("---:" if right[c] else ":---" for c in table.columns) + "|")
-        lines += ["| " + " | ".join(cells[c][i] for c in table.columns) + " |" for i in range(len(table))]
-        return "\n".join(lines) + "\n"
-    raise InputError(f"unknown output format {format!r}", expected=", ".join(FORMATS))
-
-
-def _text_blocks(table: pd.DataFrame, cells: pd.DataFrame) -> str:
-    """The values of every measure side by side, then per measure a block of its test columns."""
-    measures = [c for c in table.columns if not c.endswith(TEST_SUFFIXES)]
-    blocks = [cells[measures]]
-    for measure in measures[1:]:
-        tests = [measure + suffix for suffix in TEST_SUFFIXES if measure + suffix in table.columns]
-        if tests:
-            renamed = {"name": measure} | {c: c[len(measure) + 1 :] for c in tests}
-            blocks.append(cells[[measures[0], *tests]].rename(columns=renamed))
-    return "\n\n".join(block.to_string(index=False) for block in blocks) + "\n"
-
-
-def _cell(column: str, value) -> str:
-    if isinstance(value, bool | np.bool_) or not isinstance(value, float | np.floating):
-        return str(value)
-    if math.isnan(value):
-        return ""
-    if column.endswith((" +", " -")):
-        return str(int(value))
-    if "p-value" in column and value < 1e-3:
-        return f"{value:.1e}"
-    return f"{value:.4f}"

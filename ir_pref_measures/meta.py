@@ -30,11 +30,11 @@ from ir_pref_measures import tables
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judgments import Judgments, combine
 from ir_pref_measures.sources import load_combined
+from ir_pref_measures.stats import bootstrap_test, randomisation_test, t_test
 
 TESTS = ("t", "randomised", "bootstrap")
 BINOMIAL_METHODS = ("exact", "normal")
 TIE = "tie"
-BLOCK = 1 << 22  # entries of one (pairs x resamples) block of a resampling test: bounds memory
 
 
 def progress(total: int, desc: str):
@@ -217,71 +217,6 @@ def _pair_differences(values: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.
     return i, j, (array[:, i] - array[:, j]).T
 
 
-def _exceeds(null: np.ndarray, observed: np.ndarray) -> np.ndarray:
-    """|null| >= |observed| up to the relative tolerance ``scipy.stats.permutation_test`` uses (100 eps)."""
-    observed = np.abs(observed)
-    return np.abs(null) >= observed - observed * 100 * np.finfo(np.float64).eps
-
-
-def _t_test(d: np.ndarray) -> np.ndarray:
-    """Two-sided paired t-test per row of differences (as ``scipy.stats.ttest_rel``)."""
-    from scipy import stats
-
-    n = d.shape[1]
-    mean = d.mean(axis=1)
-    sd = d.std(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / (sd / math.sqrt(n))
-    return 2 * stats.t.sf(np.abs(t), n - 1)
-
-
-def _randomised_test(d: np.ndarray, samples: int, rng: np.random.Generator) -> np.ndarray:
-    """Two-sided paired randomisation test of the mean difference: each query's difference keeps or flips its
-    sign. Exact (all 2^n sign vectors, p = share as extreme) when 2^n <= ``samples``; otherwise ``samples``
-    random sign vectors and p = (1 + as extreme) / (1 + samples), as ``scipy.stats.permutation_test``."""
-    n = d.shape[1]
-    if n < 63 and 2**n <= samples:
-        signs = 1 - 2 * ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)
-        adjust = 0
-    else:
-        signs = 1 - 2 * rng.integers(0, 2, size=(samples, n))
-        adjust = 1
-    observed = d.sum(axis=1, keepdims=True)
-    count = np.zeros(len(d), dtype=np.int64)
-    for block in _blocks(len(signs), len(d)):
-        count += _exceeds(d @ signs[block].T.astype(np.float64), observed).sum(axis=1)
-    return (count + adjust) / (len(signs) + adjust)
-
-
-def _bootstrap_test(d: np.ndarray, samples: int, rng: np.random.Generator) -> np.ndarray:
-    """Two-sided paired bootstrap test (Sakai, SIGIR 2006): resample the queries of the differences shifted to
-    mean 0 (``rng.integers(0, n, (samples, n))``) and count the studentised means at least as extreme as the
-    observed t; p = (1 + as extreme) / (1 + samples)."""
-    n = d.shape[1]
-    sd = d.std(axis=1, ddof=1, keepdims=True)
-    mean = d.mean(axis=1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        observed = mean / (sd / math.sqrt(n))
-    z = d - mean
-    draws = rng.integers(0, n, size=(samples, n))
-    counts = np.bincount((draws + n * np.arange(samples)[:, None]).ravel(), minlength=samples * n)
-    counts = counts.reshape(samples, n).astype(np.float64)
-    count = np.zeros(len(d), dtype=np.int64)
-    for block in _blocks(samples, len(d)):
-        total, squares = z @ counts[block].T, (z * z) @ counts[block].T
-        with np.errstate(divide="ignore", invalid="ignore"):
-            var = np.maximum(squares - total * total / n, 0) / (n - 1)
-            t = (total / n) / np.sqrt(var / n)
-        count += (_exceeds(t, observed) & ~np.isnan(t)).sum(axis=1)
-    p = (count + 1) / (samples + 1)
-    return np.where(np.isnan(observed[:, 0]), np.nan, p)
-
-
-def _blocks(rows: int, pairs: int) -> list[slice]:
-    size = max(1, BLOCK // max(pairs, 1))
-    return [slice(start, start + size) for start in range(0, rows, size)]
-
-
 def paired_p_values(values: pd.DataFrame, test: str = "t", *, samples: int = 10_000, seed: int = 0) -> pd.DataFrame:
     """Two-sided p-values of a paired test between every two runs (a symmetric runs x runs frame, NaN on the
     diagonal). ``values``: one row per query, one column per run. ``test``: ``"t"`` (Student's paired t-test,
@@ -295,11 +230,11 @@ def paired_p_values(values: pd.DataFrame, test: str = "t", *, samples: int = 10_
     i, j, d = _pair_differences(values)
     rng = np.random.default_rng(seed)
     if test == "t":
-        p = _t_test(d)
+        p = t_test(d)
     elif test == "randomised":
-        p = _randomised_test(d, int(samples), rng)
+        p = randomisation_test(d, int(samples), rng)
     else:
-        p = _bootstrap_test(d, int(samples), rng)
+        p = bootstrap_test(d, int(samples), rng)
     matrix = np.full((values.shape[1],) * 2, np.nan)
     matrix[i, j] = matrix[j, i] = p
     return pd.DataFrame(matrix, index=values.columns, columns=values.columns)

@@ -36,15 +36,15 @@ def test_csv_by_bare_id_equals_the_python_table(capsys, dl19_runs):
         capsys, DL19, *dl19_runs, "-m", *MEASURES, "--baseline", dl19_runs[0], "--correction", "holm", "--format", "csv"
     )
     table = pd.read_csv(io.StringIO(out))
-    expected = Experiment(dl19_runs, "irds:" + DL19, MEASURES, baseline="ICT-BERT2.txt", correction="holm")
-    assert list(table["name"]) == ["ICT-BERT2.txt", "ICT-CKNRM_B.txt", "ICT-CKNRM_B50.txt"]
+    expected = Experiment(dl19_runs, "irds:" + DL19, MEASURES, baseline="ICT-BERT2", correction="holm")
+    assert list(table["name"]) == ["ICT-BERT2", "ICT-CKNRM_B", "ICT-CKNRM_B50"]
     pd.testing.assert_frame_equal(table, expected, check_dtype=False, rtol=1e-12)
 
 
 def test_json_markdown_table_and_output_file(capsys, tmp_path, dl19_runs):
-    arguments = [DL19, *dl19_runs, "-m", "nDCG@10", "rpp", "--baseline", "ICT-BERT2.txt"]
+    arguments = [DL19, *dl19_runs, "-m", "nDCG@10", "rpp", "--baseline", "ICT-BERT2"]
     records = json.loads(run_command(capsys, *arguments, "--format", "json"))
-    assert [r["name"] for r in records] == ["ICT-BERT2.txt", "ICT-CKNRM_B.txt", "ICT-CKNRM_B50.txt"]
+    assert [r["name"] for r in records] == ["ICT-BERT2", "ICT-CKNRM_B", "ICT-CKNRM_B50"]
     assert records[0]["nDCG@10 p-value"] is None and records[1]["rpp +"] > 0
     markdown = run_command(capsys, *arguments, "--format", "markdown").splitlines()
     assert len(markdown) == 5 and markdown[0].startswith("| name | nDCG@10 | rpp | nDCG@10 + |")
@@ -79,7 +79,7 @@ def test_a_run_with_no_query_in_common_and_a_missing_file(capsys, tmp_path, dl19
     stranger = tmp_path / "stranger.run"
     stranger.write_text("x1 Q0 d1 1 2.0 r\n")
     assert main(["experiment", DL19, dl19_runs[0], str(stranger), "-m", "nDCG@10"]) == 2
-    assert "run 'stranger.run' has no query in common with the judgments" in capsys.readouterr().err
+    assert "run 'stranger' has no query in common with the judgments" in capsys.readouterr().err
     assert main(["experiment", missing_dataset_id, dl19_runs[0], "-m", "nDCG@10"]) == 2
     assert "not in the local cache" in capsys.readouterr().err
 
@@ -89,20 +89,20 @@ def test_cast2019_sixteen_runs_with_crowd_preferences_from_the_command_line(irds
     runs = [str(testdata("cast2019_runs_decaf", f"decaf_exp{n}.run.gz")) for n in range(1, 17)]
     prefs = str(testdata("cast2019_toppref", "TREC-CAsT-2019.pref"))
     command = [sys.executable, "-m", "ir_pref_measures", "experiment", "trec-cast/v1/2019/judged", *runs]
-    command += ["--prefs", prefs, "-m", *MEASURES, "--baseline", "decaf_exp1.run", "--correction", "holm"]
+    command += ["--prefs", prefs, "-m", *MEASURES, "--baseline", "decaf_exp1", "--correction", "holm"]
     done = subprocess.run([*command, "--format", "csv"], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     table = pd.read_csv(io.StringIO(done.stdout)).set_index("name")
-    assert list(table.index) == [f"decaf_exp{n}.run" for n in range(1, 17)]
-    assert table.loc["decaf_exp1.run", "rpp"] == 0.0 and table["rpp p-value corrected"].iloc[1:].notna().all()
+    assert list(table.index) == [f"decaf_exp{n}" for n in range(1, 17)]
+    assert table.loc["decaf_exp1", "rpp"] == 0.0 and table["rpp p-value corrected"].iloc[1:].notna().all()
     # graded measures on the qrels alone (read independently), preference measures on the combined judgments
     qrels = list(ir_measures.read_trec_qrels(str(testdata("cast2019_qrels", "2019qrels.txt"))))
     for n, run in enumerate(runs, start=1):
         expected = ir_measures.calc_aggregate([ir_measures.nDCG @ 10], qrels, ir_measures.read_trec_run(run))
-        assert table.loc[f"decaf_exp{n}.run", "nDCG@10"] == pytest.approx(expected[ir_measures.nDCG @ 10], rel=1e-12)
+        assert table.loc[f"decaf_exp{n}", "nDCG@10"] == pytest.approx(expected[ir_measures.nDCG @ 10], rel=1e-12)
     appref = ir_measures.parse_measure("APpref")
     combined = load_combined(pd.DataFrame(qrels), prefs, format="winner")
     run = list(ir_measures.read_trec_run(runs[0]))
     with_prefs = ir_measures.calc_aggregate([appref], combined, run)[appref]
-    assert table.loc["decaf_exp1.run", "APpref"] == pytest.approx(with_prefs, rel=1e-12)
+    assert table.loc["decaf_exp1", "APpref"] == pytest.approx(with_prefs, rel=1e-12)
     assert not np.isclose(with_prefs, ir_measures.calc_aggregate([appref], qrels, run)[appref])

@@ -211,14 +211,14 @@ def test_meta_stability_pr_and_agreement_commands(tmp_path, files, capsys):
     written(tmp_path / "pr.pdf")
     assert "wrote" not in result.stdout and result.stderr == f"wrote {tmp_path / 'pr.pdf'}\n"
     gold = tmp_path / "gold.txt"
-    gold.write_text("query winner\n" + "".join(f"q{q} {('run0.run', 'run1.run', 'tie')[q % 3]}\n" for q in range(5)))
+    gold.write_text("query winner\n" + "".join(f"q{q} {('run0', 'run1', 'tie')[q % 3]}\n" for q in range(5)))
     result = cli(
         capsys, "agreement", gold, "--runs", runs[0], runs[1], "-j", qrels, "-m", "nDCG@3", "--plot", tmp_path / "e.png"
     )
     assert result.returncode == 0, result.stderr
-    assert "run0.run better" in result.stdout and "binomial p" in result.stdout
+    assert "run0 better" in result.stdout and "binomial p" in result.stdout
     written(tmp_path / "e.png")
-    gold.write_text("q0 run0.run\nq1 nobody\n")
+    gold.write_text("q0 run0\nq1 nobody\n")
     bad = cli(capsys, "agreement", gold, "--runs", runs[0], runs[1], "-j", qrels, "-m", "nDCG@3")
     assert bad.returncode == 2 and "gold.txt:2" in bad.stderr
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ir_pref_measures.names import renamed_report
 from ir_pref_measures.presets import compatibility_report
 
 
@@ -22,8 +23,22 @@ def add_parser(subparsers) -> None:
     )
     compat.add_argument("qrels")
     compat.add_argument("run")
+    names = compat.add_mutually_exclusive_group()
+    names.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the run id in the output (default: the run tag of the last RUN line, as compatibility.py)",
+    )
+    names.add_argument(
+        "--file-name",
+        dest="name",
+        action="store_const",
+        const="",
+        help="the run id is the file name without folder, 'input.', '.gz' and extension (as the other commands)",
+    )
     compat.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> None:
-    sys.stdout.write(compatibility_report(args.qrels, args.run, args.p, normalize=not args.no_normalize))
+    report = compatibility_report(args.qrels, args.run, args.p, normalize=not args.no_normalize)
+    sys.stdout.write(renamed_report(report, args.name, args.run))

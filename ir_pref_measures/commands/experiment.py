@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+import warnings
 
 from ir_pref_measures import sources
-from ir_pref_measures.commands.options import check_writable, probability
-from ir_pref_measures.compare import load_runs
-from ir_pref_measures.experiment import FORMATS, TESTS, Experiment, render
+from ir_pref_measures.commands.options import check_writable, positive_int, probability
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.experiment import DEFAULT_SET, TESTS, DepthWarning, Experiment
 from ir_pref_measures.formats import PREFERENCE_FORMATS
+from ir_pref_measures.names import named_paths
+from ir_pref_measures.render import FORMATS, render
+from ir_pref_measures.stats import SAMPLES
 
 
 def add_parser(subparsers) -> None:
@@ -19,11 +24,24 @@ def add_parser(subparsers) -> None:
         help="a PyTerrier-style table: runs x measures, with a baseline and significance tests",
         description="Evaluate RUN files with graded, preference and pairwise measures on JUDGMENTS (a qrels "
         "file, a preference file, or an ir_datasets ID such as msmarco-passage/trec-dl-2019/judged), optionally "
-        "combined with --prefs. Runs are named by their file name without 'input.' and '.gz'. Put the runs "
-        "before -m.",
+        "combined with --prefs, and on other judgment sets (-j NAME=SOURCE, then -m NAME:MEASURE). Runs are named "
+        "by their file name without folder, 'input.', '.gz' and extension, or by --names. Put the runs before -m.",
     )
-    parser.add_argument("judgments", metavar="JUDGMENTS", help="[NAME=]SOURCE: NAME= makes it a judgment group")
-    parser.add_argument("runs", nargs="+", metavar="RUN")
+    parser.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="JUDGMENTS RUN",
+        help="JUDGMENTS ([NAME=]SOURCE; NAME= makes it a judgment group; measures without SET: use it), then the runs",
+    )
+    parser.add_argument(
+        "-j",
+        "--judgments",
+        action="append",
+        default=[],
+        metavar="NAME=SOURCE",
+        help="another judgment set, named (repeatable): a file, an ir_datasets ID, or SOURCE+SOURCE (their "
+        "union); -m NAME:MEASURE evaluates on it, column 'MEASURE [NAME]'",
+    )
     parser.add_argument(
         "-m",
         "--measures",
@@ -32,7 +50,7 @@ def add_parser(subparsers) -> None:
         required=True,
         metavar="MEASURE",
         help="ir_measures names (nDCG@10, APpref, 'PGC(p=0.9)', prefs_avgjg) and pairwise ones (rpp, lexiprecision, "
-        "...); GROUP:MEASURE on one judgment group",
+        "...); SET:MEASURE on a judgment set (-j), GROUP:MEASURE on a judgment group",
     )
     parser.add_argument(
         "--prefs",
@@ -45,10 +63,23 @@ def add_parser(subparsers) -> None:
     parser.add_argument(
         "--prefs-format",
         choices=PREFERENCE_FORMATS,
-        help="format of the preference file (--prefs, or JUDGMENTS if it is one); detected when unambiguous",
+        help="format of the preference files (--prefs, -j, or JUDGMENTS if it is one); detected when unambiguous",
     )
-    parser.add_argument("--baseline", metavar="NAME", help="the baseline run (its name or its path)")
+    parser.add_argument("--names", nargs="+", metavar="NAME", help="the runs' names, in the order of the runs")
+    parser.add_argument("--topk", type=positive_int, metavar="K", help="cut every run at rank K first")
+    parser.add_argument(
+        "--baseline", action="append", metavar="NAME", help="a baseline run (its name or path; repeatable)"
+    )
     parser.add_argument("--test", choices=TESTS, default="t", help="significance test (default t)")
+    parser.add_argument(
+        "--samples",
+        type=positive_int,
+        default=SAMPLES,
+        help=f"resamples of the permutation and bootstrap tests and intervals (default {SAMPLES})",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    parser.add_argument("--ci", type=probability, metavar="LEVEL", help="bootstrap confidence intervals, e.g. 0.95")
+    parser.add_argument("--effect-size", action="store_true", help="the standardised mean difference to the baseline")
     parser.add_argument("--correction", metavar="METHOD", help="multiple-testing correction, e.g. holm, bonferroni")
     parser.add_argument("--alpha", type=probability, default=0.05, help="alpha of the correction (default 0.05)")
     parser.add_argument("--perquery", action="store_true", help="the long table name, qid, measure, value")
@@ -61,24 +92,44 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> None:
     check_writable(args.output)
-    judgments = sources.grouped([args.judgments, *args.prefs], preference_format=args.prefs_format)
-    runs = load_runs(args.runs)
-    baseline = args.baseline
+    if args.perquery and args.format in ("latex", "html"):
+        raise InputError(f"--perquery gives the long table name, qid, measure, value: not a {args.format} table")
+    if len(args.inputs) < 2:
+        raise InputError("give JUDGMENTS and at least one RUN")
+    judgments = {DEFAULT_SET: sources.grouped([args.inputs[0], *args.prefs], preference_format=args.prefs_format)}
+    for name, judged in sources.judgment_sets(args.judgments, args.prefs_format).items() if args.judgments else ():
+        if name in judgments:
+            raise InputError(f"-j {name}=...: the judgment set {name!r} is named twice (or needs a name)")
+        judgments[name] = judged
+    paths = args.inputs[1:]
+    runs = named_paths(paths, args.names)
     by_path = {os.fspath(path): name for name, path in runs.items()}
-    baseline = by_path.get(baseline, baseline)
-    table = Experiment(
-        runs,
-        judgments,
-        args.measures,
-        baseline=baseline,
-        test=args.test,
-        correction=args.correction,
-        correction_alpha=args.alpha,
-        perquery=args.perquery,
-        round=args.round,
-        topics=args.topics,
-    )
-    text = render(table, args.format)
+    baseline = [by_path.get(b, b) for b in args.baseline or []]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DepthWarning)
+        table = Experiment(
+            runs,
+            judgments,
+            args.measures,
+            baseline=baseline or None,
+            test=args.test,
+            samples=args.samples,
+            seed=args.seed,
+            ci=args.ci,
+            effect_size=args.effect_size,
+            correction=args.correction,
+            correction_alpha=args.alpha,
+            perquery=args.perquery,
+            round=args.round,
+            topics=args.topics,
+            topk=args.topk,
+        )
+    text = render(table, args.format, args.round, alpha=args.alpha)
+    for warning in caught:
+        if issubclass(warning.category, DepthWarning):
+            print(f"warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(text)

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.names import renamed_report
 from ir_pref_measures.presets import greedy_pgc_report
 
 
@@ -20,10 +21,21 @@ def add_parser(subparsers) -> None:
     greedy.add_argument("-p", type=float, default=0.8, help="RBO persistence (default 0.8, as the script)")
     greedy.add_argument("prefs")
     greedy.add_argument("run")
+    names = greedy.add_mutually_exclusive_group()
+    names.add_argument(
+        "--name", metavar="NAME", help="the run id in the output (default: the RUN path, as greedy_pgc.py)"
+    )
+    names.add_argument(
+        "--file-name",
+        dest="name",
+        action="store_const",
+        const="",
+        help="the run id is the file name without folder, 'input.', '.gz' and extension (as the other commands)",
+    )
     greedy.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> None:
     if not 0 < args.p <= 1:
         raise InputError(f"value of p = {args.p} out of range (0, 1]")
-    sys.stdout.write(greedy_pgc_report(args.prefs, args.run, args.p))
+    sys.stdout.write(renamed_report(greedy_pgc_report(args.prefs, args.run, args.p), args.name, args.run))

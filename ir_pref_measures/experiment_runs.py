@@ -1,0 +1,125 @@
+"""The runs of an experiment, by name, as :class:`~ir_pref_measures.rankings.Ranking` s: names (one rule,
+:mod:`ir_pref_measures.names`), PyTerrier Transformers run on topics, and depth (``topk`` and the warning when the
+runs' depths differ)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ir_pref_measures import sources
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.names import named_paths
+from ir_pref_measures.rankings import Ranking
+
+
+class DepthWarning(UserWarning):
+    """The runs retrieve different numbers of documents per query."""
+
+
+def named_runs(
+    runs,
+    names: Sequence[str] | None = None,
+    *,
+    topics=None,
+    judged: set[str] | None = None,
+    batch_size: int | None = None,
+    verbose: bool = False,
+    save_dir: str | os.PathLike | None = None,
+    save_mode: str = "warn",
+) -> dict[str, Ranking]:
+    """Runs by name as :class:`Ranking` s (each read once): from a mapping, from ``names`` and a sequence of
+    runs, or from a sequence of runs named by :func:`default_names`. PyTerrier Transformers are run on
+    ``topics`` (only the ``judged`` ones, when given) by :func:`ir_pref_measures.adapters.pyterrier.results`."""
+    if isinstance(runs, str | os.PathLike) or _is_transformer(runs) or isinstance(runs, pd.DataFrame):
+        runs = [runs]
+    if names is not None:
+        runs = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
+        if isinstance(names, str) or len(names) != len(runs):
+            raise InputError(f"{1 if isinstance(names, str) else len(names)} names for {len(runs)} runs")
+        named = named_paths(runs, names)
+    elif isinstance(runs, Mapping):
+        named = {str(name): run for name, run in runs.items()}
+    else:
+        runs = list(runs)
+        named = named_paths(runs, default_names(runs))
+    if not named:
+        raise InputError("no runs to evaluate")
+    rankings = {}
+    for name, run in named.items():
+        if _is_transformer(run):
+            from ir_pref_measures.adapters.pyterrier import results
+
+            run = results(
+                run, _topics_for(topics, judged, name), batch_size=batch_size, verbose=verbose,
+                save_file=None if save_dir is None else os.path.join(os.fspath(save_dir), f"{name}.res.gz"),
+                save_mode=save_mode,
+            )  # fmt: skip
+        rankings[name] = sources.ranking(run)
+    return rankings
+
+
+def default_names(runs: Sequence) -> list[str]:
+    """Each run's default name: a file's :func:`~ir_pref_measures.names.run_name`, a Transformer's ``str()``
+    (PyTerrier's rule), ``run<i>`` (1-based position) otherwise."""
+    from ir_pref_measures.names import run_name
+
+    return [
+        run_name(run) if isinstance(run, str | os.PathLike) else str(run) if _is_transformer(run) else f"run{i}"
+        for i, run in enumerate(runs, 1)
+    ]
+
+
+def _is_transformer(run) -> bool:
+    return callable(getattr(run, "transform", None)) and not isinstance(run, pd.DataFrame)
+
+
+def _topics_for(topics, judged: set[str] | None, name: str) -> pd.DataFrame:
+    if not isinstance(topics, pd.DataFrame):
+        raise InputError(f"run {name!r} is a Transformer: give the topics as a DataFrame (qid, query)")
+    if judged is None:
+        return topics
+    kept = topics[topics["qid"].astype(str).isin(judged)]
+    if kept.empty:
+        raise InputError("the topics and the judgments have no query in common (filter_by_qrels=True)")
+    return kept
+
+
+def truncate(ranking: Ranking, k: int) -> Ranking:
+    """``ranking`` cut at rank ``k`` (the first ``k`` documents of each query)."""
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise InputError(f"topk must be a positive integer, not {k!r}")
+    keep = ranking.ranks <= k
+    lengths = np.minimum(np.diff(ranking.offsets), k)
+    return Ranking(
+        query_ids=ranking.query_ids,
+        offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+        doc_codes=ranking.doc_codes[keep],
+        doc_vocabulary=ranking.doc_vocabulary,
+        scores=ranking.scores[keep],
+    )
+
+
+def depths(rankings: Mapping[str, Ranking]) -> dict[str, int]:
+    """Each run's depth: the largest number of documents it retrieves for a query."""
+    return {name: int(np.diff(r.offsets).max()) for name, r in rankings.items()}
+
+
+def warn_depths(rankings: Mapping[str, Ranking]) -> None:
+    """A :class:`DepthWarning` when the runs' depths differ, naming them."""
+    found = depths(rankings)
+    if len(set(found.values())) < 2:
+        return
+    listed = ", ".join(f"{name} {depth}" for name, depth in sorted(found.items(), key=lambda item: (-item[1], item[0])))
+    shallow, deep = min(found.values()), max(found.values())
+    warnings.warn(
+        f"the runs retrieve different numbers of documents per query (at most: {listed}; {deep - shallow} more "
+        f"in the deepest); recall-oriented measures (APpref, rpref, RPP, ...) favour the deeper runs: give "
+        f"topk={shallow} (--topk {shallow}) to compare them at the same depth",
+        DepthWarning,
+        stacklevel=3,
+    )
