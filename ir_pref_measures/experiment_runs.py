@@ -13,6 +13,7 @@ import pandas as pd
 
 from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.ids import arrow
 from ir_pref_measures.names import named_paths
 from ir_pref_measures.rankings import Ranking
 
@@ -98,8 +99,7 @@ def truncate(ranking: Ranking, k: int) -> Ranking:
     return Ranking(
         query_ids=ranking.query_ids,
         offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-        doc_codes=ranking.doc_codes[keep],
-        doc_vocabulary=ranking.doc_vocabulary,
+        doc_text=ranking.doc_text.filter(arrow(keep)),
         scores=ranking.scores[keep],
     )
 
