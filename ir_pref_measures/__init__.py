@@ -29,16 +29,17 @@ _ir_measures_adapter.register()
 
 globals().update(_ir_measures_adapter.MEASURES)  # ppref, APpref, PGC, prefs_avgjg, ...: one name per measure
 
-_LAZY = {"meta": "ir_pref_measures.meta", "Experiment": "ir_pref_measures.experiment"}
+_LAZY = {"meta": "ir_pref_measures.meta", "dask": "ir_pref_measures.dask", "Experiment": "ir_pref_measures.experiment"}
 
 
 def __getattr__(name: str):
-    """``meta`` and ``Experiment`` are imported on first use: ``import ir_pref_measures`` stays light."""
+    """``meta``, ``dask`` and ``Experiment`` are imported on first use: ``import ir_pref_measures`` stays light
+    (and needs no Dask)."""
     if name in _LAZY:
         import importlib
 
         module = importlib.import_module(_LAZY[name])
-        return module if name == "meta" else getattr(module, name)
+        return getattr(module, name) if name == "Experiment" else module
     raise AttributeError(f"module 'ir_pref_measures' has no attribute {name!r}")
 
 

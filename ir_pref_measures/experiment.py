@@ -69,6 +69,7 @@ def Experiment(
     perquery: bool = False,
     round: int | Mapping[str, int] | None = None,
     topics=None,
+    client=None,
 ) -> pd.DataFrame:
     """Evaluate ``runs`` with ``measures`` on ``judgments``: one row per run, as ``pt.Experiment`` makes it.
 
@@ -91,6 +92,8 @@ def Experiment(
     preferences over it). ``round``: decimal places of the measure values (an int, or per measure name).
     ``topics``: only these queries (a topics DataFrame with ``qid`` or ``query_id``, an ir_datasets ID, or
     query ids); judged queries outside them are left out, topics without judgments are ignored.
+    ``client``: a ``distributed.Client``: the per-query values are computed on its cluster
+    (:func:`ir_pref_measures.dask.per_query`; same values).
     """
     rankings = named_runs(runs, names)
     run_names = list(rankings)
@@ -108,7 +111,12 @@ def Experiment(
     values: dict[str, pd.DataFrame] = {}
     for group, group_measures_ in by_group.items():
         part = _judgments_of(judged, group)
-        values |= per_query(rankings, part, part.qrels(), group_measures_, baseline)
+        if client is None:
+            values |= per_query(rankings, part, part.qrels(), group_measures_, baseline)
+        else:
+            from ir_pref_measures.adapters.dask import per_query as cluster_per_query
+
+            values |= cluster_per_query(rankings, part, part.qrels(), group_measures_, baseline, client=client)
     order = [column for group_measures_ in by_group.values() for column, _ in group_measures_]
     values = {column: values[column] for column in _in_given_order(order, measures, judged)}
     if wanted is not None:
