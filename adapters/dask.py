@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import glob
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 
 import dask
@@ -54,6 +55,7 @@ COLUMNS = {
     QRELS: {"query_id": "str", "doc_id": "str", "relevance": "float64", "line": "int64"},
     PREFERENCES: {"query_id": "str", "doc_id_a": "str", "doc_id_b": "str", "preference": "int8"},
 }
+ABSENT = ""  # the id of a doc or query absent from every judgment (judged ids are never empty)
 RESULT = {"query_id": "str", "measure": "str", "value": "float64"}
 
 
@@ -155,9 +157,9 @@ def _table(source, kind: str, read) -> dd.DataFrame:
 def judgment_frames(source, *, format: str | None = None, repeated: str = "error") -> list[tuple[str, dd.DataFrame]]:
     """Judgments as ``(kind, dask DataFrame)`` pairs, kind ``qrels`` (``query_id, doc_id, relevance, line``) or
     ``preferences`` (``query_id, doc_id_a, doc_id_b, preference``). ``source``: a file (``FORMAT:PATH``
-    names its format), a glob, Parquet, an ir_datasets ID, a dask or pandas DataFrame, or a list of these
-    (their union). ``format``: the format of the files (else detected on a worker, as the local path does)."""
-    if isinstance(source, list | tuple) and not all(isinstance(s, str | os.PathLike) for s in source):
+    names its format), a glob of files, Parquet, an ir_datasets ID, a dask or pandas DataFrame, or a list of
+    these (their union). ``format``: the format of the files (else detected on a worker, as the local path does)."""
+    if isinstance(source, list | tuple):
         return [part for s in source for part in judgment_frames(s, format=format, repeated=repeated)]
     if isinstance(source, dd.DataFrame | pd.DataFrame):
         kind = PREFERENCES if "doc_id_a" in source.columns else QRELS
@@ -191,14 +193,18 @@ def judgment_frames(source, *, format: str | None = None, repeated: str = "error
 def by_query(
     judged: Sequence[dd.DataFrame], others: Sequence[dd.DataFrame] = (), npartitions: int | None = None
 ) -> list[dd.DataFrame]:
-    """``judged`` and ``others`` indexed by ``query_id`` with the same divisions, taken from the query ids of
-    ``judged`` (``npartitions`` of them, default the most partitions among the inputs): partition ``k`` of
-    every frame holds the same queries (rows of unjudged queries beyond the last division go to the last
-    partition, where nothing evaluates them)."""
+    """``judged`` and ``others`` indexed by ``query_id`` with the same divisions: ``npartitions`` (default the
+    most partitions among the inputs) ranges holding equally many judged query ids. Partition ``k`` of every
+    frame holds the same queries (rows of unjudged queries outside the divisions go to the last partition,
+    where nothing evaluates them)."""
     frames = [*judged, *others]
     npartitions = npartitions or max(frame.npartitions for frame in frames)
-    ids = dd.concat([frame[["query_id"]] for frame in judged])
-    divisions = ids.set_index("query_id", npartitions=npartitions).divisions
+    found = dask.compute(*[frame["query_id"].drop_duplicates() for frame in judged])  # the judged ids, once each
+    ids = np.unique(np.concatenate([part.to_numpy(dtype=object) for part in found]).astype(str))
+    if not len(ids):
+        raise InputError("the judgments are empty")
+    at = np.unique(np.linspace(0, len(ids) - 1, min(npartitions, len(ids)) + 1).round().astype(np.int64))
+    divisions = tuple(ids[at].tolist()) if len(at) > 1 else (ids[0], ids[0])
     return [frame.set_index("query_id", divisions=divisions) for frame in frames]
 
 
@@ -217,17 +223,30 @@ def _judgments(parts: Sequence[pd.DataFrame], kinds: Sequence[str]) -> Judgments
 # -- evaluate ----------------------------------------------------------------------------------------------
 
 
+def _ranking_of(run: pd.DataFrame, judged: np.ndarray) -> Ranking:
+    """The run's rows as a :class:`Ranking`; a run holding none of the ``judged`` queries gets one row of an
+    unjudged query (``""``): ir_measures then gives every judged query its measure's default, as it does when
+    a judged query is missing from a run."""
+    frame = run.reset_index() if run.index.name == "query_id" else run
+    if not np.isin(judged, frame["query_id"].unique()).any():
+        frame = pd.DataFrame({"query_id": [ABSENT], "doc_id": [ABSENT], "score": [0.0]})
+    return sources.ranking(frame)
+
+
+def _metrics(measures: list, ranking: Ranking, judgments: Judgments) -> list:
+    """The local path (:func:`ir_pref_measures.adapters.ir_measures.evaluate`), without its warning for a run
+    that holds no judged query of this partition (that is no mistake here)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "the run has no query in common with the judgments")
+        return provider.evaluate(measures, ranking, qrels=judgments.qrels(), judgments=judgments)
+
+
 def _evaluate_partition(run: pd.DataFrame, *parts: pd.DataFrame, kinds: list[str], measures: list[str]) -> pd.DataFrame:
     """``query_id`` (the index), ``measure``, ``value`` of one partition, by the local path."""
-    empty = _empty(RESULT).set_index("query_id")
     judgments = _judgments(parts, kinds)
-    if judgments is None or not len(run) or not np.isin(judgments.query_ids, run.index.unique()).any():
-        return empty  # no judged query of this partition is in the run: nothing, as locally
-    parsed = [provider.parse(name) for name in measures]
-    ranking = sources.ranking(run.reset_index())
-    metrics = provider.evaluate(parsed, ranking, qrels=judgments.qrels(), judgments=judgments)
-    if not metrics:
-        return empty
+    if judgments is None:
+        return _empty(RESULT).set_index("query_id")
+    metrics = _metrics([provider.parse(name) for name in measures], _ranking_of(run, judgments.query_ids), judgments)
     frame = pd.DataFrame(
         {
             "query_id": [m.query_id for m in metrics],
@@ -307,16 +326,14 @@ def _means(parts: list[pd.DataFrame], names: list[str]) -> pd.DataFrame:
 
 # -- compare -----------------------------------------------------------------------------------------------
 
-ABSENT_DOC = ""  # no judged doc has an empty id (ids are checked when read)
-
 
 def _partition_ranking(run: pd.DataFrame, relevant: RelevantDocs) -> Ranking:
     """The run's rows of one partition as a :class:`Ranking`. A run without a judged query in the partition
     gets one row of an unjudged doc in a judged query: only the ranks of relevant docs count, so every value is
     that of a run missing these queries (their worst case), as locally."""
-    frame = run.reset_index()
+    frame = run.reset_index() if run.index.name == "query_id" else run
     if not np.isin(relevant.query_ids, frame["query_id"].unique()).any():
-        frame = pd.DataFrame({"query_id": relevant.query_ids[:1], "doc_id": [ABSENT_DOC], "score": [0.0]})
+        frame = pd.DataFrame({"query_id": relevant.query_ids[:1], "doc_id": [ABSENT], "score": [0.0]})
     return sources.ranking(frame)
 
 
@@ -345,7 +362,8 @@ def _comparison_rows(qrels: pd.DataFrame, *runs: pd.DataFrame, names, options, e
     result = _partition_comparison(qrels, *runs, names=names, options=options)
     if result is None:
         return empty
-    return to_frame(result, perquery=True, summary=False).set_index("query_id")
+    rows = to_frame(result, perquery=True, summary=False).set_index("query_id")
+    return rows.astype({m.name: np.float64 for m in result.measures})  # as compare() returns them
 
 
 def _compare_inputs(runs, qrels, npartitions):
@@ -411,7 +429,7 @@ def compare(
     ).reset_index()
     if not aggregate:
         return rows
-    summary = meta.reset_index().astype({name: "float64" for name in options["measures"]})
+    summary = meta.reset_index()
     task = dask.delayed(_pair_means)(rows.to_delayed(), options["measures"], summary)
     return dd.from_delayed([task], meta=summary, verify_meta=False)
 
@@ -437,24 +455,29 @@ def _split_by_query(frame: pd.DataFrame, bounds: np.ndarray) -> list[pd.DataFram
     return [frame[part == k] for k in range(len(bounds))]
 
 
-def _per_query_part(runs: dict[str, pd.DataFrame], judgments: Judgments, qrels, measures, baseline) -> dict:
-    """``experiment.per_query`` on the queries of one part: the measures of ir_measures on the runs holding
-    any of them, the pairwise preferences on every run (a run holding none is the worst case, as locally)."""
+def _per_query_part(
+    runs: dict[str, pd.DataFrame], judgments: Judgments, qrels, query_ids: np.ndarray, measures, baseline
+) -> dict:
+    """``experiment.per_query`` on the judged ``query_ids`` of one part: the measures of ir_measures on each
+    run's rows of these queries, the pairwise preferences on ``qrels`` (this part's)."""
     from ir_pref_measures.compare import Measure as PairwiseMeasure
     from ir_pref_measures.experiment import per_query as local_per_query
 
     ordinary = [(column, m) for column, m in measures if not isinstance(m, PairwiseMeasure)]
     pairwise = [(column, m) for column, m in measures if isinstance(m, PairwiseMeasure)]
-    held = {name: sources.ranking(frame) for name, frame in runs.items() if len(frame)}
     out = {}
-    if ordinary and held:
-        out |= local_per_query(held, judgments, qrels, ordinary, None)
+    if ordinary:
+        rankings = {name: _ranking_of(frame, query_ids) for name, frame in runs.items()}
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "the run has no query in common with the judgments")
+            found = local_per_query(rankings, judgments, qrels, ordinary, None)
+        out |= {column: frame[frame.index.isin(query_ids)] for column, frame in found.items()}
     if pairwise and qrels is not None and len(qrels):
         try:
             relevant = relevant_docs(qrels)
         except InputError:  # no relevant doc in this part
             return out
-        rankings = {name: _partition_ranking(frame.set_index("query_id"), relevant) for name, frame in runs.items()}
+        rankings = {name: _partition_ranking(frame, relevant) for name, frame in runs.items()}
         out |= local_per_query(rankings, judgments, qrels, pairwise, baseline)
     return out
 
@@ -475,7 +498,8 @@ def per_query(
     local code. Same return value: per measure column, one row per query id (sorted), one column per run."""
     names = list(rankings)
     npartitions = npartitions or 2 * max(1, sum(client.nthreads().values()))
-    bounds = np.asarray([ids[0] for ids in np.array_split(judgments.query_ids, npartitions) if len(ids)], dtype=object)
+    chunks = [ids for ids in np.array_split(judgments.query_ids, npartitions) if len(ids)]
+    bounds = np.asarray([ids[0] for ids in chunks], dtype=object)
     frames = {
         name: _split_by_query(ranking.frame()[list(COLUMNS["run"])], bounds) for name, ranking in rankings.items()
     }
@@ -483,7 +507,13 @@ def per_query(
     shared = client.scatter(judgments, broadcast=True)
     futures = [
         client.submit(
-            _per_query_part, {name: frames[name][k] for name in names}, shared, qrels_parts[k], measures, baseline
+            _per_query_part,
+            {name: frames[name][k] for name in names},
+            shared,
+            qrels_parts[k],
+            chunks[k],
+            measures,
+            baseline,
         )
         for k in range(len(bounds))
     ]
