@@ -87,15 +87,16 @@ def _read_qrels(source, repeated: str) -> pd.DataFrame:
     )
 
 
-def _read_preferences(path: str, format: str | None) -> pd.DataFrame:
+def _read_preferences(path: str, format: str | None, preference_format: str | None) -> pd.DataFrame:
     raw = formats.load(path)
-    return formats.read_preferences(raw, format or formats.detect_format(raw))[list(COLUMNS[PREFERENCES])]
+    format = format or formats.detect_format(raw, preference_format)
+    return formats.read_preferences(raw, format)[list(COLUMNS[PREFERENCES])]
 
 
-def _judgment_kind(path: str, format: str | None) -> str:
+def _judgment_kind(path: str, format: str | None, preference_format: str | None = None) -> str:
     """``qrels`` or ``preferences``: the format named, or detected as the local path detects it."""
     if format is None:
-        format = formats.detect_format(formats.load(path))
+        format = formats.detect_format(formats.load(path), preference_format)
     return QRELS if format == QRELS else PREFERENCES
 
 
@@ -154,13 +155,17 @@ def _table(source, kind: str, read) -> dd.DataFrame:
     return _from_tasks([read(path) for path in paths], COLUMNS[kind])
 
 
-def judgment_frames(source, *, format: str | None = None, repeated: str = "error") -> list[tuple[str, dd.DataFrame]]:
+def judgment_frames(
+    source, *, format: str | None = None, preference_format: str | None = None, repeated: str = "error"
+) -> list[tuple[str, dd.DataFrame]]:
     """Judgments as ``(kind, dask DataFrame)`` pairs, kind ``qrels`` (``query_id, doc_id, relevance, line``) or
     ``preferences`` (``query_id, doc_id_a, doc_id_b, preference``). ``source``: a file (``FORMAT:PATH``
     names its format), a glob of files, Parquet, an ir_datasets ID, a dask or pandas DataFrame, or a list of
-    these (their union). ``format``: the format of the files (else detected on a worker, as the local path does)."""
+    these (their union). ``format``: the format of the files, else detected on a worker as the local path
+    detects it (``preference_format``: the format of a preference file where several fit)."""
     if isinstance(source, list | tuple):
-        return [part for s in source for part in judgment_frames(s, format=format, repeated=repeated)]
+        named = {"format": format, "preference_format": preference_format, "repeated": repeated}
+        return [part for s in source for part in judgment_frames(s, **named)]
     if isinstance(source, dd.DataFrame | pd.DataFrame):
         kind = PREFERENCES if "doc_id_a" in source.columns else QRELS
         return [(kind, _table(source, kind, None))]
@@ -175,13 +180,13 @@ def judgment_frames(source, *, format: str | None = None, repeated: str = "error
     parts = []
     for location in named:
         if location.format is None:  # detected on a worker, from the file's lines
-            kind = dask.delayed(_judgment_kind)(location.path, None).compute()
+            kind = dask.delayed(_judgment_kind)(location.path, None, preference_format).compute()
         else:
             kind = _judgment_kind(location.path, location.format)
         task = (
             dask.delayed(_read_qrels)(location, repeated)
             if kind == QRELS
-            else dask.delayed(_read_preferences)(location.path, location.format)
+            else dask.delayed(_read_preferences)(location.path, location.format, preference_format)
         )
         parts.append((kind, _from_tasks([task], COLUMNS[kind])))
     return parts
@@ -278,6 +283,7 @@ def evaluate(
     measures,
     *,
     format: str | None = None,
+    preference_format: str | None = None,
     npartitions: int | None = None,
     aggregate: bool = False,
 ) -> dd.DataFrame:
@@ -287,12 +293,14 @@ def evaluate(
     (:func:`ir_pref_measures.adapters.ir_measures.evaluate`, the ``eval`` command).
 
     ``judgments``: graded qrels and/or preferences (:func:`judgment_frames`; a list is their union), ``run``:
-    :func:`run_frame`. ``format``: the format of judgment files. ``npartitions``: partitions by query (results
+    :func:`run_frame`. ``format``: the format of judgment files (``preference_format``: of the preference
+    files, where detection finds several). ``npartitions``: partitions by query (results
     do not depend on it). ``aggregate=True``: one row per measure, ``measure, value``, its mean over queries (a
     sum for trec_eval's counts), summed in query id order as the local path sums.
     """
     names = _measure_names(measures)
-    kinds, frames = zip(*judgment_frames(judgments, format=format), strict=True)
+    found = judgment_frames(judgments, format=format, preference_format=preference_format)
+    kinds, frames = zip(*found, strict=True)
     *parts, run_part = by_query(frames, [run_frame(run)], npartitions)
     values = dd.map_partitions(
         _evaluate_partition,
@@ -443,6 +451,51 @@ def _pair_means(parts: list[pd.DataFrame], measures: list[str], summary: pd.Data
     means = means.reset_index()
     means.insert(0, "query_id", SUMMARY)
     return means.astype(summary.dtypes.to_dict())
+
+
+def comparison(
+    runs,
+    qrels,
+    measures: Sequence[str] = DEFAULT_MEASURES,
+    binary: float | None = None,
+    floor: float | None = None,
+    topk: int | None = None,
+    *,
+    graded_rpp: bool = True,
+    npartitions: int | None = None,
+) -> Comparison:
+    """The :class:`~ir_pref_measures.compare.Comparison` of ``compare.evaluate`` (the ``compare`` command's),
+    computed on the cluster and gathered: queries in the order of their first relevant line in ``qrels``
+    (``pref_eval``'s order; the qrels are read on the client for it, the runs only on the workers)."""
+    options = {
+        "measures": [m.name for m in parse_measures(measures)],
+        "baseline": None,
+        "binary": binary,
+        "floor": floor,
+        "topk": topk,
+        "graded_rpp": graded_rpp,
+    }
+    order = relevant_docs(sources.qrels_table(qrels, repeated="keep"), binary=binary, floor=floor, order="file")
+    names, qrels_part, run_parts = _compare_inputs(runs, qrels, npartitions)
+    pieces = zip(qrels_part.to_delayed(), *[part.to_delayed() for part in run_parts], strict=True)
+    tasks = [dask.delayed(_partition_comparison)(*piece, names=names, options=options) for piece in pieces]
+    found = [part for part in dask.compute(*tasks) if part is not None]
+    query_ids = np.concatenate([part.query_ids for part in found])
+    take = pd.Index(query_ids).get_indexer(order.query_ids)  # each relevant query is in one partition
+
+    def joined(values: str, name: str) -> np.ndarray:
+        return np.concatenate([getattr(part, values)[name] for part in found], axis=1)[:, take]
+
+    first = found[0]
+    return Comparison(
+        runs=names,
+        query_ids=order.query_ids,
+        run_i=first.run_i,
+        run_j=first.run_j,
+        measures=first.measures,
+        pair_values={name: joined("pair_values", name) for name in first.pair_values},
+        run_values={name: joined("run_values", name) for name in first.run_values},
+    )
 
 
 # -- the experiment table ----------------------------------------------------------------------------------

@@ -204,3 +204,22 @@ def test_a_worker_killed_mid_run(client):
     os.kill(pid, signal.SIGKILL)
     _assert_same(future.result(timeout=120), local)
     client.wait_for_workers(2, timeout=60)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["eval", "{qrels}", "{run}", "nDCG@10", "APpref", "PGC", "-q"],
+        ["compare", "-R", "{qrels}", "-q", "{run}", "{run2}"],
+        ["experiment", "{qrels}", "{run}", "{run2}", "-m", "nDCG@10", "ppref@10", "rpp", "--baseline", "p_bm25.txt"],
+    ],
+)
+def test_the_commands_on_a_scheduler_print_what_they_print_locally(client, capsys, argv):
+    from ir_pref_measures.commands import main
+
+    paths = {"qrels": _qrels(), "run": _run("ICT-BERT2"), "run2": _run("p_bm25")}
+    argv = [part.format(**paths) for part in argv]
+    assert main(argv) == 0, capsys.readouterr().err
+    local = capsys.readouterr().out
+    assert main([*argv, "--dask", client.scheduler.address]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out == local

@@ -7,7 +7,7 @@ import argparse
 import os
 
 from ir_pref_measures import sources
-from ir_pref_measures.commands.options import check_writable, probability
+from ir_pref_measures.commands.options import add_dask_option, check_writable, dask_client, probability
 from ir_pref_measures.compare import load_runs
 from ir_pref_measures.experiment import FORMATS, TESTS, Experiment, render
 from ir_pref_measures.formats import PREFERENCE_FORMATS
@@ -56,6 +56,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--round", type=int, choices=range(0, 17), metavar="N", help="round to N decimals (0-16)")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    add_dask_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -66,18 +67,20 @@ def run(args: argparse.Namespace) -> None:
     baseline = args.baseline
     by_path = {os.fspath(path): name for name, path in runs.items()}
     baseline = by_path.get(baseline, baseline)
-    table = Experiment(
-        runs,
-        judgments,
-        args.measures,
-        baseline=baseline,
-        test=args.test,
-        correction=args.correction,
-        correction_alpha=args.alpha,
-        perquery=args.perquery,
-        round=args.round,
-        topics=args.topics,
-    )
+    with dask_client(args.dask) as client:
+        table = Experiment(
+            runs,
+            judgments,
+            args.measures,
+            baseline=baseline,
+            test=args.test,
+            correction=args.correction,
+            correction_alpha=args.alpha,
+            perquery=args.perquery,
+            round=args.round,
+            topics=args.topics,
+            client=client,
+        )
     text = render(table, args.format)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as out:
