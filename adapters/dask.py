@@ -3,9 +3,9 @@ local code on every partition, combine the per-query values.
 
 Every input (a run, judgments, qrels) becomes a ``dask.dataframe`` read on the workers: a TREC file, a glob
 of many files, a list of files, Parquet, an ir_datasets ID, or a dask or pandas DataFrame. All of them are
-then indexed by ``query_id`` with the *same* divisions (approximate quantiles of the judged query ids,
-computed by Dask), so that partition ``k`` of every input holds the same query ids, a query never straddles
-two partitions, and partitions come in query id order. Each partition is evaluated by the local code path:
+then indexed by ``query_id`` with the *same* divisions (ranges of equally many judged query ids), so that
+partition ``k`` of every input holds the same query ids, a query never straddles two partitions, and
+partitions come in query id order. Each partition is evaluated by the local code path:
 :func:`ir_pref_measures.adapters.ir_measures.evaluate` (ir_measures' ``iter_calc`` with our provider and
 pytrec_eval) and :func:`ir_pref_measures.compare.evaluate`. As queries are independent, per-query values
 are bit for bit those of the local path whatever the number of partitions; means are taken on one worker in
@@ -67,7 +67,8 @@ def _empty(columns: Mapping[str, str]) -> pd.DataFrame:
 
 
 def _read_run(path: str) -> pd.DataFrame:
-    """A run file read and checked as the local path reads it (a doc listed twice names its line)."""
+    """A run file read and checked as the local path reads it: a doc listed twice in a query is found here,
+    where its line is known."""
     frame = formats.read_run(path)
     Ranking.from_frame(frame, path=path)
     return frame[list(COLUMNS["run"])]
@@ -148,8 +149,12 @@ def _table(source, kind: str, read) -> dd.DataFrame:
             raise InputError(f"the {kind} table has no query_id (or qid) column (found {list(source.columns)})")
         return frame if isinstance(frame, dd.DataFrame) else dd.from_pandas(frame, npartitions=1, sort=False)
     paths = _paths(source)
+    if paths is None and isinstance(source, str):
+        raise InputError("no such file", path=source)
     if paths is None:
-        raise InputError(f"{source!r}: a {kind} is a file, a glob, a list of files or a DataFrame here")
+        raise InputError(
+            f"a {kind} is a file, a glob, a list of files or a DataFrame here, not {type(source).__name__}"
+        )
     if _is_parquet(paths):
         return dd.read_parquet(paths)
     return _from_tasks([read(path) for path in paths], COLUMNS[kind])
