@@ -103,7 +103,7 @@ def _on_cluster(workers: int, queries: int, size: int, docs: int, runs: int, mea
 
     from ir_pref_measures import dask as cluster
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
         with Client(local) as client:
             client.run(lambda: __import__("ir_pref_measures.adapters.dask"))  # start-up is not timed
             start = time.perf_counter()

@@ -35,7 +35,7 @@ MEASURES = ["nDCG@10", "ppref@10", "APpref", "PGC", "Compatibility"]
 def client():
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as local_cluster,
         distributed.Client(local_cluster) as dask_client,
     ):
@@ -229,3 +229,15 @@ def test_the_commands_on_a_scheduler_print_what_they_print_locally(client, capsy
     local = capsys.readouterr().out
     assert main([*argv, "--dask", client.scheduler.address]) == 0, capsys.readouterr().err
     assert capsys.readouterr().out == local
+
+
+def test_dask_local_reports_a_bad_line_without_a_worker_traceback(tmp_path):
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 x t\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    argv = ["-m", "ir_pref_measures", "eval", str(qrels), str(run), "nDCG@10"]
+    local = subprocess.run([sys.executable, *argv], capture_output=True, text=True, cwd=tmp_path)
+    found = subprocess.run([sys.executable, *argv, "--dask", "local"], capture_output=True, text=True, cwd=tmp_path)
+    assert local.returncode == found.returncode == 2
+    assert found.stderr == local.stderr and f"{run}:2: score 'x' is not a number" in found.stderr

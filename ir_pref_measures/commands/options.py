@@ -72,7 +72,7 @@ def dask_client(address: str | None) -> Iterator:
     except ImportError:
         raise InputError("--dask needs Dask", expected="pip install 'ir-pref-measures[dask]'") from None
     if address == "local":
-        with LocalCluster(processes=True, dashboard_address=None, silence_logs=logging.ERROR) as cluster:
+        with LocalCluster(processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster:
             with Client(cluster) as client:
                 yield client
         return
