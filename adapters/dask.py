@@ -383,8 +383,8 @@ def _compare_inputs(runs, qrels, npartitions):
     named = load_runs(runs)
     if len(named) < 2:
         raise InputError(f"need at least two runs to compare, got {len(named)}")
-    (_, judged), *more = judgment_frames(qrels, format=QRELS, repeated="keep")
-    if more or _ != QRELS:
+    (kind, judged), *more = judgment_frames(qrels, format=QRELS, repeated="keep")
+    if more or kind != QRELS:
         raise InputError("compare needs graded qrels (one source)")
     qrels_part, *run_parts = by_query([judged], [run_frame(run) for run in named.values()], npartitions)
     return list(named), qrels_part, run_parts
@@ -487,6 +487,8 @@ def comparison(
     found = [part for part in dask.compute(*tasks) if part is not None]
     query_ids = np.concatenate([part.query_ids for part in found])
     take = pd.Index(query_ids).get_indexer(order.query_ids)  # each relevant query is in one partition
+    if len(query_ids) != len(order.query_ids) or (take < 0).any():
+        raise ValueError("the partitions do not hold each relevant query once")
 
     def joined(values: str, name: str) -> np.ndarray:
         return np.concatenate([getattr(part, values)[name] for part in found], axis=1)[:, take]

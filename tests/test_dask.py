@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import testdata_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
@@ -150,6 +152,17 @@ def test_synthetic_dask_frames_equal_the_local_path(client):
     assert (found[4].loc[found[4]["query_id"] == "q01100", "value"] == 0).all()
 
 
+@settings(max_examples=6, deadline=None)
+@given(npartitions=st.integers(1, 6), input_partitions=st.integers(1, 4), seed=st.integers(0, 2**16))
+def test_any_partitioning_and_row_order_give_the_local_values(client, npartitions, input_partitions, seed):
+    qrels, run = synthetic(120, seed=seed)
+    measures = ["nDCG@10", "ppref@10", "PGC"]
+    local = _local(ir_pref_measures.Judgments.from_qrels(qrels), sources.ranking(run), measures)
+    shuffled = [frame.sample(frac=1, random_state=seed) for frame in (qrels, run)]
+    frames = [dd.from_pandas(frame, npartitions=input_partitions, sort=False) for frame in shuffled]
+    _assert_same(cluster.evaluate(*frames, measures, npartitions=npartitions).compute(), local)
+
+
 def test_compare_equals_compare(client):
     runs = {name: _run(name) for name in RUNS}
     local = local_compare(runs, _qrels(), perquery=True)
@@ -194,24 +207,6 @@ def test_a_bad_line_read_on_a_worker_is_the_local_input_error(client, tmp_path):
     assert (remote.value.path, remote.value.line_no) == (str(path), 3)
 
 
-def test_a_worker_killed_mid_run(client):
-    qrels, run = synthetic(2000, seed=11)
-    local = _local(ir_pref_measures.Judgments.from_qrels(qrels), sources.ranking(run), MEASURES)
-    frames = dd.from_pandas(qrels, npartitions=4), dd.from_pandas(run, npartitions=4)
-    future = client.compute(cluster.evaluate(frames[0], frames[1], MEASURES, npartitions=16))
-    deadline = time.monotonic() + 60
-    victim = None
-    while victim is None and time.monotonic() < deadline and not future.done():
-        busy = [w for w, keys in client.processing().items() if any("_evaluate_partition" in str(k) for k in keys)]
-        victim = busy[0] if busy else None
-        time.sleep(0.01)
-    assert victim is not None, "the evaluation finished before a worker could be killed"
-    pid = client.run(os.getpid, workers=[victim])[victim]
-    os.kill(pid, signal.SIGKILL)
-    _assert_same(future.result(timeout=120), local)
-    client.wait_for_workers(2, timeout=60)
-
-
 @pytest.mark.parametrize(
     "argv",
     [
@@ -241,3 +236,20 @@ def test_dask_local_reports_a_bad_line_without_a_worker_traceback(tmp_path):
     found = subprocess.run([sys.executable, *argv, "--dask", "local"], capture_output=True, text=True, cwd=tmp_path)
     assert local.returncode == found.returncode == 2
     assert found.stderr == local.stderr and f"{run}:2: score 'x' is not a number" in found.stderr
+
+
+def test_a_worker_killed_mid_run(client):
+    qrels, run = synthetic(2000, seed=11)
+    local = _local(ir_pref_measures.Judgments.from_qrels(qrels), sources.ranking(run), MEASURES)
+    frames = dd.from_pandas(qrels, npartitions=4), dd.from_pandas(run, npartitions=4)
+    future = client.compute(cluster.evaluate(frames[0], frames[1], MEASURES, npartitions=16))
+    deadline = time.monotonic() + 60
+    victim = None
+    while victim is None and time.monotonic() < deadline and not future.done():
+        busy = [w for w, keys in client.processing().items() if any("_evaluate_partition" in str(k) for k in keys)]
+        victim = busy[0] if busy else None
+        time.sleep(0.01)
+    assert victim is not None, "the evaluation finished before a worker could be killed"
+    pid = client.run(os.getpid, workers=[victim])[victim]
+    os.kill(pid, signal.SIGKILL)
+    _assert_same(future.result(timeout=120), local)  # the last test of the module: no need to wait for a new worker
