@@ -203,12 +203,12 @@ def judgment_frames(
 def by_query(
     judged: Sequence[dd.DataFrame], others: Sequence[dd.DataFrame] = (), npartitions: int | None = None
 ) -> list[dd.DataFrame]:
-    """``judged`` and ``others`` indexed by ``query_id`` with the same divisions: ``npartitions`` (default the
-    most partitions among the inputs) ranges holding equally many judged query ids. Partition ``k`` of every
-    frame holds the same queries (rows of unjudged queries outside the divisions go to the last partition,
-    where nothing evaluates them)."""
+    """``judged`` and ``others`` indexed by ``query_id`` with the same divisions: ``npartitions`` ranges holding
+    equally many judged query ids (default: the most partitions among the inputs, at least twice the threads of
+    the cluster). Partition ``k`` of every frame holds the same queries (rows of unjudged queries outside the
+    divisions go to the last partition, where nothing evaluates them)."""
     frames = [*judged, *others]
-    npartitions = npartitions or max(frame.npartitions for frame in frames)
+    npartitions = npartitions or max(*(frame.npartitions for frame in frames), 2 * _cluster_threads())
     found = dask.compute(*[frame["query_id"].drop_duplicates() for frame in judged])  # the judged ids, once each
     ids = np.unique(np.concatenate([part.to_numpy(dtype=object) for part in found]).astype(str))
     if not len(ids):
@@ -216,6 +216,16 @@ def by_query(
     at = np.unique(np.linspace(0, len(ids) - 1, min(npartitions, len(ids)) + 1).round().astype(np.int64))
     divisions = tuple(ids[at].tolist()) if len(at) > 1 else (ids[0], ids[0])
     return [frame.set_index("query_id", divisions=divisions) for frame in frames]
+
+
+def _cluster_threads() -> int:
+    """The threads of the workers of the current ``distributed`` client (1 without one)."""
+    try:
+        from distributed import default_client
+
+        return max(1, sum(default_client().nthreads().values()))
+    except (ImportError, ValueError):
+        return 1
 
 
 def _judgments(parts: Sequence[pd.DataFrame], kinds: Sequence[str]) -> Judgments | None:
@@ -557,7 +567,7 @@ def per_query(
     (default: twice the worker threads), the judgments sent once to every worker, each range evaluated by the
     local code. Same return value: per measure column, one row per query id (sorted), one column per run."""
     names = list(rankings)
-    npartitions = npartitions or 2 * max(1, sum(client.nthreads().values()))
+    npartitions = npartitions or 2 * max(1, sum(client.nthreads().values()))  # as by_query
     chunks = [ids for ids in np.array_split(judgments.query_ids, npartitions) if len(ids)]
     bounds = np.asarray([ids[0] for ids in chunks], dtype=object)
     frames = {
