@@ -231,18 +231,21 @@ def test_dask_local_reports_a_bad_line_without_a_worker_traceback(tmp_path):
     run.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 x t\n")
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("q1 0 d1 1\n")
-    argv = ["-m", "ir_pref_measures", "eval", str(qrels), str(run), "nDCG@10"]
-    local = subprocess.run([sys.executable, *argv], capture_output=True, text=True, cwd=tmp_path)
-    found = subprocess.run([sys.executable, *argv, "--dask", "local"], capture_output=True, text=True, cwd=tmp_path)
-    assert local.returncode == found.returncode == 2
-    assert found.stderr == local.stderr and f"{run}:2: score 'x' is not a number" in found.stderr
+    with pytest.raises(InputError) as local:
+        sources.ranking(str(run))
+    argv = ["-m", "ir_pref_measures", "eval", str(qrels), str(run), "nDCG@10", "--dask", "local"]
+    found = subprocess.run([sys.executable, *argv], capture_output=True, text=True, cwd=tmp_path)
+    assert found.returncode == 2
+    assert found.stderr == f"ir-pref-measures eval: {local.value}\n"  # the command's message, nothing else
+    assert f"{run}:2: score 'x' is not a number" in found.stderr
 
 
 def test_a_worker_killed_mid_run(client):
     qrels, run = synthetic(2000, seed=11)
-    local = _local(ir_pref_measures.Judgments.from_qrels(qrels), sources.ranking(run), MEASURES)
+    measures = ["nDCG@10", "ppref@10", "APpref"]
+    local = _local(ir_pref_measures.Judgments.from_qrels(qrels), sources.ranking(run), measures)
     frames = dd.from_pandas(qrels, npartitions=4), dd.from_pandas(run, npartitions=4)
-    future = client.compute(cluster.evaluate(frames[0], frames[1], MEASURES, npartitions=16))
+    future = client.compute(cluster.evaluate(frames[0], frames[1], measures, npartitions=16))
     deadline = time.monotonic() + 60
     victim = None
     while victim is None and time.monotonic() < deadline and not future.done():
