@@ -33,12 +33,13 @@ _LAZY = {  # name -> (module, attribute; None: the module itself)
     "meta": ("ir_pref_measures.meta", None),
     "Experiment": ("ir_pref_measures.experiment", "Experiment"),
     "topics": ("ir_pref_measures.adapters.ir_datasets", "topics"),
+    "dask": ("ir_pref_measures.dask", None),
 }
 
 
 def __getattr__(name: str):
-    """``meta``, ``Experiment`` and ``topics`` are imported on first use, so that ``import ir_pref_measures``
-    loads neither pandas nor statsmodels nor matplotlib."""
+    """``meta``, ``Experiment``, ``topics`` and ``dask`` are imported on first use, so that ``import
+    ir_pref_measures`` loads neither pandas nor statsmodels, matplotlib or Dask."""
     if name in _LAZY:
         import importlib
 

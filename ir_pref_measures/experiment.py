@@ -93,6 +93,7 @@ def Experiment(
     save_mode: str = "warn",
     batch_size: int | None = None,
     verbose: bool = False,
+    client=None,
 ):
     """Evaluate ``runs`` with ``measures`` on ``judgments``: one row per run, as ``pt.Experiment`` makes it.
 
@@ -135,6 +136,8 @@ def Experiment(
     query ids; with ``filter_by_topics=False`` they only feed Transformers); judged queries outside them are left
     out, topics without judgments are ignored (``filter_by_qrels=True``: not even run through Transformers).
     ``verbose``: a progress bar for the Transformers and the evaluation.
+    ``client``: a ``distributed.Client``: the per-query values are computed on its cluster
+    (:func:`ir_pref_measures.dask.per_query`; the same values).
     """
     call = _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics)
     from ir_pref_measures.adapters.pyterrier import SAVE_MODES
@@ -178,7 +181,12 @@ def Experiment(
         raise InputError("pairwise preferences (rpp, ...) are relative to one baseline: give one")
     for key, items in plan.items():
         part = _judgments_of(sets, key)
-        values |= per_query(rankings, part, part.qrels(), items, pairwise_baseline, verbose=verbose)
+        if client is None:
+            values |= per_query(rankings, part, part.qrels(), items, pairwise_baseline, verbose=verbose)
+        else:
+            from ir_pref_measures.adapters.dask import per_query as cluster_per_query
+
+            values |= cluster_per_query(rankings, part, part.qrels(), items, pairwise_baseline, client=client)
     values = {column: values[column] for column in order}
     if restrict is not None:
         values = {column: frame[frame.index.isin(restrict)] for column, frame in values.items()}

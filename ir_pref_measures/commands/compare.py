@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ir_pref_measures.commands.options import positive_int
+from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int
 from ir_pref_measures.errors import InputError
 
 
@@ -30,6 +30,7 @@ def add_parser(subparsers) -> None:
         "--graded-rpp", action="store_true", help="graded RPP (the paper's formula) instead of binary RPP"
     )
     compare.add_argument("runs", nargs="+", metavar="RUN")
+    add_dask_option(compare)
     compare.set_defaults(handler=run)
 
 
@@ -40,8 +41,28 @@ def run(args: argparse.Namespace) -> None:
     if len(args.runs) < 2:
         raise InputError(f"need at least two runs, got {len(args.runs)}")
     measures = parse_measures(tool_measures(args.measure, args.measure_set))
-    relevant = relevant_in_file_order(args.qrels, binary=args.binary_relevance, floor=args.relevance_floor)
-    result = evaluate(load_runs(args.runs), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp)
+    if args.dask:
+        result = _on_cluster(args, [m.name for m in measures])
+    else:
+        relevant = relevant_in_file_order(args.qrels, binary=args.binary_relevance, floor=args.relevance_floor)
+        result = evaluate(load_runs(args.runs), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp)
     sys.stdout.writelines(
         line + "\n" for line in json_lines(result, perquery=args.query_eval_wanted, summary=not args.nosummary)
     )
+
+
+def _on_cluster(args: argparse.Namespace, measures: list[str]):
+    """The comparison, with the runs read and compared on the Dask cluster of ``--dask``."""
+    from ir_pref_measures.adapters.dask import comparison
+    from ir_pref_measures.compare import load_runs
+
+    with dask_client(args.dask):
+        return comparison(
+            load_runs(args.runs),
+            args.qrels,
+            measures,
+            binary=args.binary_relevance,
+            floor=args.relevance_floor,
+            topk=args.topk,
+            graded_rpp=args.graded_rpp,
+        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ir_pref_measures import sources
-from ir_pref_measures.commands.options import positive_int
+from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import PREFERENCE_FORMATS
 from ir_pref_measures.judgments import combine
@@ -41,17 +41,17 @@ def add_parser(subparsers) -> None:
         default=None,
         help="threads computing blocks of queries for the preference measures (default: every core)",
     )
+    add_dask_option(ev)
     ev.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> None:
     """The ir_measures command line with the preference measures registered, plus ``--prefs``. Everything is
     read, checked and computed before the first line is printed."""
-    import ir_measures
     from ir_measures.__main__ import OUTPUT_FORMATS, SUMMARY_QID
     from ir_measures.util import Metric
 
-    from ir_pref_measures.adapters.ir_measures import PreferenceProvider, evaluate, is_preference_measure, set_n_jobs
+    from ir_pref_measures.adapters.ir_measures import set_n_jobs
 
     if args.no_summary and not args.by_query:
         raise InputError("--no_summary (-n) only goes with --by_query (-q)")
@@ -59,6 +59,29 @@ def run(args: argparse.Namespace) -> None:
     set_n_jobs(args.n_jobs)
     if args.qrels == "-" and not args.prefs:
         raise InputError("no judgments: QRELS is '-' and no --prefs file was given")
+    if args.dask:
+        if args.provider:
+            raise InputError("--provider does not go with --dask (the cluster computes with the default providers)")
+        results = _on_cluster(args, measures)
+    else:
+        results = _locally(args, measures)
+    aggregates = {m: m.aggregator() for m in measures}
+    for metric in results:  # in query id order: the means do not depend on the order of the input
+        aggregates[metric.measure].add(metric.value)
+    output = OUTPUT_FORMATS[args.output_format](args)
+    for metric in results if args.by_query else ():
+        output(metric)
+    if not args.no_summary:
+        for measure in measures:
+            output(Metric(query_id=SUMMARY_QID, measure=measure, value=aggregates[measure].result()))
+
+
+def _locally(args: argparse.Namespace, measures: list) -> list:
+    """Per-query metrics in query id order, computed in this process."""
+    import ir_measures
+
+    from ir_pref_measures.adapters.ir_measures import PreferenceProvider, evaluate, is_preference_measure
+
     parts = [] if args.qrels == "-" else [sources.judgments(args.qrels, format="qrels")]  # FORMAT:PATH says otherwise
     parts += [sources.judgments(p, preference_format=args.prefs_format) for p in args.prefs]
     judgments = parts[0] if len(parts) == 1 else combine(*parts)
@@ -75,17 +98,21 @@ def run(args: argparse.Namespace) -> None:
             raise InputError(str(error)) from None
         position = {measure: i for i, measure in enumerate(measures)}
         results.sort(key=lambda metric: (metric.query_id, position[metric.measure]))
-    else:
-        results = evaluate(measures, run, qrels=qrels, judgments=judgments)
-    aggregates = {m: m.aggregator() for m in measures}
-    for metric in results:  # in query id order: the means do not depend on the order of the input
-        aggregates[metric.measure].add(metric.value)
-    output = OUTPUT_FORMATS[args.output_format](args)
-    for metric in results if args.by_query else ():
-        output(metric)
-    if not args.no_summary:
-        for measure in measures:
-            output(Metric(query_id=SUMMARY_QID, measure=measure, value=aggregates[measure].result()))
+        return results
+    return evaluate(measures, run, qrels=qrels, judgments=judgments)
+
+
+def _on_cluster(args: argparse.Namespace, measures: list) -> list:
+    """Per-query metrics in query id order, read and computed on the Dask cluster of ``--dask``."""
+    from ir_measures.util import Metric
+
+    from ir_pref_measures.adapters.dask import evaluate
+
+    judgments = [] if args.qrels == "-" else [args.qrels]
+    by_name = {str(measure): measure for measure in measures}
+    with dask_client(args.dask):
+        frame = evaluate([*judgments, *args.prefs], args.run, measures, preference_format=args.prefs_format).compute()
+    return [Metric(query_id=q, measure=by_name[m], value=v) for q, m, v in frame.itertuples(index=False)]
 
 
 def _measures(texts: list[str]) -> list:

@@ -9,7 +9,7 @@ import sys
 import warnings
 
 from ir_pref_measures import sources
-from ir_pref_measures.commands.options import check_writable, positive_int, probability
+from ir_pref_measures.commands.options import add_dask_option, check_writable, dask_client, positive_int, probability
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment import DEFAULT_SET, TESTS, DepthWarning, Experiment
 from ir_pref_measures.formats import PREFERENCE_FORMATS
@@ -87,6 +87,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--round", type=int, choices=range(0, 17), metavar="N", help="round to N decimals (0-16)")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    add_dask_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace) -> None:
     runs = named_paths(paths, args.names)
     by_path = {os.fspath(path): name for name, path in runs.items()}
     baseline = [by_path.get(b, b) for b in args.baseline or []]
-    with warnings.catch_warnings(record=True) as caught:
+    with dask_client(args.dask) as client, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DepthWarning)
         table = Experiment(
             runs,
@@ -123,6 +124,7 @@ def run(args: argparse.Namespace) -> None:
             round=args.round,
             topics=args.topics,
             topk=args.topk,
+            client=client,
         )
     text = render(table, args.format, args.round, alpha=args.alpha)
     for warning in caught:

@@ -4,7 +4,10 @@ work starts."""
 from __future__ import annotations
 
 import argparse
+import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from ir_pref_measures.errors import InputError
 
@@ -45,3 +48,37 @@ def check_writable(path: str | None, suffixes: tuple[str, ...] | None = None) ->
         raise InputError(f"{path}: is a folder, not a file")
     if not os.access(path if os.path.exists(path) else folder, os.W_OK):
         raise InputError(f"{path}: cannot be written (permission denied)")
+
+
+def add_dask_option(parser: argparse.ArgumentParser) -> None:
+    """``--dask local|ADDRESS``: compute on a Dask cluster (:mod:`ir_pref_measures.dask`)."""
+    parser.add_argument(
+        "--dask",
+        metavar="local|ADDRESS",
+        help="compute on a Dask cluster: 'local' starts one on this machine (a worker process per core), "
+        "ADDRESS (tcp://host:8786) is a running scheduler's; needs pip install 'ir-pref-measures[dask]'",
+    )
+
+
+@contextmanager
+def dask_client(address: str | None) -> Iterator:
+    """A ``distributed.Client`` of a new local cluster (``"local"``) or of the scheduler at ``address``;
+    ``None`` without an address (compute in this process)."""
+    if address is None:
+        yield None
+        return
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("--dask needs Dask", expected="pip install 'ir-pref-measures[dask]'") from None
+    if address == "local":
+        with LocalCluster(processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster:
+            with Client(cluster) as client:
+                yield client
+        return
+    try:
+        client = Client(address, timeout="20s")
+    except (OSError, ValueError, TypeError) as error:
+        raise InputError(f"--dask {address}: cannot reach a Dask scheduler ({error})") from None
+    with client:
+        yield client
