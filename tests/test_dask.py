@@ -212,7 +212,7 @@ def test_a_bad_line_read_on_a_worker_is_the_local_input_error(client, tmp_path):
     [
         ["eval", "{qrels}", "{run}", "nDCG@10", "APpref", "PGC", "-q"],
         ["compare", "-R", "{qrels}", "-q", "{run}", "{run2}"],
-        ["experiment", "{qrels}", "{run}", "{run2}", "-m", "nDCG@10", "ppref@10", "rpp", "--baseline", "p_bm25.txt"],
+        ["experiment", "{qrels}", "{run}", "{run2}", "-m", "nDCG@10", "ppref@10", "rpp", "--baseline", "p_bm25"],
     ],
 )
 def test_the_commands_on_a_scheduler_print_what_they_print_locally(client, capsys, argv):
