@@ -51,6 +51,7 @@ NEWLINE, SPACE, HASH = ord("\n"), ord(" "), ord("#")
 _CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # tab and line ends are allowed
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
 _CONTROL_CHUNK = 1 << 20
+_THREADED_BYTES = 256 << 20  # larger files are parsed on every core (smaller ones: more memory, little gain)
 
 PREFERENCE_FORMATS = ("carterette", "winner", "pairs", "qrels")
 FORMATS_EXPECTED = (
@@ -354,7 +355,7 @@ def _arrow_table(data: bytes, names: list[str], used: dict[str, pa.DataType]) ->
     try:
         return pa_csv.read_csv(
             pa.BufferReader(data),
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),  # threads: more memory, no gain
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=len(data) > _THREADED_BYTES),
             parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, ignore_empty_lines=True),
             convert_options=pa_csv.ConvertOptions(
                 column_types=used,
