@@ -27,25 +27,27 @@ from ir_pref_measures.measures.greedy_fas import layered_greedy_fas_order
 from ir_pref_measures.measures.rbo import normalized, rbo_sums, self_rbo
 
 
-def tie_break_priority(judgments: Judgments, key: np.ndarray) -> np.ndarray:
+def tie_break_priority(judgments: Judgments, key: np.ndarray, docs: np.ndarray | None = None) -> np.ndarray:
     """Each doc's 0-based position within its query in (``key``, doc id) order; ``key`` = rank (inf =
-    unretrieved) or any examination distance."""
-    index = np.arange(len(judgments.doc_ids))
-    order = np.lexsort((index, key, judgments.doc_query))
-    priority = np.empty(len(index), dtype=np.int64)
-    priority[order] = index - judgments.doc_offsets[judgments.doc_query[order]]
+    unretrieved) or any examination distance. ``docs``: the docs of whole queries (sorted global indices) to
+    order, the others left 0 (default: every doc)."""
+    docs = np.arange(len(judgments.doc_ids)) if docs is None else docs
+    order = docs[np.lexsort((docs, key[docs], judgments.doc_query[docs]))]
+    query = judgments.doc_query[order]
+    priority = np.zeros(len(judgments.doc_ids), dtype=np.int64)
+    priority[order] = np.arange(len(order)) - np.searchsorted(query, query, "left")
     return priority
 
 
 def ideal_order(judgments: Judgments, key: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """Global doc indices of ``queries`` (query by query, in the order given), each query's docs in the
     Greedy PGC ideal order for the actual ranking described by ``key`` (see :func:`tie_break_priority`)."""
-    priority = tie_break_priority(judgments, key)
     doc_query, offsets = judgments.doc_query, judgments.doc_offsets
+    wanted = np.zeros(len(judgments), dtype=bool)
+    wanted[queries] = True
+    docs = np.flatnonzero(wanted[doc_query])
+    priority = tie_break_priority(judgments, key, docs)  # only the docs of ``queries``: a block costs its size
     if judgments.only_graded:
-        wanted = np.zeros(len(judgments), dtype=bool)
-        wanted[queries] = True
-        docs = np.flatnonzero(wanted[doc_query])
         position = np.empty(len(judgments), dtype=np.int64)
         position[queries] = np.arange(len(queries))
         return docs[np.lexsort((priority[docs], -judgments.grades[docs], position[doc_query[docs]]))]
