@@ -88,7 +88,12 @@ def test_plots_never_change_the_backend_nor_load_pyplot(tmp_path):
     )
     env = dict(os.environ, MPLBACKEND="svg")
     out = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path / "x.png")], capture_output=True, text=True, env=env, check=True
+        [sys.executable, "-c", code, str(tmp_path / "x.png")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        cwd=tmp_path,  # outside the checkout, whose source tree would shadow the installed package
     )
     assert out.stdout.split() == ["svg", "False"]
     written(tmp_path / "x.png")
