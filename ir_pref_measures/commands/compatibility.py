@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ir_pref_measures.commands.options import add_run_name_options
 from ir_pref_measures.names import renamed_report
 from ir_pref_measures.presets import compatibility_report
 
@@ -23,19 +24,7 @@ def add_parser(subparsers) -> None:
     )
     compat.add_argument("qrels")
     compat.add_argument("run")
-    names = compat.add_mutually_exclusive_group()
-    names.add_argument(
-        "--name",
-        metavar="NAME",
-        help="the run id in the output (default: the run tag of the last RUN line, as compatibility.py)",
-    )
-    names.add_argument(
-        "--file-name",
-        dest="name",
-        action="store_const",
-        const="",
-        help="the run id is the file name without folder, 'input.', '.gz' and extension (as the other commands)",
-    )
+    add_run_name_options(compat, "the run tag of the last RUN line, as compatibility.py")
     compat.set_defaults(handler=run)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ir_pref_measures.commands.options import add_run_name_options
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.names import renamed_report
 from ir_pref_measures.presets import greedy_pgc_report
@@ -21,17 +22,7 @@ def add_parser(subparsers) -> None:
     greedy.add_argument("-p", type=float, default=0.8, help="RBO persistence (default 0.8, as the script)")
     greedy.add_argument("prefs")
     greedy.add_argument("run")
-    names = greedy.add_mutually_exclusive_group()
-    names.add_argument(
-        "--name", metavar="NAME", help="the run id in the output (default: the RUN path, as greedy_pgc.py)"
-    )
-    names.add_argument(
-        "--file-name",
-        dest="name",
-        action="store_const",
-        const="",
-        help="the run id is the file name without folder, 'input.', '.gz' and extension (as the other commands)",
-    )
+    add_run_name_options(greedy, "the RUN path, as greedy_pgc.py")
     greedy.set_defaults(handler=run)
 
 

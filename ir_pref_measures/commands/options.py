@@ -82,3 +82,17 @@ def dask_client(address: str | None) -> Iterator:
         raise InputError(f"--dask {address}: cannot reach a Dask scheduler ({error})") from None
     with client:
         yield client
+
+
+def add_run_name_options(parser: argparse.ArgumentParser, default: str) -> None:
+    """``--name NAME`` / ``--file-name`` (into ``args.name``) of a drop-in whose tool names the run its own way
+    (``default`` says how, for the help)."""
+    names = parser.add_mutually_exclusive_group()
+    names.add_argument("--name", metavar="NAME", help=f"the run id in the output (default: {default})")
+    names.add_argument(
+        "--file-name",
+        dest="name",
+        action="store_const",
+        const="",
+        help="the run id is the file name without folder, 'input.', '.gz' and extension (as the other commands)",
+    )
