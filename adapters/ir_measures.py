@@ -74,7 +74,7 @@ class _RunInputs:
         run_query = lookup(judgments.query_ids, arrow(ranking.query_ids))  # per judged query, its index in the run
         self.doc_rank = ranking.rank_in(run_query[judgments.doc_query], judgments.doc_text)
         self.cache: dict = {}
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # a shared computation may itself ask for another
 
     def cached(self, key, compute):
         with self.lock:
@@ -87,10 +87,9 @@ class _Evaluation:
     """One block of queries of one run against one judgment set: the inputs of every measure, a cache for
     them (``cached``) and one for what the run's blocks share (``shared``)."""
 
-    def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray, run: _RunInputs | None = None):
-        self.judgments, self.ranking, self.queries = judgments, ranking, queries
-        self.run = run if run is not None else _RunInputs(judgments, ranking, queries)
-        self.doc_rank = self.run.doc_rank
+    def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray, run: _RunInputs):
+        self.judgments, self.ranking, self.queries, self.run = judgments, ranking, queries, run
+        self.doc_rank = run.doc_rank
         self.cache: dict = {}
 
     def cached(self, key, compute):

@@ -21,11 +21,13 @@ def as_text(values) -> pa.Array:
     pandas = sys.modules.get("pandas")  # a Series exists only once pandas is imported
     if pandas is not None and isinstance(values, pandas.Series | pandas.Index):
         values = values.array
-    if isinstance(values, pa.Array | pa.ChunkedArray):
-        array = values
-    elif isinstance(values, np.ndarray) and values.dtype.kind in "OU" and _all_text(values):
-        array = arrow(values)
-    else:
+    array = values if isinstance(values, pa.Array | pa.ChunkedArray) else None
+    if array is None and isinstance(values, np.ndarray) and values.dtype.kind in "OU":
+        try:  # strings, built from buffers (pa.array would import pandas)
+            array = arrow(values)
+        except AttributeError:  # not every value is a string: pa.array below says what they are
+            pass
+    if array is None:
         try:
             array = pa.array(values, from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed types: text of each
@@ -37,10 +39,6 @@ def as_text(values) -> pa.Array:
     if array.null_count:
         raise InputError(f"{array.null_count} id(s) are missing (null)")
     return array
-
-
-def _all_text(values: np.ndarray) -> bool:
-    return values.dtype.kind == "U" or all(type(v) is str for v in values.tolist())
 
 
 def arrow(values: np.ndarray) -> pa.Array:

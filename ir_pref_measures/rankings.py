@@ -129,13 +129,14 @@ class Ranking:
         """Build from a validated ``query_id, doc_id, score`` frame (:func:`ir_pref_measures.sources.ranking`
         reads and validates every run form); with ``path`` (the file, or its :class:`RawFile`), a ``line``
         column names lines in messages."""
+        raw = path if isinstance(path, RawFile) else None
+        name = None if path is None else raw.name if raw else os.fspath(path)
         missing = [c for c in ("query_id", "doc_id", "score") if c not in frame.columns]
         if missing:
-            raise InputError(f"the run has no column(s) {missing} (found {list(frame.columns)})", path=path)
+            raise InputError(f"the run has no column(s) {missing} (found {list(frame.columns)})", path=name)
         score = np.asarray(frame["score"].to_numpy(), dtype=np.float64)
         lines = frame["line"].to_numpy() if "line" in frame.columns and path is not None else None
-        raw = path if isinstance(path, RawFile) else None
-        source = None if lines is None else Columns(raw.name if raw else os.fspath(path), {}, lines, raw)
+        source = None if lines is None else Columns(name, {}, lines, raw)
         return cls._build(frame["query_id"], frame["doc_id"], score, source)
 
     @classmethod
