@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pyarrow as pa
 
 from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import unique_sorted
+from ir_pref_measures.ids import arrow, unique_sorted
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures import pairwise as kernels
 from ir_pref_measures.names import pref_eval_id
@@ -89,7 +90,7 @@ class RelevantDocs:
 
     query_ids: np.ndarray
     starts: np.ndarray
-    doc_ids: np.ndarray
+    doc_ids: pa.Array
     grades: np.ndarray
 
     @property
@@ -133,7 +134,7 @@ def relevant_docs(
     return RelevantDocs(
         query_ids=judgments.query_ids[present],
         starts=np.searchsorted(position[query][order], np.arange(len(present))),
-        doc_ids=judgments.doc_ids[kept][order],
+        doc_ids=judgments.doc_text.take(arrow(kept[order])),
         grades=grades[kept][order],
     )
 

@@ -38,10 +38,11 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import Columns, repeated_grade
-from ir_pref_measures.ids import arrow, first_repeat, intern, pair_keys, unique_sorted
+from ir_pref_measures.ids import arrow, as_objects, encode, first_repeat, intern, pair_keys, unique_sorted
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
@@ -94,7 +95,8 @@ def _no_lines() -> JudgmentLines:
 class Judgments:
     """Preference judgments of many queries, flat: query ``q`` owns docs ``doc_offsets[q]:doc_offsets[q+1]``.
 
-    Attributes: ``query_ids`` (sorted), ``doc_ids`` (sorted within each query), ``grades`` (float, NaN for
+    Attributes: ``query_ids`` (sorted), ``doc_text`` (Arrow strings, sorted within each query; ``doc_ids`` the
+    same as an object array, made when asked for), ``grades`` (float, NaN for
     an ungraded doc), ``bad`` (bool), ``edge_src -> edge_dst`` explicit strict preferences and
     ``tie_a, tie_b`` duplicates (global doc indices, multiplicity kept, sorted); ``group_names`` (sorted) and
     ``lines``, the judgment groups (:class:`JudgmentLines`; module docstring). The union fields are the union
@@ -103,7 +105,7 @@ class Judgments:
 
     query_ids: np.ndarray
     doc_offsets: np.ndarray
-    doc_ids: np.ndarray
+    doc_text: pa.Array
     grades: np.ndarray
     bad: np.ndarray
     edge_src: np.ndarray
@@ -120,7 +122,7 @@ class Judgments:
 
     def __repr__(self) -> str:
         return (
-            f"Judgments({len(self)} queries, {len(self.doc_ids)} docs, {int(self.graded.sum())} graded, "
+            f"Judgments({len(self)} queries, {self.n_docs} docs, {int(self.graded.sum())} graded, "
             f"{len(self.edge_src)} preferences, {len(self.tie_a)} ties, {int(self.bad.sum())} bad"
             + (f", groups {', '.join(self.groups)})" if len(self.group_names) > 1 else ")")
         )
@@ -148,10 +150,15 @@ class Judgments:
         """Query index of every doc."""
         return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.doc_offsets))
 
+    @property
+    def n_docs(self) -> int:
+        """The number of (query, doc) judged."""
+        return len(self.grades)
+
     @cached_property
-    def doc_text(self):
-        """``doc_ids`` as an Arrow string array (made once, for matching runs)."""
-        return arrow(self.doc_ids)
+    def doc_ids(self) -> np.ndarray:
+        """``doc_text`` as an object array of Python strings (made once, when asked for)."""
+        return as_objects(self.doc_text)
 
     @cached_property
     def graded(self) -> np.ndarray:
@@ -287,7 +294,7 @@ class Judgments:
             grade = qrels["relevance"].to_numpy(dtype=np.float64)
         grade = np.asarray(grade, dtype=np.float64)
         (q,), queries = intern(query)
-        (d,), docs = intern(doc)
+        (d,), docs = encode(doc)
         keys = pair_keys(q, d, len(docs))
         if repeated == "max":  # one row per (query, doc): the one with the largest grade
             order = np.lexsort((grade, keys))
@@ -297,7 +304,7 @@ class Judgments:
             repeat = first_repeat(keys)
             if repeat is not None:
                 line_no = qrels.line_no(repeat) if isinstance(qrels, Columns) else None
-                raise repeated_grade(queries[q[repeat]], docs[d[repeat]], qrels, repeat, line_no)
+                raise repeated_grade(queries[q[repeat]], docs[int(d[repeat])].as_py(), qrels, repeat, line_no)
         zeros = np.zeros(len(grade), np.int64)
         lines = _Lines(q, d, zeros, zeros, grade)
         return _assemble(queries, docs, _Docs(q, d, grade, np.zeros(len(grade), bool)), lines=lines, groups=[group])
@@ -309,7 +316,7 @@ class Judgments:
         a query with one (jg, jsg) gives grades (level = grade); otherwise each jsg gives explicit preferences,
         a over b for every two of its lines with level(a) > level(b)."""
         (q,), queries = intern(table["query_id"])
-        (d,), docs = intern(table["doc_id"])
+        (d,), docs = encode(table["doc_id"])
         (g,), groups = intern(table["jg"])
         (sg,), _ = intern(table["jsg"])
         level = table["level"].to_numpy(dtype=np.float64)
@@ -355,7 +362,7 @@ class Judgments:
         ties = (self.tie_a >= lo) & (self.tie_a < hi)
         return QueryGraph(
             query_id=query_id,
-            doc_ids=self.doc_ids[lo:hi],
+            doc_ids=as_objects(self.doc_text.slice(lo, hi - lo)),
             grades=self.grades[lo:hi],
             bad=self.bad[lo:hi],
             src=src[in_q] - lo,
@@ -423,7 +430,7 @@ def _preference_parts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, _Doc
     """The query and doc vocabularies, bad docs, strict preferences and ties of a carterette-form table
     (a function of its own, so that the per-line codes are freed before :func:`_assemble` runs)."""
     (q,), queries = intern(frame["query_id"])
-    (a, b), docs = intern(frame["doc_id_a"], frame["doc_id_b"])
+    (a, b), docs = encode(frame["doc_id_a"], frame["doc_id_b"])
     pref = frame["preference"].to_numpy()
     bad_a, bad_b = pref == -2, pref == 2
     bad_q = np.concatenate([q[bad_a], q[bad_b]])
@@ -446,7 +453,7 @@ def _preference_parts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, _Doc
 
 def _assemble(
     query_vocab: np.ndarray,
-    doc_vocab: np.ndarray,
+    doc_vocab: pa.Array,
     docs: _Docs,
     strict: _Pairs = _Pairs(),
     ties: _Pairs = _Pairs(),
@@ -474,7 +481,7 @@ def _assemble(
     if len(clash):
         key = unique_keys[clash[0]]
         raise InputError(
-            f"doc {doc_vocab[key % n]!r} of query {query_vocab[key // n]!r} "
+            f"doc {doc_vocab[int(key % n)].as_py()!r} of query {query_vocab[key // n]!r} "
             f"has two grades: {lowest[clash[0]]:g} and {grades[clash[0]]:g}"
         )
     bad = np.zeros(len(unique_keys), dtype=bool)
@@ -493,7 +500,7 @@ def _assemble(
     return Judgments(
         query_ids=query_vocab[present],
         doc_offsets=np.searchsorted(doc_query, np.arange(len(present) + 1)).astype(np.int64),
-        doc_ids=doc_vocab[unique_keys % n],
+        doc_text=doc_vocab.take(arrow(unique_keys % n)),
         grades=grades,
         bad=bad,
         edge_src=edge_src,
@@ -521,7 +528,7 @@ def combine(*parts: Judgments) -> Judgments:
     name in several parts become one group (their sub-groups stay apart).
     """
     query_codes, queries = intern(*(p.query_ids for p in parts))
-    doc_codes, docs = intern(*(p.doc_ids for p in parts))
+    doc_codes, docs = encode(*(p.doc_text for p in parts))
     group_codes, groups = intern(*(p.group_names.astype(str) for p in parts))
     pieces = []
     subgroup_base = 0
@@ -612,7 +619,7 @@ def _good_edges_of(judgments: Judgments, exclude: frozenset) -> tuple[np.ndarray
 
 def _preference_pairs(judgments: Judgments, transitive: bool, exclude: frozenset = frozenset()) -> PairSet:
     src, dst, bounds = _good_edges_of(judgments, exclude)
-    source = np.zeros(len(judgments.doc_ids), dtype=bool)
+    source = np.zeros(judgments.n_docs, dtype=bool)
     for docs in (src, judgments.tie_a, judgments.tie_b):
         source[docs] = True
     source &= ~judgments.bad  # good edges never leave a bad doc; a bad doc's ties are ignored

@@ -79,7 +79,7 @@ def compatibility_report(qrels, run, p: float = 0.95, normalize: bool = True) ->
     positive = set(grades["query_id"][grades["relevance"] > 0].astype(str))
     topics = [t for t in _first_appearance(frame["query_id"]) if t in positive]
     queries = np.searchsorted(judgments.query_ids, np.asarray(topics, dtype=object)).astype(np.int64)
-    doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
+    doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_text)
     scores = compatibility(judgments, doc_rank, queries, p=p, depth=DEPTH, normalize=normalize)
     return _report(runid, topics, scores, "average", in_line_order=True)
 
@@ -97,6 +97,6 @@ def greedy_pgc_report(prefs, run, p: float = 0.8) -> str:
     ranking = ordered_ranking(frame, rank, path=raw)
     topics = _first_appearance(table["query_id"])
     queries = np.searchsorted(judgments.query_ids, np.asarray(topics, dtype=object)).astype(np.int64)
-    doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
+    doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_text)
     scores = pgc(judgments, doc_rank, queries, p=p, depth=DEPTH, normalize=False)
     return _report(str(run), topics, scores, "amean")

@@ -63,28 +63,40 @@ class Ranking:
         )
 
     @cached_property
-    def _keys(self) -> tuple[np.ndarray, np.ndarray, int]:
-        """(positions sorted by key, the sorted keys, query bits): one uint64 key per entry, its query index in
-        the top bits and the top bits of its doc id's hash below, for lookups and the repeated-doc check."""
+    def _keys(self) -> tuple[np.ndarray, int, int]:
+        """(the sorted keys, query bits, rank bits): one uint64 key per entry, from the top bits down: its query
+        index, the top bits of its doc id's hash, its 0-based rank in the query. Equal (query, hash) prefixes are
+        neighbours once the keys are sorted, and the rank bits give each entry back: a sort of the keys alone
+        (several times faster than an argsort) serves lookups and the repeated-doc check."""
+        sizes = np.diff(self.offsets)
         query_bits = max(1, (len(self.query_ids) - 1).bit_length())
-        entry_query = np.repeat(np.arange(len(self.query_ids), dtype=_U64), np.diff(self.offsets))
-        keys = _key(entry_query, string_hashes(self.doc_text), query_bits)
-        order = np.argsort(keys)
-        return order, keys[order], query_bits
+        rank_bits = max(1, int(sizes.max() - 1).bit_length())
+        entry_query = np.repeat(np.arange(len(self.query_ids), dtype=_U64), sizes)
+        keys = _key(entry_query, string_hashes(self.doc_text), query_bits, rank_bits)
+        keys |= (self.ranks - 1).astype(_U64)
+        keys.sort()
+        return keys, query_bits, rank_bits
+
+    def _positions(self, keys: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """The positions (into ``doc_text``) of entries given by their keys and query indexes."""
+        _, _, rank_bits = self._keys
+        return self.offsets[query] + (keys & _U64((1 << rank_bits) - 1)).astype(np.int64)
 
     def repeated(self) -> tuple[int, int] | None:
         """The two positions (in rank order) of a doc listed twice in its query, or ``None``."""
-        order, keys, _ = self._keys
-        same_key = np.flatnonzero(keys[1:] == keys[:-1])
-        if not len(same_key):
+        keys, query_bits, rank_bits = self._keys
+        same_prefix = np.flatnonzero(((keys[1:] ^ keys[:-1]) >> _U64(rank_bits)) == 0)
+        if not len(same_prefix):
             return None
-        group_starts = same_key[np.r_[True, same_key[1:] != same_key[:-1] + 1]]
-        for start in group_starts.tolist():  # equal keys: a repeated doc, or (rarely) two ids whose hashes collide
+        group_starts = same_prefix[np.r_[True, same_prefix[1:] != same_prefix[:-1] + 1]]
+        for start in group_starts.tolist():  # equal prefixes: a repeated doc, or (rarely) two ids whose hashes collide
             end = start + 1
-            while end < len(keys) and keys[end] == keys[start]:
+            while end < len(keys) and (keys[end] ^ keys[start]) >> _U64(rank_bits) == 0:
                 end += 1
+            group = keys[start:end]
+            positions = self._positions(group, (group >> _U64(64 - query_bits)).astype(np.int64))
             seen: dict[str, int] = {}
-            for position in sorted(order[start:end].tolist()):
+            for position in sorted(positions.tolist()):
                 doc = self.doc_text[position].as_py()
                 if doc in seen:
                     return seen[doc], position
@@ -98,23 +110,23 @@ class Ranking:
     def rank_in(self, want_query: np.ndarray, doc_ids) -> np.ndarray:
         """Rank (float) of each doc in the query of index ``want_query`` (into ``query_ids``; -1: a query the run
         does not hold); ``inf`` where the run does not retrieve it."""
-        order, sorted_keys, query_bits = self._keys
+        keys, query_bits, rank_bits = self._keys
         want_text = as_text(doc_ids)
         known = want_query >= 0
-        wanted = _key(np.maximum(want_query, 0).astype(_U64), string_hashes(want_text), query_bits)
-        lo = np.searchsorted(sorted_keys, wanted, "left")
-        hi = np.searchsorted(sorted_keys, wanted, "right")
-        rank = np.full(len(wanted), np.inf)
+        query = np.maximum(want_query, 0)
+        prefix = _key(query.astype(_U64), string_hashes(want_text), query_bits, rank_bits)
+        lo = np.searchsorted(keys, prefix, "left")
+        hi = np.searchsorted(keys, prefix | _U64((1 << rank_bits) - 1), "right")
+        rank = np.full(len(prefix), np.inf)
         one = np.flatnonzero(known & (hi - lo == 1))
-        entry = order[lo[one]]
-        same = pc.equal(self.doc_text.take(arrow(entry)), want_text.take(arrow(one)))
-        hit = as_numpy(same)
-        rank[one[hit]] = entry[hit] - self.offsets[want_query[one[hit]]] + 1
+        entry = self._positions(keys[lo[one]], query[one])
+        hit = as_numpy(pc.equal(self.doc_text.take(arrow(entry)), want_text.take(arrow(one))))
+        rank[one[hit]] = entry[hit] - self.offsets[query[one[hit]]] + 1
         for i in np.flatnonzero(known & (hi - lo > 1)).tolist():  # colliding hashes: compare the ids one by one
             doc = want_text[i].as_py()
-            for position in order[lo[i] : hi[i]].tolist():
+            for position in self._positions(keys[lo[i] : hi[i]], query[i]).tolist():
                 if self.doc_text[position].as_py() == doc:
-                    rank[i] = position - self.offsets[want_query[i]] + 1
+                    rank[i] = position - self.offsets[query[i]] + 1
         return rank
 
     @classmethod
@@ -162,8 +174,9 @@ class Ranking:
         return ranking
 
 
-def _key(query: np.ndarray, hashes: np.ndarray, query_bits: int) -> np.ndarray:
-    return (query << _U64(64 - query_bits)) | (hashes >> _U64(query_bits))
+def _key(query: np.ndarray, hashes: np.ndarray, query_bits: int, rank_bits: int) -> np.ndarray:
+    """The query index in the top ``query_bits``, the hash's top bits below, ``rank_bits`` zero bits at the bottom."""
+    return (query << _U64(64 - query_bits)) | ((hashes >> _U64(query_bits + rank_bits)) << _U64(rank_bits))
 
 
 def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc_ids: pa.Array) -> np.ndarray | None:

@@ -14,7 +14,7 @@ from ir_pref_measures.measures.greedy_fas import greedy_fas_order
 
 def ideal_doc_rank(judgments: Judgments, transitive: bool = True) -> np.ndarray:
     """1-based rank of every judged doc in its query's ideal ranking (all judged docs are ranked)."""
-    n_docs = len(judgments.doc_ids)
+    n_docs = judgments.n_docs
     index = np.arange(n_docs)
     if judgments.only_graded:
         order = np.lexsort((index, -judgments.grades, judgments.doc_query))

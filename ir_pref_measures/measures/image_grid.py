@@ -132,7 +132,7 @@ def grid_pgc(
     """Greedy PGC of one result grid per query index in ``queries`` (queries without a grid score 0)."""
     ranking = grid.ranking
     key = examination_key(grid, order)
-    doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_ids)
+    doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_text)
     retrieved = np.isfinite(doc_rank)
     run_query = np.searchsorted(ranking.query_ids, judgments.query_ids[judgments.doc_query[retrieved]])
     entry = ranking.offsets[run_query] + doc_rank[retrieved].astype(np.int64) - 1

@@ -173,7 +173,7 @@ def block_counts(judgments: Judgments, plan: BlockPlan, doc_rank: np.ndarray) ->
     pr = finite & has
     zero = np.zeros(int(finite.sum()), dtype=np.int64)
     pair_events = (zero, rank[finite], correct[finite], ordered[finite], gain[finite], pr[finite])
-    source = np.zeros(len(judgments.doc_ids), dtype=bool)
+    source = np.zeros(judgments.n_docs, dtype=bool)
     source[lo:hi] = plan.source
     pr_rank = np.sort(rank[pr])
     return _with_bad_docs(

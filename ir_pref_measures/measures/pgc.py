@@ -31,10 +31,10 @@ def tie_break_priority(judgments: Judgments, key: np.ndarray, docs: np.ndarray |
     """Each doc's 0-based position within its query in (``key``, doc id) order; ``key`` = rank (inf =
     unretrieved) or any examination distance. ``docs``: the docs of whole queries (sorted global indices) to
     order, the others left 0 (default: every doc)."""
-    docs = np.arange(len(judgments.doc_ids)) if docs is None else docs
+    docs = np.arange(judgments.n_docs) if docs is None else docs
     order = docs[np.lexsort((docs, key[docs], judgments.doc_query[docs]))]
     query = judgments.doc_query[order]
-    priority = np.zeros(len(judgments.doc_ids), dtype=np.int64)
+    priority = np.zeros(judgments.n_docs, dtype=np.int64)
     priority[order] = np.arange(len(order)) - np.searchsorted(query, query, "left")
     return priority
 
@@ -111,7 +111,7 @@ def rbo_to_ideal(
     order = ideal_order(judgments, doc_rank, queries)
     if keep is not None:
         order = order[keep[order]]
-    position = positions_in(order, judgments.doc_query, len(judgments.doc_ids))
+    position = positions_in(order, judgments.doc_query, judgments.n_docs)
     return rbo_of_positions(judgments, queries, position, doc_rank - 1, p, depth, normalize)
 
 
