@@ -42,6 +42,15 @@ def _param_info(spec: MeasureSpec, name: str) -> measures_base.ParamInfo:
     return measures_base.ParamInfo(dtype=param.dtype, desc=param.desc, **default)
 
 
+def _cached_repr(measure: measures_base.Measure) -> str:
+    """ir_measures' repr of a measure, made once per measure object: ir_measures hashes and compares measures
+    through their repr, once per metric of a result."""
+    text = measure.__dict__.get("_repr")
+    if text is None:
+        text = measure.__dict__["_repr"] = measures_base.Measure.__repr__(measure)
+    return text
+
+
 def _measure_class(spec: MeasureSpec) -> type[measures_base.Measure]:
     """The ir_measures Measure class of ``spec`` (the catalog is the one place that defines a measure)."""
     namespace = {
@@ -54,6 +63,7 @@ def _measure_class(spec: MeasureSpec) -> type[measures_base.Measure]:
         "SHORT_DESC": spec.definition,
         "SUPPORTED_PARAMS": {name: _param_info(spec, name) for name in spec.params},
     }
+    namespace["__repr__"] = _cached_repr
     if spec.aggregate == "sum":  # trec_eval sums its counts over queries
         namespace["aggregator"] = lambda self: ir_measures.SumAgg()
     cls = type(f"_{spec.name}", (measures_base.Measure,), namespace)
@@ -71,7 +81,7 @@ class _RunInputs:
 
     def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray):
         self.queries = queries  # every evaluated query of the run
-        run_query = lookup(judgments.query_ids, arrow(ranking.query_ids))  # per judged query, its index in the run
+        run_query = ranking.query_index(judgments.query_ids)  # per judged query, its index in the run
         self.doc_rank = ranking.rank_in(run_query[judgments.doc_query], judgments.doc_text)
         self.cache: dict = {}
         self.lock = threading.RLock()  # a shared computation may itself ask for another
@@ -281,7 +291,7 @@ class PreferenceEvaluator(providers.Evaluator):
     def _iter_calc(self, run):
         judgments = self.judgments
         ranking = sources.ranking(run)
-        queries = np.flatnonzero(np.isin(judgments.query_ids, ranking.query_ids))
+        queries = np.flatnonzero(ranking.query_index(judgments.query_ids) >= 0)
         if not len(queries):
             warnings.warn("the run has no query in common with the judgments", stacklevel=2)
             return

@@ -141,7 +141,7 @@ def relevant_docs(
 
 def relevant_ranks(ranking: Ranking, relevant: RelevantDocs, topk: int | None = None, name: str = "") -> np.ndarray:
     """Rank of every relevant doc in ``ranking`` (``inf`` = not retrieved, or below ``topk``)."""
-    if not np.isin(relevant.query_ids, ranking.query_ids).any():
+    if not (ranking.query_index(relevant.query_ids) >= 0).any():
         raise InputError(f"run {name!r} has no query in common with the judged queries")
     ranks = ranking.rank_of(relevant.column_query_ids, relevant.doc_ids)
     if topk is not None:

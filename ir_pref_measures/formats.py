@@ -32,6 +32,7 @@ import os
 import re
 import zlib
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, NoReturn
 
@@ -47,10 +48,12 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading a run
 
 Source = str | os.PathLike | IO[str] | IO[bytes]
 GZIP_MAGIC = b"\x1f\x8b"
+_BOM_STARTS = (codecs.BOM_UTF8[:2], codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 NEWLINE, SPACE, HASH = ord("\n"), ord(" "), ord("#")
 _CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # tab and line ends are allowed
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
 _CONTROL_CHUNK = 1 << 20
+_SCAN_CHUNK = 1 << 20  # bytes of a file checked at a time by the fast path of read_columns
 _THREADED_BYTES = 256 << 20  # larger files are parsed on every core (smaller ones: more memory, little gain)
 
 PREFERENCE_FORMATS = ("carterette", "winner", "pairs", "qrels")
@@ -114,6 +117,24 @@ class RawFile:
         raise InputError(message, path=self.name, line_no=line_no, line=line, expected=expected)
 
 
+@contextmanager
+def _opened(path: str | os.PathLike) -> Iterator[IO[bytes]]:
+    """``path`` open for reading bytes; a file-system failure (on opening or reading) is an :class:`InputError`
+    naming the file."""
+    name = os.fspath(path)
+    try:
+        with open(path, "rb") as handle:
+            yield handle
+    except FileNotFoundError:
+        raise InputError("no such file", path=name) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=name) from None
+    except PermissionError:
+        raise InputError("cannot be read: permission denied", path=name) from None
+    except OSError as error:
+        raise InputError(f"cannot be read: {error.strerror or error}", path=name) from None
+
+
 def load(source: Source | RawFile) -> RawFile:
     """Read ``source`` (a path or an open file) under the rules above; file-system and decompression failures
     are :class:`InputError` naming the file."""
@@ -121,17 +142,8 @@ def load(source: Source | RawFile) -> RawFile:
         return source
     name = _name(source)
     if isinstance(source, str | os.PathLike):
-        try:
-            with open(source, "rb") as handle:
-                data = handle.read()
-        except FileNotFoundError:
-            raise InputError("no such file", path=name) from None
-        except IsADirectoryError:
-            raise InputError("is a directory, not a file", path=name) from None
-        except PermissionError:
-            raise InputError("cannot be read: permission denied", path=name) from None
-        except OSError as error:
-            raise InputError(f"cannot be read: {error.strerror or error}", path=name) from None
+        with _opened(source) as handle:
+            data = handle.read()
     else:
         if hasattr(source, "seek"):
             source.seek(0)
@@ -290,16 +302,22 @@ class Columns:
 def read_columns(source: Source | RawFile, layout: _Layout, skip: tuple[str, ...] = ()) -> Columns:
     """Read ``source`` with ``layout`` into one column per named field (``skip``: named fields not needed).
 
-    Arrow's CSV reader parses the file as it is when it is regular (single spaces, no blank or comment line);
-    otherwise it parses the canonical form (:func:`_canonical`). When that fails too, a line-by-line scan names
-    the first bad line. Numeric fields must be finite numbers. An empty file (no data line) is an error.
+    A regular file (single spaces, LF line ends, no blank or comment line, no byte-order mark, no gzip) is
+    checked in chunks and parsed by Arrow's CSV reader from the path, never held whole in memory. Anything
+    else is loaded (:func:`load`) and parsed as it is when it is regular, otherwise on its canonical form
+    (:func:`_canonical`); when that fails too, a line-by-line scan names the first bad line. Numeric fields
+    must be finite numbers. An empty file (no data line) is an error.
     """
-    raw = load(source)
-    _check_control(raw)  # UTF-8 is checked by Arrow; a failure is located by the line-by-line scan
-    data = raw.data.replace(b"\t", b" ") if b"\t" in raw.data else raw.data
     names = [f"f{i}" for i in range(len(layout.fields))]
     wanted = [(n, f) for n, f in zip(names, layout.fields, strict=True) if f is not None and f not in skip]
     used = {n: pa.float64() if f in layout.numeric else pa.string() for n, f in wanted}
+    if isinstance(source, str | os.PathLike):
+        table = _regular_file_table(source, names, used)
+        if table is not None:
+            return _columns(table, wanted, layout, os.fspath(source), None, None)
+    raw = load(source)
+    _check_control(raw)  # UTF-8 is checked by Arrow; a failure is located by the line-by-line scan
+    data = raw.data.replace(b"\t", b" ") if b"\t" in raw.data else raw.data
     regular = b"#" not in data and not _loose_separators(data)
     table = _arrow_table(data, names, used) if regular else None
     lines = None
@@ -312,22 +330,70 @@ def read_columns(source: Source | RawFile, layout: _Layout, skip: tuple[str, ...
             _locate(raw, layout)
             raw.fail("the file does not fit its format", expected=layout.expected)
     del data
-    fields: dict[str, pa.Array | np.ndarray] = {}
-    for name, field in wanted:
-        column = table.column(name)
-        table = table.drop_columns([name])  # each column freed as soon as it is converted
+    return _columns(table, wanted, layout, raw.name, lines, None if isinstance(source, str | os.PathLike) else raw)
+
+
+def _columns(
+    table: pa.Table, wanted: list, layout: _Layout, name: str, lines: np.ndarray | None, raw: RawFile | None
+) -> Columns:
+    """The :class:`Columns` of a parsed ``table``, numeric fields checked to be finite."""
+    columns = Columns(name, {}, lines, raw)
+    for column_name, field in wanted:
+        column = table.column(column_name)
+        table = table.drop_columns([column_name])  # each column freed as soon as it is converted
         if field in layout.numeric:
             values = as_numpy(column)
             bad = ~np.isfinite(values)
             if bad.any():
-                row = int(np.flatnonzero(bad)[0])
-                line_no = row + 1 if lines is None else int(lines[row])
-                raw.fail(f"{field} {values[row]:g} is not a finite number", line_no=line_no, expected=layout.expected)
-            fields[field] = values
+                line_no = columns.line_no(int(np.flatnonzero(bad)[0]))
+                raise InputError(
+                    f"{field} {values[bad][0]:g} is not a finite number",
+                    path=name,
+                    line_no=line_no,
+                    line=columns.line(line_no),
+                    expected=layout.expected,
+                )
+            columns.fields[field] = values
         else:
-            fields[field] = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-    from_path = isinstance(source, str | os.PathLike)
-    return Columns(raw.name, fields, lines, None if from_path else raw)
+            columns.fields[field] = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    return columns
+
+
+def _regular_file_table(path: str | os.PathLike, names: list[str], used: dict[str, pa.DataType]) -> pa.Table | None:
+    """The table of a regular file, parsed by Arrow from ``path``: ``None`` when the file is not regular (its
+    checks, made chunk by chunk with numpy, find a byte-order mark, gzip, a control character, a tab or CR, a
+    ``#`` or an empty field; a blank line shows in the count of lines) or does not parse; the caller then
+    loads it."""
+    lines = 0
+    with _opened(path) as handle:
+        buffer = bytearray(_SCAN_CHUNK + 1)  # one byte carried over from the chunk before
+        view = memoryview(buffer)
+        carried = 0
+        while True:
+            size = handle.readinto(view[carried:])
+            if not size:
+                break
+            part = np.frombuffer(buffer, dtype=np.uint8, count=carried + size)
+            if not carried and (part[:2].tobytes() == GZIP_MAGIC or part[:2].tobytes() in _BOM_STARTS):
+                return None
+            newline, space = part == NEWLINE, part == SPACE
+            control = np.count_nonzero(part[carried:] < 0x20) - np.count_nonzero(newline[carried:])
+            if (
+                control  # a tab, CR or control character
+                or (space[1:] & (space[:-1] | newline[:-1])).any()  # an empty field, or a line that starts with one
+                or (space[:-1] & newline[1:]).any()  # a line that ends with an empty field
+                or (not carried and (part[0] == SPACE or part[0] == NEWLINE))
+                or HASH in part
+                or 0x7F in part
+            ):
+                return None
+            lines += int(np.count_nonzero(newline[carried:]))
+            buffer[0] = buffer[carried + size - 1]
+            carried = 1
+    if not carried or buffer[0] == SPACE:  # an empty file, or one that ends with an empty field
+        return None
+    table = _arrow_table(path, names, used)
+    return table if table is not None and table.num_rows == lines + (buffer[0] != NEWLINE) else None
 
 
 def repeated_grade(query_id: str, doc_id: str, source, row: int, line_no: int | None) -> InputError:
@@ -348,14 +414,17 @@ def read_table(source: Source | RawFile, layout: _Layout) -> pd.DataFrame:
     return read_columns(source, layout).frame()
 
 
-def _arrow_table(data: bytes, names: list[str], used: dict[str, pa.DataType]) -> pa.Table | None:
-    """The ``used`` fields of every line of ``data`` split at single spaces into ``names``, as text or numbers
-    (``used`` maps a name to its type); ``None`` if a line has another number of fields or a number does not
-    parse."""
+def _arrow_table(data: bytes | str | os.PathLike, names: list[str], used: dict[str, pa.DataType]) -> pa.Table | None:
+    """The ``used`` fields of every line of ``data`` (bytes, or a file's path) split at single spaces into
+    ``names``, as text or numbers (``used`` maps a name to its type); ``None`` if a line has another number of
+    fields or a number does not parse."""
+    size = len(data) if isinstance(data, bytes) else os.path.getsize(data)
     try:
         return pa_csv.read_csv(
-            pa.BufferReader(data),
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=len(data) > _THREADED_BYTES),
+            pa.BufferReader(data)
+            if isinstance(data, bytes)
+            else pa.OSFile(os.fspath(data)),  # no decompression by name
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=size > _THREADED_BYTES),
             parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, ignore_empty_lines=True),
             convert_options=pa_csv.ConvertOptions(
                 column_types=used,

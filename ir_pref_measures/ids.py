@@ -7,8 +7,6 @@ into one int64 key), never on Python strings.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -18,9 +16,8 @@ from ir_pref_measures.errors import InputError
 
 def as_text(values) -> pa.Array:
     """Ids as an Arrow string array (numbers, as ir_datasets or users may give them, become text)."""
-    pandas = sys.modules.get("pandas")  # a Series exists only once pandas is imported
-    if pandas is not None and isinstance(values, pandas.Series | pandas.Index):
-        values = values.array
+    if type(values).__module__.partition(".")[0] == "pandas" and hasattr(values, "array"):  # a Series or an Index
+        values = values.array  # (no pandas import: it may be half-imported by another thread)
     array = values if isinstance(values, pa.Array | pa.ChunkedArray) else None
     if array is None and isinstance(values, np.ndarray) and values.dtype.kind in "OU":
         try:  # strings, built from buffers (pa.array would import pandas)

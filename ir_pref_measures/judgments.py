@@ -160,6 +160,13 @@ class Judgments:
         """``doc_text`` as an object array of Python strings (made once, when asked for)."""
         return as_objects(self.doc_text)
 
+    def docs_of(self, queries: np.ndarray) -> np.ndarray:
+        """The global indices of the docs of ``queries`` (query indices), sorted: an array the size of those
+        queries' docs, so that a block of queries costs its own size."""
+        queries = np.unique(np.asarray(queries, dtype=np.int64))
+        starts, sizes = self.doc_offsets[queries], np.diff(self.doc_offsets)[queries]
+        return np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
+
     @cached_property
     def graded(self) -> np.ndarray:
         return ~np.isnan(self.grades)

@@ -24,6 +24,7 @@ from ir_pref_measures.formats import Columns, RawFile
 from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, string_hashes, unique_sorted
 
 _U64 = np.uint64
+_KEY_ROWS = 1 << 18  # run entries keyed at a time
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,9 +72,13 @@ class Ranking:
         sizes = np.diff(self.offsets)
         query_bits = max(1, (len(self.query_ids) - 1).bit_length())
         rank_bits = max(1, int(sizes.max() - 1).bit_length())
-        entry_query = np.repeat(np.arange(len(self.query_ids), dtype=_U64), sizes)
-        keys = _key(entry_query, string_hashes(self.doc_text), query_bits, rank_bits)
-        keys |= (self.ranks - 1).astype(_U64)
+        keys = np.empty(len(self.doc_text), dtype=_U64)
+        for lo in range(0, len(keys), _KEY_ROWS):  # in slices: the temporary arrays stay small
+            position = np.arange(lo, min(lo + _KEY_ROWS, len(keys)))
+            query = np.searchsorted(self.offsets, position, "right") - 1
+            hashes = string_hashes(self.doc_text.slice(lo, len(position)))
+            part = _key(query.astype(_U64), hashes, query_bits, rank_bits)
+            keys[lo : lo + len(position)] = part | (position - self.offsets[query]).astype(_U64)
         keys.sort()
         return keys, query_bits, rank_bits
 
@@ -103,9 +108,17 @@ class Ranking:
                 seen[doc] = position
         return None
 
+    @cached_property
+    def _query_text(self) -> pa.Array:
+        return arrow(self.query_ids)
+
+    def query_index(self, query_ids) -> np.ndarray:
+        """The index of each of ``query_ids`` in ``query_ids`` of the run (int64; -1: not in the run)."""
+        return lookup(query_ids, self._query_text)
+
     def rank_of(self, query_ids, doc_ids) -> np.ndarray:
         """Rank (float) of each (query, doc) pair; ``inf`` where the run does not retrieve it."""
-        return self.rank_in(lookup(query_ids, arrow(self.query_ids)), doc_ids)
+        return self.rank_in(self.query_index(query_ids), doc_ids)
 
     def rank_in(self, want_query: np.ndarray, doc_ids) -> np.ndarray:
         """Rank (float) of each doc in the query of index ``want_query`` (into ``query_ids``; -1: a query the run

@@ -23,7 +23,6 @@ a query, or listed twice in a query of a run, is an error. Every mistake is an
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -42,9 +41,10 @@ if TYPE_CHECKING:  # pandas (and the table converters) are imported when a table
 
 
 def is_frame(source) -> bool:
-    """True for a pandas DataFrame (without importing pandas: no DataFrame exists before pandas is imported)."""
-    pandas = sys.modules.get("pandas")
-    return pandas is not None and isinstance(source, pandas.DataFrame)
+    """True for a pandas DataFrame, found without importing pandas (no DataFrame exists before pandas is
+    imported; and another thread may be importing it, half done, while this one reads a file)."""
+    classes = type(source).__mro__
+    return any(cls.__name__ == "DataFrame" and cls.__module__.partition(".")[0] == "pandas" for cls in classes)
 
 
 @dataclass(frozen=True)

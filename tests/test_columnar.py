@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from ir_pref_measures.adapters import ir_measures as adapter
 
 import ir_pref_measures
-from ir_pref_measures import ids, rankings
+from ir_pref_measures import ids, rankings, sources
 from ir_pref_measures.compare import relevant_docs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judgments import Judgments
@@ -152,3 +153,13 @@ def test_compare_reads_the_one_judgment_model_with_its_rule_for_repeated_grades(
     }
     table = ir_pref_measures.compare(runs, qrels, ["rpp", "ap"])
     assert table["ap"].tolist() == [1.0]
+
+
+def test_reading_a_file_does_not_touch_a_half_imported_pandas(monkeypatch, tmp_path):
+    """``eval`` reads the run on a thread while the judgments may be importing pandas on another: the run's
+    reader must not look into the half-initialised module (it once raised AttributeError there)."""
+    monkeypatch.setitem(sys.modules, "pandas", types.ModuleType("pandas"))  # no Series, no DataFrame yet
+    path = tmp_path / "run"
+    path.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n")
+    assert not sources.is_frame(str(path))
+    assert sources.ranking(str(path)).doc_text.to_pylist() == ["d1", "d2"]

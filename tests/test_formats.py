@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import gzip
+import io
 
 import ir_measures
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import ir_pref_measures as ipm
-from ir_pref_measures import InputError
+from ir_pref_measures import InputError, formats
 from ir_pref_measures.formats import detect_format, read_preferences, read_qrels, read_run
 
 
@@ -178,3 +181,70 @@ def test_two_grades_for_one_doc_in_a_union():
     b = ipm.Judgments.from_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [2]}))
     with pytest.raises(InputError, match="'d' of query 'q' has two grades: 1 and 2"):
         ipm.combine(a, b)
+
+
+# -- the fast path of read_columns: a regular file is checked chunk by chunk and parsed from its path ---------
+
+_PIECES = ["q1 Q0 d1 1 2.5 t\n", "q2 Q0 d2 1 1 t\n", "q1 Q0 d3 2 0.5 t\n"]
+_IRREGULAR = ["", "\n", " ", "  ", "\t", "\r\n", "# c\n", "# Q0 c 1 1 t\n", "\x00", "\x7f", "\ufeff", "x", "é", "1e400"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    lines=st.lists(st.sampled_from(_PIECES), min_size=1, max_size=6),
+    insert=st.lists(st.tuples(st.integers(0, 200), st.sampled_from(_IRREGULAR)), max_size=2),
+    cut=st.one_of(st.none(), st.tuples(st.integers(0, 200), st.integers(1, 3))),
+    chunk=st.integers(1, 9),
+)
+def test_a_file_read_from_its_path_equals_the_same_bytes_read_as_a_stream(
+    monkeypatch, tmp_path_factory, lines, insert, cut, chunk
+):
+    """Whatever the bytes (irregular ones put anywhere, bytes cut out, chunk boundaries anywhere), reading a path
+    gives the columns, or the error, that loading the same bytes gives."""
+    monkeypatch.setattr(formats, "_SCAN_CHUNK", chunk)  # the same patch for every example
+    text = "".join(lines)
+    for at, piece in insert:
+        at = min(at, len(text))
+        text = text[:at] + piece + text[at:]
+    if cut is not None:  # a field cut short or lost: "q1  d1 ..." has six fields, one of them empty
+        text = text[: cut[0]] + text[cut[0] + cut[1] :]
+    data = text.encode("utf-8")
+    path = tmp_path_factory.mktemp("fast") / "run"
+    path.write_bytes(data)
+    outcomes = []
+    for source in (path, io.BytesIO(data)):
+        try:
+            columns = formats.read_columns(source, formats.RUN, skip=("rank",))
+            outcomes.append(
+                (
+                    {k: v.tolist() for k, v in columns.fields.items()},
+                    [columns.line_no(r) for r in range(len(columns))],
+                )
+            )
+        except InputError as error:
+            outcomes.append((error.message, error.line_no, error.line))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("chunk", range(1, 20))
+def test_an_empty_field_is_found_across_a_chunk_boundary(monkeypatch, tmp_path, chunk):
+    """Two spaces where a field is missing keep the number of fields (Arrow would read an empty id): the
+    check for empty fields finds them wherever the chunks end."""
+    path = write(tmp_path, "run", "q1 Q0 d1 1 2.5 t\nq1  d2 1 1.5 t\n")
+    monkeypatch.setattr(formats, "_SCAN_CHUNK", chunk)
+    with pytest.raises(InputError) as info:
+        formats.read_columns(path, formats.RUN)
+    assert_error(info.value, path, 2, "q1  d2 1 1.5 t", "5 fields instead of 6")
+
+
+def test_a_regular_file_is_never_held_whole_in_memory(monkeypatch, tmp_path):
+    path = write(tmp_path, "run", "".join(_PIECES) * 50)
+    monkeypatch.setattr(formats, "_SCAN_CHUNK", 64)
+    monkeypatch.setattr(formats, "load", lambda source: pytest.fail("a regular file was loaded whole"))
+    assert len(formats.read_columns(path, formats.RUN)) == 150
+
+
+@pytest.mark.parametrize("name", ["run.gz", "run.bz2"])
+def test_a_plain_file_named_like_a_compressed_one_is_read_as_it_is(tmp_path, name):
+    path = write(tmp_path, name, "".join(_PIECES))
+    assert formats.read_columns(path, formats.RUN).fields["doc_id"].to_pylist() == ["d1", "d2", "d3"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from concurrent.futures import ThreadPoolExecutor
 
 from ir_pref_measures import sources
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int
@@ -82,10 +83,12 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
 
     from ir_pref_measures.adapters.ir_measures import PreferenceProvider, evaluate, is_preference_measure
 
-    parts = [] if args.qrels == "-" else [sources.judgments(args.qrels, format="qrels")]  # FORMAT:PATH says otherwise
-    parts += [sources.judgments(p, preference_format=args.prefs_format) for p in args.prefs]
-    judgments = parts[0] if len(parts) == 1 else combine(*parts)
-    run = sources.ranking(args.run)
+    with ThreadPoolExecutor(1) as reader:  # the run is read while the judgments are (Arrow and numpy free the GIL)
+        reading = reader.submit(sources.ranking, args.run)
+        parts = [] if args.qrels == "-" else [sources.judgments(args.qrels, format="qrels")]  # unless FORMAT:PATH
+        parts += [sources.judgments(p, preference_format=args.prefs_format) for p in args.prefs]
+        judgments = parts[0] if len(parts) == 1 else combine(*parts)
+        run = reading.result()  # a bad judgment file is reported first, as when read one after the other
     ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_preference_measure, measures))
     qrels = None if ours else judgments.qrels()  # the graded part, for ir_measures' own measures
     if args.provider:  # as ir_measures: one provider for every measure

@@ -90,12 +90,12 @@ def explicit_counts(judgments: Judgments, pairs: PairSet, doc_rank: np.ndarray, 
     """Counts from the explicit pair list ``pairs``, with ``doc_rank`` (float, inf = unretrieved) per doc."""
     position = np.full(len(judgments), -1, dtype=np.int64)
     position[queries] = np.arange(len(queries))
-    doc_pos = position[judgments.doc_query]
     n = len(queries)
 
-    in_eval = doc_pos[pairs.src] >= 0
+    src_pos = position[judgments.doc_query[pairs.src]]
+    in_eval = src_pos >= 0
     src, dst = pairs.src[in_eval], pairs.dst[in_eval]
-    q = doc_pos[src]
+    q = src_pos[in_eval]
     f, t = doc_rank[src], doc_rank[dst]
     is_correct = f < t
 
@@ -122,16 +122,16 @@ def _with_bad_docs(judgments, doc_rank, queries, source, pair_events, pr_q, pr_r
     PR ranks and the number of pairs per query, plus the bad-doc pairs and the unretrieved preferred docs."""
     position = np.full(len(judgments), -1, dtype=np.int64)
     position[queries] = np.arange(len(queries))
-    doc_pos = position[judgments.doc_query]
+    docs = judgments.docs_of(queries)  # the evaluated docs
+    doc_pos = position[judgments.doc_query[docs]]
     n = len(queries)
     # PU: unretrieved docs that are sources.
-    evaluated_doc = doc_pos >= 0
-    unretrieved_source = evaluated_doc & source & np.isinf(doc_rank)
+    unretrieved_source = source[docs] & np.isinf(doc_rank[docs])
     pu = np.bincount(doc_pos[unretrieved_source], minlength=n).astype(np.float64)
 
     # Bad docs: each retrieved preferred doc (rank r in PR) against every bad doc of its query.
-    bad_docs = np.flatnonzero(evaluated_doc & judgments.bad)
-    bad_q, bad_rank = doc_pos[bad_docs], doc_rank[bad_docs]
+    bad = judgments.bad[docs]
+    bad_q, bad_rank = doc_pos[bad], doc_rank[docs[bad]]
     n_bad = np.bincount(bad_q, minlength=n).astype(np.float64)
     bad_unretrieved = np.bincount(bad_q[np.isinf(bad_rank)], minlength=n).astype(np.float64)
     bad_below_pr = _count_above(bad_q, bad_rank, pr_q, pr_rank, n)  # bad docs ranked below each PR rank
@@ -262,7 +262,8 @@ def graded_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarra
     position = np.full(len(judgments), -1, dtype=np.int64)
     position[queries] = np.arange(len(queries))
     n = len(queries)
-    docs = np.flatnonzero((position[judgments.doc_query] >= 0) & judgments.graded)
+    docs = judgments.docs_of(queries)
+    docs = docs[judgments.graded[docs]]
     q = position[judgments.doc_query[docs]]
     rank = doc_rank[docs]
     grade = judgments.grades[docs]

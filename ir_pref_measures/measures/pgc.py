@@ -27,15 +27,14 @@ from ir_pref_measures.measures.greedy_fas import layered_greedy_fas_order
 from ir_pref_measures.measures.rbo import normalized, rbo_sums, self_rbo
 
 
-def tie_break_priority(judgments: Judgments, key: np.ndarray, docs: np.ndarray | None = None) -> np.ndarray:
-    """Each doc's 0-based position within its query in (``key``, doc id) order; ``key`` = rank (inf =
-    unretrieved) or any examination distance. ``docs``: the docs of whole queries (sorted global indices) to
-    order, the others left 0 (default: every doc)."""
-    docs = np.arange(judgments.n_docs) if docs is None else docs
-    order = docs[np.lexsort((docs, key[docs], judgments.doc_query[docs]))]
-    query = judgments.doc_query[order]
-    priority = np.zeros(judgments.n_docs, dtype=np.int64)
-    priority[order] = np.arange(len(order)) - np.searchsorted(query, query, "left")
+def tie_break_priority(judgments: Judgments, key: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """For each of ``docs`` (the sorted global indices of the docs of whole queries), its 0-based position
+    within its query in (``key``, doc id) order; ``key`` = rank (inf = unretrieved) or any examination
+    distance, for every judged doc."""
+    query = judgments.doc_query[docs]
+    order = np.lexsort((docs, key[docs], query))
+    priority = np.empty(len(docs), dtype=np.int64)
+    priority[order] = np.arange(len(docs)) - np.searchsorted(query, query[order], "left")
     return priority
 
 
@@ -43,21 +42,25 @@ def ideal_order(judgments: Judgments, key: np.ndarray, queries: np.ndarray) -> n
     """Global doc indices of ``queries`` (query by query, in the order given), each query's docs in the
     Greedy PGC ideal order for the actual ranking described by ``key`` (see :func:`tie_break_priority`)."""
     doc_query, offsets = judgments.doc_query, judgments.doc_offsets
-    wanted = np.zeros(len(judgments), dtype=bool)
-    wanted[queries] = True
-    docs = np.flatnonzero(wanted[doc_query])
+    docs = judgments.docs_of(queries)
     priority = tie_break_priority(judgments, key, docs)  # only the docs of ``queries``: a block costs its size
     if judgments.only_graded:
         position = np.empty(len(judgments), dtype=np.int64)
         position[queries] = np.arange(len(queries))
-        return docs[np.lexsort((priority[docs], -judgments.grades[docs], position[doc_query[docs]]))]
+        return docs[np.lexsort((priority, -judgments.grades[docs], position[doc_query[docs]]))]
     src, dst, bounds = judgments.explicit_good_edges()  # the derived edges are counted from the grades
     parts = []
     for q in np.asarray(queries).tolist():
         lo, hi = int(offsets[q]), int(offsets[q + 1])
         edges = slice(bounds[q], bounds[q + 1])
+        first = int(np.searchsorted(docs, lo))  # the query's docs are docs[first:first + hi - lo]
         local = layered_greedy_fas_order(
-            hi - lo, src[edges] - lo, dst[edges] - lo, priority[lo:hi], judgments.grades[lo:hi], judgments.bad[lo:hi]
+            hi - lo,
+            src[edges] - lo,
+            dst[edges] - lo,
+            priority[first : first + hi - lo],
+            judgments.grades[lo:hi],
+            judgments.bad[lo:hi],
         )
         parts.append(local[np.argsort(judgments.bad[lo + local], kind="stable")] + lo)
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
@@ -66,11 +69,15 @@ def ideal_order(judgments: Judgments, key: np.ndarray, queries: np.ndarray) -> n
 def positions_in(order: np.ndarray, doc_query: np.ndarray, n_docs: int) -> np.ndarray:
     """For docs listed query by query in ``order``: each doc's 0-based position in its query's list,
     -1 for docs not listed."""
-    query = doc_query[order]
-    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(order) else np.zeros(0, np.int64)
     position = np.full(n_docs, -1, dtype=np.int64)
-    position[order] = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    position[order] = _list_positions(doc_query[order])
     return position
+
+
+def _list_positions(query: np.ndarray) -> np.ndarray:
+    """0-based position of each entry of lists given query by query (``query``: the query of each entry)."""
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(query) else np.zeros(0, np.int64)
+    return np.arange(len(query)) - np.repeat(starts, np.diff(np.r_[starts, len(query)]))
 
 
 def rbo_of_positions(
@@ -87,13 +94,30 @@ def rbo_of_positions(
     ideal's RBO with itself."""
     slot = np.full(len(judgments), -1, dtype=np.int64)
     slot[queries] = np.arange(len(queries))
-    shared = (ideal_position >= 0) & np.isfinite(run_position) & (slot[judgments.doc_query] >= 0)
+    docs = np.flatnonzero((ideal_position >= 0) & (slot[judgments.doc_query] >= 0))
+    return _rbo_of_lists(judgments, queries, docs, ideal_position[docs], run_position[docs], p, depth, normalize)
+
+
+def _rbo_of_lists(
+    judgments: Judgments,
+    queries: np.ndarray,
+    docs: np.ndarray,
+    ideal_position: np.ndarray,
+    run_position: np.ndarray,
+    p: float,
+    depth: int,
+    normalize: bool,
+) -> np.ndarray:
+    """:func:`rbo_of_positions` from the docs of the ideal lists alone (``docs``, of ``queries`` only) and
+    their positions: arrays the size of the lists, never of every judged doc."""
+    slot = np.full(len(judgments), -1, dtype=np.int64)
+    slot[queries] = np.arange(len(queries))
+    doc_slot = slot[judgments.doc_query[docs]]
+    shared = np.isfinite(run_position)
     shared_at = np.maximum(ideal_position[shared], run_position[shared]).astype(np.int64) + 1
-    score = rbo_sums(slot[judgments.doc_query[shared]], shared_at, len(queries), p, depth)
+    score = rbo_sums(doc_slot[shared], shared_at, len(queries), p, depth)
     if normalize:
-        in_ideal = (ideal_position >= 0) & (slot[judgments.doc_query] >= 0)
-        lengths = np.bincount(slot[judgments.doc_query[in_ideal]], minlength=len(queries))
-        score = normalized(score, self_rbo(lengths, p, depth))
+        score = normalized(score, self_rbo(np.bincount(doc_slot, minlength=len(queries)), p, depth))
     return score
 
 
@@ -111,8 +135,8 @@ def rbo_to_ideal(
     order = ideal_order(judgments, doc_rank, queries)
     if keep is not None:
         order = order[keep[order]]
-    position = positions_in(order, judgments.doc_query, judgments.n_docs)
-    return rbo_of_positions(judgments, queries, position, doc_rank - 1, p, depth, normalize)
+    position = _list_positions(judgments.doc_query[order])
+    return _rbo_of_lists(judgments, queries, order, position, doc_rank[order] - 1, p, depth, normalize)
 
 
 def pgc(

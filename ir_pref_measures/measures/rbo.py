@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-CHUNK_CELLS = 1 << 21  # queries x depth cells per block of the vectorised sum (bounds memory)
+CHUNK_CELLS = 1 << 18  # queries x depth cells per block of the vectorised sum (bounds memory: 2 MB arrays)
 DEPTH_CHUNK = 1 << 16  # depths per block of that sum: memory never grows with the depth asked for
 
 
