@@ -95,21 +95,14 @@ def rbo_of_positions(
     slot = np.full(len(judgments), -1, dtype=np.int64)
     slot[queries] = np.arange(len(queries))
     docs = np.flatnonzero((ideal_position >= 0) & (slot[judgments.doc_query] >= 0))
-    return _rbo_of_lists(judgments, queries, docs, ideal_position[docs], run_position[docs], p, depth, normalize)
+    positions = ideal_position[docs], run_position[docs]
+    return _rbo_of_lists(judgments, queries, docs, *positions, p=p, depth=depth, normalize=normalize)
 
 
-def _rbo_of_lists(
-    judgments: Judgments,
-    queries: np.ndarray,
-    docs: np.ndarray,
-    ideal_position: np.ndarray,
-    run_position: np.ndarray,
-    p: float,
-    depth: int,
-    normalize: bool,
-) -> np.ndarray:
+def _rbo_of_lists(judgments: Judgments, queries: np.ndarray, docs: np.ndarray, *positions, p, depth, normalize):
     """:func:`rbo_of_positions` from the docs of the ideal lists alone (``docs``, of ``queries`` only) and
-    their positions: arrays the size of the lists, never of every judged doc."""
+    their ideal and run ``positions``: arrays the size of the lists, never of every judged doc."""
+    ideal_position, run_position = positions
     slot = np.full(len(judgments), -1, dtype=np.int64)
     slot[queries] = np.arange(len(queries))
     doc_slot = slot[judgments.doc_query[docs]]
@@ -135,8 +128,8 @@ def rbo_to_ideal(
     order = ideal_order(judgments, doc_rank, queries)
     if keep is not None:
         order = order[keep[order]]
-    position = _list_positions(judgments.doc_query[order])
-    return _rbo_of_lists(judgments, queries, order, position, doc_rank[order] - 1, p, depth, normalize)
+    positions = _list_positions(judgments.doc_query[order]), doc_rank[order] - 1
+    return _rbo_of_lists(judgments, queries, order, *positions, p=p, depth=depth, normalize=normalize)
 
 
 def pgc(
