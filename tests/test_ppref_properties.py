@@ -11,10 +11,11 @@ from direct_ppref import closure, measures, pair_list
 
 import ir_pref_measures as ipm
 from ir_pref_measures.judgments import Judgments
+from ir_pref_measures.measures import pair_counts
 from ir_pref_measures.measures import ppref as kernels
 from ir_pref_measures.measures.catalog import family, ppref_kernel
 from ir_pref_measures.measures.greedy_fas import greedy_fas_order
-from ir_pref_measures.measures.pair_counts import explicit_counts, graded_counts, lower_before
+from ir_pref_measures.measures.pair_counts import explicit_counts, graded_counts, lower_before, lower_before_by_level
 
 CUTOFFS = (1, 3, 5, 10, None)
 WHOLE_RUN = 10**9  # "no cutoff" = every rank of the run; (inf, inf) pairs are never ordered
@@ -199,6 +200,41 @@ def test_lower_before_matches_a_double_loop():
             lower = [j for j in range(i) if keys[j] < keys[i]]
             assert count[i] == len(lower)
             assert weight[i] == pytest.approx(weights[lower].sum())
+
+
+def test_lower_before_by_level_matches_a_double_loop_within_segments():
+    rng = np.random.default_rng(11)
+    for n in (0, 1, 2, 5, 40, 300):
+        level = rng.integers(0, 5, size=n)
+        level_weight = np.exp2(-rng.random(5) * 4)
+        segment = np.sort(rng.integers(0, 4, size=n))
+        start = np.searchsorted(segment, segment, "left")
+        count, weight = lower_before_by_level(level, start, level_weight)
+        for i in range(n):
+            lower = [j for j in range(start[i], i) if level[j] < level[i]]
+            assert count[i] == len(lower)
+            assert weight[i] == pytest.approx(level_weight[level[lower]].sum(), rel=1e-12, abs=1e-12)
+
+
+def test_graded_counts_are_the_same_by_levels_and_by_merge_counts(monkeypatch):
+    """The counts by level (few grades) and the merge-count path (many grades) agree exactly on integer grades."""
+    rng = np.random.default_rng(5)
+    n_queries, per_query = 30, 40
+    qrels = pd.DataFrame(
+        {
+            "query_id": np.repeat([f"q{i}" for i in range(n_queries)], per_query),
+            "doc_id": [f"d{i}" for i in range(n_queries * per_query)],
+            "relevance": rng.integers(0, 5, n_queries * per_query),
+        }
+    )
+    judgments = Judgments.from_qrels(qrels)
+    doc_rank = np.where(rng.random(judgments.n_docs) < 0.7, rng.permutation(judgments.n_docs) + 1.0, np.inf)
+    queries = np.arange(n_queries)
+    by_level = graded_counts(judgments, doc_rank, queries)
+    monkeypatch.setattr(pair_counts, "LEVEL_COUNTS", 0)
+    by_merge = graded_counts(judgments, doc_rank, queries)
+    for name in ("offsets", "rank", "correct", "ordered", "gain", "preferred", "total", "unretrieved_preferred"):
+        assert np.array_equal(getattr(by_level, name), getattr(by_merge, name)), name
 
 
 def test_greedy_fas_orders_an_acyclic_graph_topologically():

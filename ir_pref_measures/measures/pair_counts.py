@@ -23,10 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ir_pref_measures.ids import unique_sorted
 from ir_pref_measures.judgments import Judgments, PairSet
 from ir_pref_measures.measures.closure import BlockPlan, block_plan, doc_events
 
 CHUNK_PAIRS = 50_000  # pairs per block of queries in the explicit kernel (bounds its temporary memory)
+LEVEL_COUNTS = 8  # at most this many distinct grades in a block: pairs counted by running counts per grade
 LIST_PAIRS = 1_000_000  # a query with more pairs than this is counted by blocks when it can be (see pair_counts)
 
 
@@ -253,6 +255,24 @@ def lower_before(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.
     return count, weight
 
 
+def lower_before_by_level(
+    level: np.ndarray, start: np.ndarray, level_weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """For every position i: how many j in ``start[i]:i`` have ``level[j] < level[i]``, and the sum of their
+    weights (``level_weight[level[j]]``); the same as :func:`lower_before` within segments, by running counts per
+    level: O(n x levels), for few levels (grades)."""
+    n, n_levels = len(level), len(level_weight)
+    counts = np.zeros((n + 1, n_levels), dtype=np.int64)
+    counts[np.arange(1, n + 1), level] = 1
+    np.cumsum(counts, axis=0, out=counts)  # counts[i, l]: positions before i at level l
+    lower = np.cumsum(counts, axis=1) - counts  # positions before i at a level below l
+    lower_weight = np.cumsum(counts * level_weight, axis=1) - counts * level_weight
+    at = np.arange(n)
+    count = lower[at, level] - lower[start, level]
+    weight = lower_weight[at, level] - lower_weight[start, level]
+    return count, weight
+
+
 def graded_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray) -> PairCounts:
     """Counts for judgments derived from grades (a -> b iff grade(a) > grade(b)), without pairs.
 
@@ -269,8 +289,9 @@ def graded_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarra
     grade = judgments.grades[docs]
     order = np.lexsort((docs, rank, q))  # by query, then rank (unretrieved last, by doc index)
     q, rank, grade = q[order], rank[order], grade[order]
-    level = np.unique(grade, return_inverse=True)[1].astype(np.int64)
-    key = q * (int(level.max()) + 1 if len(level) else 1) + level
+    grade_values = unique_sorted(grade)
+    level = np.searchsorted(grade_values, grade)
+    key = q * max(len(grade_values), 1) + level
     w = np.exp2(-grade)
 
     query_start = np.searchsorted(q, np.arange(n + 1))
@@ -280,9 +301,12 @@ def graded_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarra
     w_prefix = np.r_[0.0, np.cumsum(w)]
     total_lower = np.searchsorted(sorted_keys, key, "left") - start
     total_lower_w = w_by_key[np.searchsorted(sorted_keys, key, "left")] - w_by_key[start]
-    before, before_w = lower_before(key, w)
-    before = before - start
-    before_w = before_w - w_prefix[start]
+    if len(grade_values) <= LEVEL_COUNTS:
+        before, before_w = lower_before_by_level(level, start, np.exp2(-grade_values))
+    else:
+        before, before_w = lower_before(key, w)
+        before = before - start
+        before_w = before_w - w_prefix[start]
     same_total = np.searchsorted(sorted_keys, key, "right") - np.searchsorted(sorted_keys, key, "left")
     same_before = _running_count(key)
     later = query_start[q + 1] - np.arange(len(q)) - 1
