@@ -24,7 +24,6 @@ from ir_measures.providers.base import Any
 
 from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import arrow, lookup
 from ir_pref_measures.judgments import JudgmentLines, Judgments
 from ir_pref_measures.measures.catalog import PARAMS, SPECS, MeasureSpec, ppref_kernel
 from ir_pref_measures.measures.compatibility import compatibility
@@ -177,7 +176,7 @@ def trec_positions(ranking: Ranking, query_ids: np.ndarray, doc_rank: np.ndarray
     position = starts[block] + ends[block] - 1 - index - ranking.offsets[entry_query]
     out = np.full(len(doc_rank), np.inf)
     found = np.isfinite(doc_rank)
-    run_query = lookup(query_ids[found], arrow(ranking.query_ids))
+    run_query = ranking.query_index(query_ids[found])
     out[found] = position[ranking.offsets[run_query] + doc_rank[found].astype(np.int64) - 1]
     return out
 

@@ -380,9 +380,8 @@ def _regular_file_table(path: str | os.PathLike, names: list[str], used: dict[st
             control = np.count_nonzero(part[carried:] < 0x20) - np.count_nonzero(newline[carried:])
             if (
                 control  # a tab, CR or control character
-                or (space[1:] & (space[:-1] | newline[:-1])).any()  # an empty field, or a line that starts with one
-                or (space[:-1] & newline[1:]).any()  # a line that ends with an empty field
-                or (not carried and (part[0] == SPACE or part[0] == NEWLINE))
+                or _empty_field(space, newline)
+                or (not carried and part[0] == SPACE)
                 or HASH in part
                 or 0x7F in part
             ):
@@ -445,10 +444,15 @@ def _loose_separators(data: bytes, chunk: int = 1 << 22) -> bool:
     byte = np.frombuffer(data, dtype=np.uint8)
     for lo in range(0, len(byte), chunk):
         part = byte[lo : lo + chunk + 1]
-        space, newline = part == SPACE, part == NEWLINE
-        if (space[1:] & (space[:-1] | newline[:-1])).any() or (space[:-1] & newline[1:]).any():
+        if _empty_field(part == SPACE, part == NEWLINE):
             return True
     return False
+
+
+def _empty_field(space: np.ndarray, newline: np.ndarray) -> bool:
+    """True when, in a stretch of bytes (``space`` and ``newline`` mark those bytes), two spaces meet or a line
+    starts or ends with a space: an empty field."""
+    return bool((space[1:] & (space[:-1] | newline[:-1])).any() or (space[:-1] & newline[1:]).any())
 
 
 def _fail_at(raw: RawFile, frame: pd.DataFrame, bad: np.ndarray, message, layout: _Layout) -> None:

@@ -111,7 +111,7 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
             from ir_pref_measures.trec_eval import read_judgments  # the drop-in's reader and checks
 
             return Judgments.from_trec_prefs(read_judgments(location.path, location.format))
-        raw = formats.load(location.path)
+        raw = location.path if location.format else formats.load(location.path)  # named: read from its path
         chosen = location.format or formats.detect_format(raw, preference_format)
         if chosen == "qrels":
             return Judgments.from_qrels(formats.read_columns(raw, formats.QRELS), **graded)
