@@ -45,7 +45,7 @@ from ir_pref_measures.rankings import Ranking
 from ir_pref_measures.render import HIGHLIGHTS, render  # noqa: F401  (render: public here too, as before)
 from ir_pref_measures.stats import sign_test  # noqa: F401  (public here too, as before)
 
-TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
+TESTS = tests.TESTS
 PAIRWISE_NAMES = (*PREFERENCES, *ALIASES)
 PROGRESS_DELAY = 2.0  # seconds before the progress bar shows (only on a terminal)
 DEFAULT_SET = "judgments"  # the name of the judgment set when one unnamed set is given
@@ -191,10 +191,11 @@ def Experiment(
     if restrict is not None:
         values = {column: frame[frame.index.isin(restrict)] for column, frame in values.items()}
     sums = {column for items in plan.values() for column, m in items if _summed(m)}
+    pairwise = {column for items in plan.values() for column, m in items if isinstance(m, PairwiseMeasure)}
     long = long_table(values, round) if perquery else None
     if perquery is True:
         return long
-    table = summary_table(values, run_names, baselines, settings, round, sums=sums)
+    table = summary_table(values, run_names, baselines, settings, round, sums=sums, pairwise=pairwise)
     if perquery == "both":
         return table, long
     if not dataframe:
@@ -432,11 +433,13 @@ def summary_table(
     round: int | Mapping[str, int] | None,
     *,
     sums: Iterable[str] = (),
+    pairwise: Iterable[str] = (),
 ) -> pd.DataFrame:
     """The ``pt.Experiment`` table from per-query values (``values[column]``: queries x runs); the columns in
-    ``sums`` hold the sum over queries (as ir_measures aggregates trec_eval's counts), the others the mean."""
+    ``sums`` hold the sum over queries (as ir_measures aggregates trec_eval's counts), the others the mean; the
+    columns in ``pairwise`` hold preferences over the baseline (compared with 0, not with the baseline's values)."""
     table = pd.DataFrame({"name": names})
-    sums = set(sums)
+    sums, pairwise = set(sums), set(pairwise)
     for column, frame in values.items():
         if frame.empty:
             raise InputError(f"no query to evaluate {column} on (after restricting to the topics)")
@@ -450,16 +453,16 @@ def summary_table(
     for baseline in baselines:
         suffix = "" if len(baselines) == 1 else f" vs {baseline}"
         for column, frame in values.items():
-            for name, result in _compare(column, frame, names, baseline, settings).items():
+            for name, result in _compare(frame, names, baseline, settings, column in pairwise).items():
                 table[f"{column} {name}{suffix}"] = result
     return table
 
 
-def _compare(column: str, frame: pd.DataFrame, names: list[str], baseline: str, settings: Tests) -> dict:
-    """The test columns of one measure against one baseline (NaN / False in the baseline's row)."""
+def _compare(frame: pd.DataFrame, names: list[str], baseline: str, settings: Tests, is_pairwise: bool) -> dict:
+    """The test columns of one measure against one baseline (NaN / False in the baseline's row); ``is_pairwise``:
+    the values are already preferences over the baseline."""
     at = names.index(baseline)
     others = [r for r in range(len(names)) if r != at]
-    is_pairwise = column in PAIRWISE_NAMES  # values are already preferences over the baseline
     reference = np.zeros(len(frame)) if is_pairwise else frame[baseline].to_numpy()
     runs = frame[names].to_numpy().T[others]
     d = runs - reference
@@ -485,27 +488,16 @@ def _compare(column: str, frame: pd.DataFrame, names: list[str], baseline: str, 
 def _p_values(d: np.ndarray, runs: np.ndarray, reference: np.ndarray, is_pairwise: bool, settings: Tests):
     """Two-sided p-values of each run (row of ``runs``) against the reference (``d``: their differences)."""
     test = settings.test
-    if test == "permutation":
-        return tests.randomisation_test(d, settings.samples, _rng(settings))
-    if test == "bootstrap":
-        return tests.bootstrap_test(d, settings.samples, _rng(settings))
-    if is_pairwise or test == "sign":
-        return np.array([tests.sign_test(run, reference)[1] for run in runs])
-    function = _test_function(test)
-    return np.array([function(run, reference)[1] for run in runs], dtype=np.float64)
+    if callable(test):
+        return np.array([test(run, reference)[1] for run in runs], dtype=np.float64)
+    if is_pairwise and test in ("t", "wilcoxon"):  # preferences: already differences, often only -1, 0, 1
+        test = "sign"
+    return tests.p_values(d, test, settings.samples, _rng(settings))
 
 
 def _rng(settings: Tests) -> np.random.Generator:
     """A fresh generator per measure and statistic: each column depends on the seed alone."""
     return np.random.default_rng(settings.seed)
-
-
-def _test_function(test) -> Callable:
-    from scipy import stats
-
-    if callable(test):
-        return test
-    return {"t": stats.ttest_rel, "wilcoxon": stats.wilcoxon}[test]
 
 
 def _check_tests(settings: Tests) -> None:

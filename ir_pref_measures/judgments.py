@@ -163,7 +163,7 @@ class Judgments:
     def docs_of(self, queries: np.ndarray) -> np.ndarray:
         """The global indices of the docs of ``queries`` (query indices), sorted: an array the size of those
         queries' docs, so that a block of queries costs its own size."""
-        queries = np.unique(np.asarray(queries, dtype=np.int64))
+        queries = unique_sorted(np.asarray(queries, dtype=np.int64))
         starts, sizes = self.doc_offsets[queries], np.diff(self.doc_offsets)[queries]
         return np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
 

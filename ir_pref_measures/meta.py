@@ -30,7 +30,7 @@ from ir_pref_measures import tables
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judgments import Judgments, combine
 from ir_pref_measures.sources import load_combined
-from ir_pref_measures.stats import bootstrap_test, randomisation_test, t_test
+from ir_pref_measures.stats import check_samples, p_values
 
 TESTS = ("t", "randomised", "bootstrap")
 BINOMIAL_METHODS = ("exact", "normal")
@@ -225,16 +225,8 @@ def paired_p_values(values: pd.DataFrame, test: str = "t", *, samples: int = 10_
     ``samples`` resamples drawn from ``numpy.random.default_rng(seed)``, the same for every pair."""
     if test not in TESTS:
         raise InputError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
-    if int(samples) != samples or samples < 1:
-        raise InputError(f"samples must be a positive integer, not {samples!r}")
     i, j, d = _pair_differences(values)
-    rng = np.random.default_rng(seed)
-    if test == "t":
-        p = t_test(d)
-    elif test == "randomised":
-        p = randomisation_test(d, int(samples), rng)
-    else:
-        p = bootstrap_test(d, int(samples), rng)
+    p = p_values(d, {"randomised": "permutation"}.get(test, test), check_samples(samples), np.random.default_rng(seed))
     matrix = np.full((values.shape[1],) * 2, np.nan)
     matrix[i, j] = matrix[j, i] = p
     return pd.DataFrame(matrix, index=values.columns, columns=values.columns)

@@ -17,6 +17,9 @@ draws for every row, so results depend only on the seed. Defaults: :data:`SAMPLE
 * :func:`effect_size`: the standardised mean difference of paired values, mean(d) / sd(d) (Cohen's d_z).
   T. Sakai, *Statistical Reform in Information Retrieval?*, SIGIR Forum 48(1), 2014.
 * :func:`correct`: statsmodels' ``multipletests`` (Holm, Bonferroni, Benjamini-Hochberg, ...).
+
+:func:`p_values` runs any of the tests by name (:data:`TESTS`) on rows of differences; a row that is all zero (a
+run identical to its baseline on every query) has no test: its p-value is NaN, whatever the test.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import numpy as np
 
 from ir_pref_measures.errors import InputError
 
+TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
 SAMPLES = 10_000  # default number of resamples (random sign vectors, bootstrap samples)
 CONFIDENCE = 0.95  # default confidence level of the intervals
 BLOCK = 1 << 22  # entries of one (rows x resamples) block of a resampling computation: bounds memory
@@ -69,10 +73,8 @@ def t_test(d: np.ndarray) -> np.ndarray:
     from scipy import stats
 
     d = np.atleast_2d(np.asarray(d, dtype=np.float64))
-    n = d.shape[1]
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = d.mean(axis=1) / (d.std(axis=1, ddof=1) / math.sqrt(n))
-    return 2 * stats.t.sf(np.abs(t), n - 1)
+        return stats.ttest_1samp(d, 0.0, axis=1).pvalue
 
 
 def wilcoxon_test(d: np.ndarray) -> np.ndarray:
@@ -99,6 +101,25 @@ def sign_test(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     if wins + losses == 0:
         return 0.0, math.nan
     return float(wins), float(stats.binomtest(wins, wins + losses, 0.5).pvalue)
+
+
+def p_values(d: np.ndarray, test: str, samples: int = SAMPLES, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Two-sided p-values of ``test`` (one of :data:`TESTS`) per row of differences ``d``; NaN for a row with no
+    difference at all. ``samples`` and ``rng``: the resampling tests' (``permutation``, ``bootstrap``)."""
+    d = np.atleast_2d(np.asarray(d, dtype=np.float64))
+    if test == "t":
+        p = t_test(d)
+    elif test == "wilcoxon":
+        p = wilcoxon_test(d)
+    elif test == "sign":
+        p = np.array([sign_test(row, np.zeros_like(row))[1] for row in d], dtype=np.float64)
+    elif test == "permutation":
+        p = randomisation_test(d, samples, rng)
+    elif test == "bootstrap":
+        p = bootstrap_test(d, samples, rng)
+    else:
+        raise InputError(f"unknown test {test!r}", expected=f"one of {', '.join(TESTS)}")
+    return np.where(d.any(axis=1), p, np.nan)
 
 
 def randomisation_test(d: np.ndarray, samples: int = SAMPLES, rng: np.random.Generator | None = None) -> np.ndarray:

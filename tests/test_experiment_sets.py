@@ -72,3 +72,18 @@ def test_truncate_keeps_the_first_k_of_each_query(rows, k):
 def test_topk_is_checked():
     with pytest.raises(InputError, match="topk must be a positive integer"):
         Experiment(RUNS, QRELS, ["nDCG@10"], topk=0)
+
+
+def test_a_pairwise_measure_on_a_named_set_is_tested_as_a_pairwise_measure():
+    """``rpp`` on set y is a preference over the baseline like ``rpp``: the same test (the sign test under the
+    default ``t``), so the same p-values on the same judgments."""
+    runs = {**RUNS, "c": RUNS["b"].assign(score=RUNS["b"]["score"][::-1].to_numpy())}
+    table = Experiment(runs, {"x": QRELS, "y": QRELS}, ["rpp", "y:rpp"], baseline="a")
+    np.testing.assert_array_equal(table["rpp p-value"], table["rpp [y] p-value"])
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign", "permutation", "bootstrap"])
+def test_a_run_identical_to_the_baseline_has_no_p_value_under_any_test(test):
+    table = Experiment({**RUNS, "same": RUNS["a"]}, QRELS, ["nDCG@10"], baseline="a", test=test, correction="holm")
+    row = table.set_index("name").loc["same"]
+    assert np.isnan(row["nDCG@10 p-value"]) and np.isnan(row["nDCG@10 p-value corrected"])
