@@ -89,9 +89,7 @@ def _done(figure, path: str | os.PathLike | None):
 def run_styles(names: Sequence[str]) -> dict[str, dict]:
     """A (colour, marker) per run, in the order given: the ten colours of ``tab10`` with the first marker, then
     with the next one, and so on (distinct for up to 100 runs)."""
-    import matplotlib
-
-    colours = matplotlib.colormaps["tab10"].colors
+    colours = _matplotlib().colormaps["tab10"].colors
     return {
         name: {"color": colours[k % len(colours)], "marker": MARKERS[(k // len(colours)) % len(MARKERS)]}
         for k, name in enumerate(dict.fromkeys(str(n) for n in names))

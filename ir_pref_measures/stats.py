@@ -5,8 +5,9 @@ differences (run minus baseline), or ``x`` a ``(rows, queries)`` array of per-qu
 functions draw from the ``numpy.random.Generator`` they are given (``numpy.random.default_rng(seed)``), the same
 draws for every row, so results depend only on the seed. Defaults: :data:`SAMPLES` resamples, :data:`CONFIDENCE`.
 
-* :func:`t_test`: Student's paired t-test (as ``scipy.stats.ttest_rel``).
-* :func:`wilcoxon_test`: Wilcoxon's signed-rank test (``scipy.stats.wilcoxon``).
+* :func:`t_test`: Student's paired t-test (as ``scipy.stats.ttest_rel``). Student, Biometrika 6(1), 1908.
+* :func:`wilcoxon_test`: Wilcoxon's signed-rank test (``scipy.stats.wilcoxon``). F. Wilcoxon, Biometrics
+  Bulletin 1(6), 1945.
 * :func:`sign_test`: the exact sign test (``scipy.stats.binomtest``). W. J. Dixon, A. M. Mood, JASA 1946.
 * :func:`randomisation_test`: the paired randomisation (permutation) test of the mean difference, exact when all
   2^n sign vectors fit in ``samples`` (as ``scipy.stats.permutation_test(..., permutation_type="samples")``).
@@ -16,7 +17,8 @@ draws for every row, so results depend only on the seed. Defaults: :data:`SAMPLE
   method="percentile")``). B. Efron, R. Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13.
 * :func:`effect_size`: the standardised mean difference of paired values, mean(d) / sd(d) (Cohen's d_z).
   T. Sakai, *Statistical Reform in Information Retrieval?*, SIGIR Forum 48(1), 2014.
-* :func:`correct`: statsmodels' ``multipletests`` (Holm, Bonferroni, Benjamini-Hochberg, ...).
+* :func:`correct`: statsmodels' ``multipletests`` (Holm, Bonferroni, Benjamini-Hochberg, ...; definitions and
+  citations in docs/experiments.md).
 
 :func:`p_values` runs any of the tests by name (:data:`TESTS`) on rows of differences; a row that is all zero (a
 run identical to its baseline on every query) has no test: its p-value is NaN, whatever the test.

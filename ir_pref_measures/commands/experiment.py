@@ -81,7 +81,12 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--ci", type=probability, metavar="LEVEL", help="bootstrap confidence intervals, e.g. 0.95")
     parser.add_argument("--effect-size", action="store_true", help="the standardised mean difference to the baseline")
     parser.add_argument("--correction", metavar="METHOD", help="multiple-testing correction, e.g. holm, bonferroni")
-    parser.add_argument("--alpha", type=probability, default=0.05, help="alpha of the correction (default 0.05)")
+    parser.add_argument(
+        "--alpha",
+        type=probability,
+        default=0.05,
+        help="significance level of the correction and of the markers of --format latex/html (default 0.05)",
+    )
     parser.add_argument("--perquery", action="store_true", help="the long table name, qid, measure, value")
     parser.add_argument("--topics", metavar="ID", help="only the queries of this ir_datasets ID")
     parser.add_argument("--round", type=int, choices=range(0, 17), metavar="N", help="round to N decimals (0-16)")
