@@ -33,7 +33,6 @@ from ir_pref_measures.compare import (
     DEFAULT_MEASURES,
     SUMMARY,
     Comparison,
-    RelevantDocs,
     load_runs,
     parse_measures,
     relevant_docs,
@@ -132,7 +131,11 @@ def _from_tasks(tasks: list, columns: Mapping[str, str]) -> dd.DataFrame:
 
 
 def _is_parquet(paths: list[str]) -> bool:
-    return all(p.endswith(PARQUET_SUFFIXES) or os.path.isdir(p) for p in paths)
+    """Parquet files, or folders of them (any other folder is read as a file, which names it in its error)."""
+    return all(
+        p.endswith(PARQUET_SUFFIXES) or os.path.isdir(p) and any(f.endswith(PARQUET_SUFFIXES) for f in os.listdir(p))
+        for p in paths
+    )
 
 
 def run_frame(source) -> dd.DataFrame:
@@ -144,8 +147,7 @@ def run_frame(source) -> dd.DataFrame:
 
 def _table(source, kind: str, read) -> dd.DataFrame:
     if isinstance(source, dd.DataFrame | pd.DataFrame):
-        renames = {k: v for k, v in tables.PYTERRIER_COLUMNS.items() if k in source.columns and v not in source.columns}
-        frame = source.rename(columns=renames) if renames else source
+        frame = tables.standard_columns(source)
         if "query_id" not in frame.columns:
             raise InputError(f"the {kind} table has no query_id (or qid) column (found {list(source.columns)})")
         return frame if isinstance(frame, dd.DataFrame) else dd.from_pandas(frame, npartitions=1, sort=False)
@@ -157,7 +159,7 @@ def _table(source, kind: str, read) -> dd.DataFrame:
             f"a {kind} is a file, a glob, a list of files or a DataFrame here, not {type(source).__name__}"
         )
     if _is_parquet(paths):
-        return dd.read_parquet(paths)
+        return tables.standard_columns(dd.read_parquet(paths))
     return _from_tasks([read(path) for path in paths], COLUMNS[kind])
 
 
@@ -181,14 +183,14 @@ def judgment_frames(
         return [(QRELS, _from_tasks([dask.delayed(_read_qrels)(location, repeated)], COLUMNS[QRELS]))]
     named = [sources.resolve(p, format) for p in paths]
     if _is_parquet(paths):
-        frame = dd.read_parquet(paths)
+        frame = tables.standard_columns(dd.read_parquet(paths))
         return [(PREFERENCES if "doc_id_a" in frame.columns else QRELS, frame)]
+    detected = iter(  # formats not named: detected on the workers from the files' lines, in one round trip
+        dask.compute(*[dask.delayed(_judgment_kind)(n.path, None, preference_format) for n in named if not n.format])
+    )
     parts = []
     for location in named:
-        if location.format is None:  # detected on a worker, from the file's lines
-            kind = dask.delayed(_judgment_kind)(location.path, None, preference_format).compute()
-        else:
-            kind = _judgment_kind(location.path, location.format)
+        kind = _judgment_kind(location.path, location.format) if location.format else next(detected)
         task = (
             dask.delayed(_read_qrels)(location, repeated)
             if kind == QRELS
@@ -209,7 +211,7 @@ def by_query(
     the cluster). Partition ``k`` of every frame holds the same queries (rows of unjudged queries outside the
     divisions go to the last partition, where nothing evaluates them)."""
     frames = [*judged, *others]
-    npartitions = npartitions or max(*(frame.npartitions for frame in frames), 2 * _cluster_threads())
+    npartitions = npartitions or max(*(frame.npartitions for frame in frames), _default_partitions())
     found = dask.compute(*[frame["query_id"].drop_duplicates() for frame in judged])  # the judged ids, once each
     ids = np.unique(np.concatenate([part.to_numpy(dtype=object) for part in found]).astype(str))
     if not len(ids):
@@ -219,14 +221,17 @@ def by_query(
     return [frame.set_index("query_id", divisions=divisions) for frame in frames]
 
 
-def _cluster_threads() -> int:
-    """The threads of the workers of the current ``distributed`` client (1 without one)."""
+def _default_partitions(client=None) -> int:
+    """Twice the threads of the workers of ``client`` (default: the current ``distributed`` client; 2 without
+    one)."""
     try:
-        from distributed import default_client
+        if client is None:
+            from distributed import default_client
 
-        return max(1, sum(default_client().nthreads().values()))
+            client = default_client()
+        return 2 * max(1, sum(client.nthreads().values()))
     except (ImportError, ValueError):
-        return 1
+        return 2
 
 
 def _judgments(parts: Sequence[pd.DataFrame], kinds: Sequence[str]) -> Judgments | None:
@@ -244,13 +249,15 @@ def _judgments(parts: Sequence[pd.DataFrame], kinds: Sequence[str]) -> Judgments
 # -- evaluate ----------------------------------------------------------------------------------------------
 
 
-def _ranking_of(run: pd.DataFrame, judged: np.ndarray) -> Ranking:
-    """The run's rows as a :class:`Ranking`; a run holding none of the ``judged`` queries gets one row of an
-    unjudged query (``""``): ir_measures then gives every judged query its measure's default, as it does when
-    a judged query is missing from a run."""
+def _ranking_of(run: pd.DataFrame, judged: np.ndarray, placeholder: str = ABSENT) -> Ranking:
+    """The run's rows of one partition as a :class:`Ranking`. A run holding none of the ``judged`` queries gets
+    one row of an unjudged doc in query ``placeholder`` (default an unjudged query, ``""``): ir_measures then
+    gives every judged query its measure's default, as it does when a judged query is missing from a run; with
+    a judged query (``compare``), only the ranks of relevant docs count, so every value is that of a run missing
+    these queries (their worst case), as locally."""
     frame = run.reset_index() if run.index.name == "query_id" else run
     if not np.isin(judged, frame["query_id"].unique()).any():
-        frame = pd.DataFrame({"query_id": [ABSENT], "doc_id": [ABSENT], "score": [0.0]})
+        frame = pd.DataFrame({"query_id": [placeholder], "doc_id": [ABSENT], "score": [0.0]})
     return sources.ranking(frame)
 
 
@@ -351,16 +358,6 @@ def _means(parts: list[pd.DataFrame], names: list[str]) -> pd.DataFrame:
 # -- compare -----------------------------------------------------------------------------------------------
 
 
-def _partition_ranking(run: pd.DataFrame, relevant: RelevantDocs) -> Ranking:
-    """The run's rows of one partition as a :class:`Ranking`. A run without a judged query in the partition
-    gets one row of an unjudged doc in a judged query: only the ranks of relevant docs count, so every value is
-    that of a run missing these queries (their worst case), as locally."""
-    frame = run.reset_index() if run.index.name == "query_id" else run
-    if not np.isin(relevant.query_ids, frame["query_id"].unique()).any():
-        frame = pd.DataFrame({"query_id": relevant.query_ids[:1], "doc_id": [ABSENT], "score": [0.0]})
-    return sources.ranking(frame)
-
-
 def _partition_comparison(qrels: pd.DataFrame, *runs: pd.DataFrame, names, options) -> Comparison | None:
     """The local ``compare.evaluate`` on one partition; ``None`` when no query of it has a relevant doc."""
     if not len(qrels):
@@ -371,7 +368,9 @@ def _partition_comparison(qrels: pd.DataFrame, *runs: pd.DataFrame, names, optio
         relevant = relevant_docs(judgments, binary=options["binary"], floor=options["floor"])
     except InputError:  # no relevant doc in this partition (the whole input is checked by its other partitions)
         return None
-    rankings = {name: _partition_ranking(run, relevant) for name, run in zip(names, runs, strict=True)}
+    rankings = {
+        name: _ranking_of(run, relevant.query_ids, relevant.query_ids[0]) for name, run in zip(names, runs, strict=True)
+    }
     measures = parse_measures(options["measures"])
     return compare_runs(
         rankings,
@@ -430,14 +429,7 @@ def compare(
     (named as ``compare`` names them); each run and ``qrels`` in any form :func:`run_frame` and
     :func:`judgment_frames` take. ``aggregate=True``: the ``all`` rows, the mean over queries per pair.
     Other arguments as ``compare``."""
-    options = {
-        "measures": [m.name for m in parse_measures(measures)],
-        "baseline": baseline,
-        "binary": binary,
-        "floor": floor,
-        "topk": topk,
-        "graded_rpp": graded_rpp,
-    }
+    options = _compare_options(measures, baseline, binary, floor, topk, graded_rpp)
     names, qrels_part, run_parts = _compare_inputs(runs, qrels, npartitions)
     if baseline is not None and baseline not in names:
         raise InputError(f"baseline {baseline!r} is not one of the runs {names}")
@@ -457,6 +449,19 @@ def compare(
     summary = meta.reset_index()
     task = dask.delayed(_pair_means)(rows.to_delayed(), options["measures"], summary)
     return dd.from_delayed([task], meta=summary, verify_meta=False)
+
+
+def _compare_options(measures, baseline, binary, floor, topk, graded_rpp) -> dict:
+    """The keywords of the local ``compare.evaluate`` each partition calls (measures by name)."""
+    names = [m.name for m in parse_measures(measures)]
+    return {
+        "measures": names,
+        "baseline": baseline,
+        "binary": binary,
+        "floor": floor,
+        "topk": topk,
+        "graded_rpp": graded_rpp,
+    }
 
 
 def _pair_means(parts: list[pd.DataFrame], measures: list[str], summary: pd.DataFrame) -> pd.DataFrame:
@@ -484,14 +489,7 @@ def comparison(
     """The :class:`~ir_pref_measures.compare.Comparison` of ``compare.evaluate`` (the ``compare`` command's),
     computed on the cluster and gathered: queries in the order of their first relevant line in ``qrels``
     (``pref_eval``'s order; the qrels are read on the client for it, the runs only on the workers)."""
-    options = {
-        "measures": [m.name for m in parse_measures(measures)],
-        "baseline": None,
-        "binary": binary,
-        "floor": floor,
-        "topk": topk,
-        "graded_rpp": graded_rpp,
-    }
+    options = _compare_options(measures, None, binary, floor, topk, graded_rpp)
     order = relevant_in_file_order(qrels, binary=binary, floor=floor)
     names, qrels_part, run_parts = _compare_inputs(runs, qrels, npartitions)
     pieces = zip(qrels_part.to_delayed(), *[part.to_delayed() for part in run_parts], strict=True)
@@ -542,15 +540,14 @@ def _per_query_part(
         rankings = {name: _ranking_of(frame, query_ids) for name, frame in runs.items()}
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "the run has no query in common with the judgments")
-            found = local_per_query(rankings, judgments, qrels, ordinary, None)
-        out |= {column: frame[frame.index.isin(query_ids)] for column, frame in found.items()}
+            out |= local_per_query(rankings, judgments, qrels, ordinary, None)
     if pairwise and qrels is not None and len(qrels):
         graded = Judgments.from_qrels(qrels, checked=True)  # this part's queries only
         try:
             relevant = relevant_docs(graded)
         except InputError:  # no relevant doc in this part
             return out
-        rankings = {name: _partition_ranking(frame, relevant) for name, frame in runs.items()}
+        rankings = {name: _ranking_of(frame, relevant.query_ids, relevant.query_ids[0]) for name, frame in runs.items()}
         out |= local_per_query(rankings, graded, qrels, pairwise, baseline)
     return out
 
@@ -567,22 +564,21 @@ def per_query(
 ) -> dict[str, pd.DataFrame]:
     """:func:`ir_pref_measures.experiment.per_query` computed on the cluster of ``client`` (a
     ``distributed.Client``): the runs and qrels are split into ``npartitions`` ranges of judged query ids
-    (default: twice the worker threads), the judgments sent once to every worker, each range evaluated by the
-    local code. Same return value: per measure column, one row per query id (sorted), one column per run."""
+    (default: twice the worker threads), each range sent with its own judgments and evaluated by the local
+    code. Same return value: per measure column, one row per query id (sorted), one column per run."""
     names = list(rankings)
-    npartitions = npartitions or 2 * max(1, sum(client.nthreads().values()))  # as by_query
+    npartitions = npartitions or _default_partitions(client)
     chunks = [ids for ids in np.array_split(judgments.query_ids, npartitions) if len(ids)]
     bounds = np.asarray([ids[0] for ids in chunks], dtype=object)
     frames = {
         name: _split_by_query(ranking.frame()[list(COLUMNS["run"])], bounds) for name, ranking in rankings.items()
     }
     qrels_parts = [None] * len(bounds) if qrels is None else _split_by_query(qrels, bounds)
-    shared = client.scatter(judgments, broadcast=True)
     futures = [
         client.submit(
             _per_query_part,
             {name: frames[name][k] for name in names},
-            shared,
+            judgments.restrict(chunks[k]),  # each part its own queries' judgments: work and memory of its size
             qrels_parts[k],
             chunks[k],
             measures,

@@ -145,6 +145,39 @@ class Judgments:
             raise InputError(f"judgments with the groups {', '.join(self.groups)} cannot become the one group {name!r}")
         return replace(self, group_names=np.array([name], dtype=object), _groups={}, _cache={})
 
+    def restrict(self, query_ids) -> Judgments:
+        """These judgments on ``query_ids`` only (ids not judged are ignored): the same docs, grades, preferences,
+        ties, lines and groups for those queries, in arrays the size of their docs (for a partition of queries)."""
+        wanted = np.asarray(list(query_ids), dtype=object)
+        at = np.minimum(np.searchsorted(self.query_ids, wanted), max(len(self) - 1, 0))
+        queries = unique_sorted(at[self.query_ids[at] == wanted]) if len(self) else np.zeros(0, np.int64)
+        docs = self.docs_of(queries)
+
+        def kept(index: np.ndarray) -> np.ndarray:  # the rows whose doc is kept
+            found = np.minimum(np.searchsorted(docs, index), max(len(docs) - 1, 0))
+            return (docs[found] == index) if len(docs) else np.zeros(len(index), bool)
+
+        def local(index: np.ndarray) -> np.ndarray:  # a kept doc's index among the kept docs
+            return np.searchsorted(docs, index).astype(index.dtype)
+
+        edges, ties, lines = kept(self.edge_src), kept(self.tie_a), kept(self.lines.doc)
+        line_rows = self.lines.take(np.flatnonzero(lines))
+        sizes = np.diff(self.doc_offsets)[queries]
+        return Judgments(
+            query_ids=self.query_ids[queries],
+            doc_offsets=np.r_[0, np.cumsum(sizes)].astype(np.int64),
+            doc_text=self.doc_text.take(arrow(docs)),
+            grades=self.grades[docs],
+            bad=self.bad[docs],
+            edge_src=local(self.edge_src[edges]),
+            edge_dst=local(self.edge_dst[edges]),
+            tie_a=local(self.tie_a[ties]),
+            tie_b=local(self.tie_b[ties]),
+            group_names=self.group_names,
+            lines=JudgmentLines(line_rows.group, line_rows.subgroup, local(line_rows.doc), line_rows.level),
+            _groups={name: part.restrict(wanted) for name, part in self._groups.items()},
+        )
+
     @cached_property
     def doc_query(self) -> np.ndarray:
         """Query index of every doc."""

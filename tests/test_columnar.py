@@ -163,3 +163,50 @@ def test_reading_a_file_does_not_touch_a_half_imported_pandas(monkeypatch, tmp_p
     path.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n")
     assert not sources.is_frame(str(path))
     assert sources.ranking(str(path)).doc_text.to_pylist() == ["d1", "d2"]
+
+
+def test_judgments_restricted_to_some_queries_give_those_queries_their_values():
+    """``Judgments.restrict`` (a partition of queries, as the Dask adapter sends each worker): every measure of a
+    kept query is what the whole judgments give it; groups are restricted too."""
+    import ir_measures
+
+    from ir_pref_measures.judgments import combine
+
+    rng = np.random.default_rng(2)
+    queries = [f"q{i}" for i in range(6)]
+    qrels = pd.DataFrame(
+        {
+            "query_id": np.repeat(queries, 8),
+            "doc_id": [f"d{i}" for i in range(48)],
+            "relevance": rng.integers(0, 4, 48),
+        }
+    )
+    a, b = rng.integers(0, 8, (2, 30)) + 8 * rng.integers(0, 6, 30)
+    keep = a != b
+    prefs = pd.DataFrame(
+        {
+            "query_id": np.asarray(queries)[a[keep] // 8],
+            "doc_id_a": [f"d{i}" for i in a[keep]],
+            "doc_id_b": [f"d{i}" for i in (a[keep] // 8) * 8 + b[keep] % 8],
+            "preference": rng.choice([-1, 1, 0, -2], keep.sum()),
+        }
+    )
+    prefs = prefs[prefs["doc_id_a"] != prefs["doc_id_b"]]
+    prefs.loc[prefs["preference"] == -2, "doc_id_b"] = "NA"  # a bad doc: b is NA
+    judgments = combine(Judgments.from_qrels(qrels, group="graded"), Judgments.from_preferences(prefs, group="judge"))
+    run = qrels.assign(score=rng.random(48))[["query_id", "doc_id", "score"]]
+    measures = [ir_measures.parse_measure(m) for m in ("ppref@5", "APpref", "PGC", "Compatibility")]
+    kept = ["q1", "q4", "q5", "unjudged"]
+    part = judgments.restrict(kept)
+    assert part.query_ids.tolist() == ["q1", "q4", "q5"] and part.groups == judgments.groups
+    whole = {(m.query_id, str(m.measure)): m.value for m in adapter.evaluate(measures, run, judgments=judgments)}
+    restricted = {(m.query_id, str(m.measure)): m.value for m in adapter.evaluate(measures, run, judgments=part)}
+    assert restricted == {key: value for key, value in whole.items() if key[0] in kept}
+    for name in judgments.groups:
+        one = judgments.group(name)
+        expected = {k: v for k, v in _values(measures, run, one).items() if k[0] in kept}
+        assert _values(measures, run, part.group(name)) == expected
+
+
+def _values(measures, run, judgments) -> dict:
+    return {(m.query_id, str(m.measure)): m.value for m in adapter.evaluate(measures, run, judgments=judgments)}

@@ -207,6 +207,28 @@ def test_a_bad_line_read_on_a_worker_is_the_local_input_error(client, tmp_path):
     assert (remote.value.path, remote.value.line_no) == (str(path), 3)
 
 
+def test_a_folder_without_parquet_files_is_no_run(client, tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(InputError) as error:
+        cluster.evaluate(str(qrels), str(tmp_path / "runs"), ["nDCG@10"]).compute()
+    assert error.value.path == str(tmp_path / "runs") and "directory" in str(error.value)
+
+
+def test_parquet_with_pyterrier_columns(client, tmp_path):
+    run = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["d1", "d2"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["d1", "d2"], "label": [0, 1]})
+    run.to_parquet(tmp_path / "run.parquet")
+    found = cluster.evaluate(qrels, str(tmp_path / "run.parquet"), ["nDCG@10"]).compute()
+    local = ir_pref_measures.adapters.ir_measures.evaluate(
+        [parse("nDCG@10")],
+        run.rename(columns={"qid": "query_id", "docno": "doc_id"}),
+        qrels=qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"}),
+    )
+    assert found["value"].tolist() == [m.value for m in local]
+
+
 @pytest.mark.parametrize(
     "argv",
     [
