@@ -48,7 +48,7 @@ from ir_pref_measures.stats import sign_test  # noqa: F401  (public here too, as
 TESTS = tests.TESTS
 PAIRWISE_NAMES = (*PREFERENCES, *ALIASES)
 PROGRESS_DELAY = 2.0  # seconds before the progress bar shows (only on a terminal)
-DEFAULT_SET = "judgments"  # the name of the judgment set when one unnamed set is given
+DEFAULT_SET = sources.DEFAULT_SET
 
 
 @dataclass(frozen=True)
@@ -268,8 +268,8 @@ def judgment_sets(judgments) -> dict[str, Judgments]:
 
 
 def _judgment_set(source) -> Judgments:
-    if isinstance(source, str) and "+" in source and not os.path.lexists(source):
-        source = source.split("+")
+    if isinstance(source, str):
+        return sources.joined(source)
     if isinstance(source, list | tuple):
         return sources.combined(*source)
     return sources.judgments(source)
@@ -370,6 +370,15 @@ def parse_measures(measures) -> list[tuple[str, object]]:
     return list(parsed.items())
 
 
+def progress(total: int, desc: str, verbose: bool = False):
+    """A progress bar of ``total`` steps on stderr: only on a terminal (anywhere with ``verbose``), only after
+    ``PROGRESS_DELAY`` seconds, gone when done."""
+    from tqdm.auto import tqdm
+
+    shown = False if verbose else None  # None: tqdm's own test, a terminal
+    return tqdm(total=total, desc=desc, unit="step", delay=PROGRESS_DELAY, disable=shown, leave=False)
+
+
 def per_query(
     rankings: Mapping[str, Ranking],
     judgments: Judgments,
@@ -380,8 +389,6 @@ def per_query(
     verbose: bool = False,
 ) -> dict[str, pd.DataFrame]:
     """Per measure column: a frame of per-query values, one row per query id (sorted), one column per run."""
-    from tqdm.auto import tqdm
-
     from ir_pref_measures.adapters.ir_measures import evaluate
 
     ordinary = [m for _, m in measures if not isinstance(m, PairwiseMeasure)]
@@ -389,8 +396,7 @@ def per_query(
     names = list(rankings)
     found: dict[object, dict[str, dict[str, float]]] = {m: {} for m in ordinary}
     steps = (len(names) if ordinary else 0) + (1 if preferences else 0)
-    shown = False if verbose else None  # None: on a terminal only, after PROGRESS_DELAY seconds
-    with tqdm(total=steps, desc="experiment", unit="step", delay=PROGRESS_DELAY, disable=shown, leave=False) as bar:
+    with progress(steps, "experiment", verbose) as bar:
         for name in names if ordinary else ():
             for metric in evaluate(ordinary, rankings[name], qrels=qrels, judgments=judgments):
                 found[metric.measure].setdefault(name, {})[str(metric.query_id)] = metric.value

@@ -37,16 +37,6 @@ BINOMIAL_METHODS = ("exact", "normal")
 TIE = "tie"
 
 
-def progress(total: int, desc: str):
-    """A progress bar on stderr, as :func:`ir_pref_measures.experiment.per_query` shows one: only on a terminal,
-    only after ``PROGRESS_DELAY`` seconds, gone when done."""
-    from tqdm.auto import tqdm
-
-    from ir_pref_measures.experiment import PROGRESS_DELAY
-
-    return tqdm(total=total, desc=desc, unit="step", delay=PROGRESS_DELAY, disable=None, leave=False)
-
-
 # -- per-query values ------------------------------------------------------------------------------------------
 
 
@@ -396,6 +386,8 @@ def stability(
     def evaluate(rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
         judged = Judgments.from_preferences(rows, checked=True)
         return measure_values(rankings, judged if graded is None else combine(graded, judged), measures)
+
+    from ir_pref_measures.experiment import progress
 
     with progress(1 + len(fractions) * int(repeats), "stability") as bar:
         full = evaluate(table)

@@ -92,7 +92,7 @@ def _text_blocks(table: pd.DataFrame, cells: pd.DataFrame) -> str:
     blocks = [cells[measures]]
     for measure in measures[1:]:
         tests = [c for c in table.columns if c.startswith(measure + " ") and _is_statistic(c)]
-        tests = [c for c in tests if c[len(measure) :].strip() and measure_of(c, measures[1:]) == measure]
+        tests = [c for c in tests if measure_of(c, measures[1:]) == measure]
         if tests:
             renamed = {"name": measure} | {c: c[len(measure) + 1 :] for c in tests}
             blocks.append(cells[["name", *tests]].rename(columns=renamed))
@@ -223,11 +223,13 @@ def to_latex(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0
     return "\n".join(lines) + "\n"
 
 
+_LATEX_SPECIAL = {"&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{": "\\{", "}": "\\}", "~": "\\~{}"}
+_LATEX_SPECIAL |= {"^": "\\^{}", "\\": "\\textbackslash{}", "\u2191": "$\\uparrow$", "\u2193": "$\\downarrow$"}
+_LATEX_SPECIAL |= {"<": "$<$", ">": "$>$"}
+
+
 def _latex_escape(text: str) -> str:
-    special = {"&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{": "\\{", "}": "\\}", "~": "\\~{}"}
-    special |= {"^": "\\^{}", "\\": "\\textbackslash{}", "\u2191": "$\\uparrow$", "\u2193": "$\\downarrow$"}
-    special |= {"<": "$<$", ">": "$>$"}
-    return "".join(special.get(c, c) for c in text)
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
 
 
 def to_html(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0.05, caption: str | None = None) -> str:

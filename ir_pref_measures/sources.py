@@ -35,6 +35,7 @@ from ir_pref_measures.rankings import Ranking
 
 JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "prefs", "qrels_prefs")
 TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's, with judgment groups: never detected, always named
+DEFAULT_SET = "judgments"  # the name of the judgment set when one unnamed set is given
 
 if TYPE_CHECKING:  # pandas (and the table converters) are imported when a table is given or made
     import pandas as pd
@@ -196,16 +197,23 @@ def grouped(specs: Iterable[str], *, preference_format: str | None = None) -> Ju
     return parts[0] if len(parts) == 1 else combine(*parts)
 
 
+def joined(spec: str, preference_format: str | None = None) -> Judgments:
+    """The judgments of ``SOURCE[+SOURCE...]``: ``+`` joins sources into their union (:func:`combined`), unless
+    the whole text names an existing file."""
+    parts = spec.split("+") if "+" in spec and not os.path.lexists(spec) else [spec]
+    return combined(*parts, preference_format=preference_format)
+
+
 def judgment_sets(specs: Iterable[str], format: str | None = None) -> dict[str, Judgments]:
-    """Named judgment sets from ``[NAME=]SOURCE[+SOURCE...]`` (the command line's ``-j``): ``+`` combines
-    sources into one set; an unnamed set is called ``judgments``; a name given twice is an error."""
+    """Named judgment sets from ``[NAME=]SOURCE[+SOURCE...]`` (the command line's ``-j``; :func:`joined`); an
+    unnamed set is called :data:`DEFAULT_SET`; a name given twice is an error."""
     sets: dict[str, Judgments] = {}
     for spec in specs:
         name, _, sources = spec.rpartition("=")
-        name = name or "judgments"
+        name = name or DEFAULT_SET
         if name in sets:
             raise InputError(f"the judgment set {name!r} is named twice")
-        sets[name] = combined(*sources.split("+"), preference_format=format)
+        sets[name] = joined(sources, preference_format=format)
     if not sets:
         raise InputError("no judgments: give -j NAME=SOURCE (or -j SOURCE)")
     return sets

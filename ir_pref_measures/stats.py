@@ -64,7 +64,11 @@ def _resample_counts(n: int, samples: int, rng: np.random.Generator) -> np.ndarr
 
 def check_samples(samples) -> int:
     """``samples`` as an int; an :class:`InputError` unless it is a positive integer."""
-    if isinstance(samples, bool) or int(samples) != samples or samples < 1:
+    try:
+        valid = not isinstance(samples, bool) and int(samples) == samples and samples >= 1
+    except (TypeError, ValueError, OverflowError):  # not a number, NaN, infinity
+        valid = False
+    if not valid:
         raise InputError(f"samples must be a positive integer, not {samples!r}")
     return int(samples)
 

@@ -87,3 +87,10 @@ def test_a_run_identical_to_the_baseline_has_no_p_value_under_any_test(test):
     table = Experiment({**RUNS, "same": RUNS["a"]}, QRELS, ["nDCG@10"], baseline="a", test=test, correction="holm")
     row = table.set_index("name").loc["same"]
     assert np.isnan(row["nDCG@10 p-value"]) and np.isnan(row["nDCG@10 p-value corrected"])
+
+
+def test_a_file_with_a_plus_in_its_name_is_one_source_on_the_command_line_too(tmp_path):
+    path = tmp_path / "qrels+v2.txt"
+    path.write_text("".join(f"{r.query_id} 0 {r.doc_id} {r.relevance}\n" for r in QRELS.itertuples()))
+    one = sources.judgment_sets([f"graded={path}"])["graded"]
+    assert one.n_docs == len(QRELS) and sources.joined(str(path)).n_docs == len(QRELS)

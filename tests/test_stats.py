@@ -122,8 +122,9 @@ def test_correct_is_statsmodels_on_the_finite_p_values(method):
 def test_bad_settings_are_input_errors():
     with pytest.raises(InputError, match="unknown correction 'nope'"):
         stats.check_correction("nope")
-    with pytest.raises(InputError, match="positive integer"):
-        stats.randomisation_test(np.ones((1, 3)), samples=0)
+    for samples in (0, "x", None, float("nan"), 2.5):
+        with pytest.raises(InputError, match="positive integer"):
+            stats.randomisation_test(np.ones((1, 3)), samples=samples)
     with pytest.raises(InputError, match="confidence level"):
         stats.bootstrap_ci(np.ones((1, 3)), confidence=1.5)
 

@@ -25,7 +25,7 @@ GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an op
 
 def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
     """Per-query values of every ``-m [set:]measure`` on its judgment set, named ``measure [set]``."""
-    from ir_pref_measures.experiment import named_runs
+    from ir_pref_measures.experiment import named_runs, progress
 
     sets = sources.judgment_sets(args.judgments or [], args.prefs_format)
     wanted: dict[str, list[str]] = {name: [] for name in sets}
@@ -43,7 +43,7 @@ def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
     rankings = named_runs(args.runs)
     values: dict[tuple[str, str], tuple[str, pd.DataFrame]] = {}
     used = {name: measures for name, measures in wanted.items() if measures}
-    with meta.progress(len(used), f"meta {args.analysis}") as bar:
+    with progress(len(used), f"meta {args.analysis}") as bar:
         for name, measures in used.items():
             found = meta.measure_values(rankings, sets[name], measures)
             if len(found) != len(measures):
