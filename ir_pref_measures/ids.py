@@ -118,20 +118,30 @@ def lookup(values, vocabulary: pa.Array) -> np.ndarray:
     return as_numpy(found, null=-1).astype(np.int64)
 
 
+def ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The integers of ``starts[k]:ends[k]`` for each k, concatenated (int64)."""
+    starts, sizes = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64) - starts
+    return np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
+
+
 def pair_keys(first: np.ndarray, second: np.ndarray, n_second: int) -> np.ndarray:
     """One sortable int64 key per (first, second) code pair, ordered by first, then second."""
     return first.astype(np.int64) * np.int64(max(n_second, 1)) + second.astype(np.int64)
 
 
-_HASH_ROWS = 1 << 18  # ids hashed at a time (bounds the temporary arrays)
+_HASH_ROWS = 1 << 15  # ids hashed at a time: the temporary arrays (256 KB) stay in cache and are reused
 _PAD = 0x20  # ids are padded with spaces to whole 8-byte words; the length, hashed first, tells the padding apart
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser: a bijection of uint64 that spreads every input bit over the output."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+    """SplitMix64's finaliser, in place on ``z`` (returned): a bijection of uint64 that spreads every input bit
+    over the output."""
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(0xBF58476D1CE4E5B9)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return z
 
 
 def _hash_words(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -139,7 +149,7 @@ def _hash_words(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     h = _mix(lengths.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15))
     n_words = (lengths + 7) // 8
     for k in range(words.shape[1]):
-        h = np.where(k < n_words, _mix(h ^ words[:, k]), h)
+        np.copyto(h, _mix(h ^ words[:, k]), where=k < n_words)
     return h
 
 

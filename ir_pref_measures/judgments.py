@@ -42,13 +42,15 @@ import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import Columns, repeated_grade
-from ir_pref_measures.ids import arrow, as_objects, encode, first_repeat, intern, pair_keys, unique_sorted
+from ir_pref_measures.ids import arrow, as_objects, encode, first_repeat, intern, pair_keys, ranges, unique_sorted
+from ir_pref_measures.measures import reach
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
 
 DEFAULT_GROUP = "judgments"  # the group of judgments loaded without a group name
-CLOSURE_CHUNK = 512  # sources per breadth-first batch in the transitive closure (bounds memory)
+BIT_QUERY_DOCS = 2048  # queries up to this many docs are closed together, on bit sets (one bit per pair of docs)
+BIT_BATCH_BYTES = 1 << 24  # bit sets of the queries closed together
 CLOSURE_BUDGET_BYTES = 3 * 2**30  # most memory one query's listed preference pairs may take; more is refused
 BYTES_PER_PAIR = 256  # peak memory per listed pair (measured: 245 B on a closure of 5M pairs, APpref), kernel included
 
@@ -197,8 +199,7 @@ class Judgments:
         """The global indices of the docs of ``queries`` (query indices), sorted: an array the size of those
         queries' docs, so that a block of queries costs its own size."""
         queries = unique_sorted(np.asarray(queries, dtype=np.int64))
-        starts, sizes = self.doc_offsets[queries], np.diff(self.doc_offsets)[queries]
-        return np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
+        return ranges(self.doc_offsets[queries], self.doc_offsets[queries + 1])
 
     @cached_property
     def graded(self) -> np.ndarray:
@@ -658,120 +659,117 @@ def _good_edges_of(judgments: Judgments, exclude: frozenset) -> tuple[np.ndarray
 
 
 def _preference_pairs(judgments: Judgments, transitive: bool, exclude: frozenset = frozenset()) -> PairSet:
-    src, dst, bounds = _good_edges_of(judgments, exclude)
-    source = np.zeros(judgments.n_docs, dtype=bool)
-    for docs in (src, judgments.tie_a, judgments.tie_b):
-        source[docs] = True
-    source &= ~judgments.bad  # good edges never leave a bad doc; a bad doc's ties are ignored
     if transitive:
-        src, dst = _strict_closure(judgments, src, dst, bounds)
+        src, dst = _strict_closure(judgments, exclude)
     else:
+        src, dst, _ = _good_edges_of(judgments, exclude)
         distinct = np.r_[True, (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])] if len(src) else np.zeros(0, bool)
         src, dst = src[distinct], dst[distinct]
-    return PairSet(src=src, dst=dst, source=source)
+    return PairSet(src=src, dst=dst, source=_sources(judgments, exclude))
 
 
-def _strict_closure(judgments: Judgments, src, dst, bounds) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs (i, j), i != j, joined by a walk with at least one strict edge (plus explicit self-edges),
-    sorted by (i, j): query by query, as each query's doc indices form one ascending block."""
+def _sources(judgments: Judgments, exclude: frozenset) -> np.ndarray:
+    """The docs that prefer some doc by a good strict edge (explicit, or derived: graded above the lowest grade of
+    their query) outside the ``exclude`` queries, or are tied; never a bad doc (the tool's "preferred")."""
+    source = _derived_sources(judgments)
+    source[judgments.explicit_good_edges()[0]] = True
+    for q in exclude:
+        source[judgments.doc_offsets[q] : judgments.doc_offsets[q + 1]] = False
+    source[judgments.tie_a] = True
+    source[judgments.tie_b] = True
+    return source & ~judgments.bad  # good edges never leave a bad doc; a bad doc's ties are ignored
+
+
+def _derived_sources(judgments: Judgments) -> np.ndarray:
+    """The graded docs above the lowest grade of their query: the sources of derived edges (bad or not)."""
+    starts = judgments.doc_offsets[:-1]
+    held = np.diff(judgments.doc_offsets) > 0
+    lowest = np.full(len(starts), np.nan)
+    if held.any():
+        lowest[held] = np.fmin.reduceat(judgments.grades, starts[held])
+    return judgments.grades > lowest[judgments.doc_query]
+
+
+def _strict_closure(judgments: Judgments, exclude: frozenset) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (i, j), i != j, joined by a walk with at least one strict edge (plus explicit self-edges), sorted by
+    (i, j), for the queries not in ``exclude`` (:mod:`ir_pref_measures.measures.reach`). Queries of at most
+    ``BIT_QUERY_DOCS`` docs are closed together, in batches of ``BIT_BATCH_BYTES`` of bit sets, their derived
+    edges never listed; a larger query alone, on its listed edges, once the estimate of its closure has been
+    checked against the budget (when even all its n^2 pairs might not fit)."""
+    e_src, e_dst, e_bounds = judgments.explicit_good_edges()
     tie_bounds = np.searchsorted(judgments.tie_a, judgments.doc_offsets)  # a tie lies within the query of tie_a
-    out_src, out_dst = [], []
-    for q in np.flatnonzero(np.diff(bounds)).tolist():
+    sizes = np.diff(judgments.doc_offsets)
+    derived = _derived_sources(judgments) & ~judgments.bad
+    strict = (np.diff(e_bounds) > 0) | (np.diff(np.r_[0, np.cumsum(derived)][judgments.doc_offsets]) > 0)
+    out_src, out_dst, batch = [], [], []
+    docs = widest = 0  # of the batch
+
+    def close_batch() -> None:
+        if batch:
+            bounds = (e_bounds, tie_bounds)
+            i, j = _batch_closure(judgments, e_src, e_dst, bounds, np.asarray(batch, dtype=np.int64))
+            out_src.append(i)
+            out_dst.append(j)
+            batch.clear()
+
+    for q in np.flatnonzero(strict).tolist():
+        if q in exclude:
+            continue
+        n = int(sizes[q])
+        fits = float(n) ** 2 * BYTES_PER_PAIR <= CLOSURE_BUDGET_BYTES  # even all n^2 pairs fit
+        if fits and n <= BIT_QUERY_DOCS:
+            if batch and (docs + n) * (max(widest, n) + 63) // 8 > BIT_BATCH_BYTES:
+                close_batch()
+            docs, widest = (docs + n, max(widest, n)) if batch else (n, n)
+            batch.append(q)
+            continue
+        close_batch()
         base, end = judgments.doc_offsets[q], judgments.doc_offsets[q + 1]
-        strict, ties = slice(bounds[q], bounds[q + 1]), slice(tie_bounds[q], tie_bounds[q + 1])
-        if float(end - base) ** 2 * BYTES_PER_PAIR > CLOSURE_BUDGET_BYTES:  # else even all n^2 pairs fit
-            estimate = _closure_estimate(
-                src[strict] - base,
-                dst[strict] - base,
-                judgments.tie_a[ties] - base,
-                judgments.tie_b[ties] - base,
-                judgments.bad[base:end],
-            )
-            _check_budget(
-                judgments,
-                q,
-                estimate,
-                "transitive closure (estimated from its condensation)",
-                "evaluate without the closure: transitive=False, e.g. ppref(transitive=False)@10",
-            )
-        i, j = _query_closure(
-            src[strict] - base,
-            dst[strict] - base,
+        src, dst = judgments.query_good_edges(q)
+        ties = slice(tie_bounds[q], tie_bounds[q + 1])
+        graph = (
+            src - base,
+            dst - base,
             judgments.tie_a[ties] - base,
             judgments.tie_b[ties] - base,
             judgments.bad[base:end],
         )
-        out_src.append((i + base).astype(src.dtype))
-        out_dst.append((j + base).astype(dst.dtype))
-    if not out_src:
-        return src, dst
-    return np.concatenate(out_src), np.concatenate(out_dst)
+        if not fits:
+            _check_budget(
+                judgments,
+                q,
+                reach.closure_estimate(*graph),
+                "transitive closure (estimated from its condensation)",
+                "evaluate without the closure: transitive=False, e.g. ppref(transitive=False)@10",
+            )
+        i, j = reach.query_closure(*graph)
+        out_src.append((i + base).astype(e_src.dtype))
+        out_dst.append((j + base).astype(e_dst.dtype))
+    close_batch()
+    if len(out_src) == 1:
+        return out_src[0], out_dst[0]
+    return np.concatenate(out_src or [e_src[:0]]), np.concatenate(out_dst or [e_dst[:0]])
 
 
-def _query_closure(src, dst, tie_a, tie_b, bad) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_strict_closure` of one query (local doc indices), sorted by (i, j).
-
-    Breadth-first search on a two-layer graph: layer 0 = no strict edge seen yet, layer 1 = one seen;
-    ties (not out of a bad doc) connect within a layer, strict edges lead into layer 1.
-    """
-    from scipy.sparse import csr_matrix  # imported here: only the closure needs scipy (0.1 s to import)
-    from scipy.sparse.csgraph import shortest_path
-
-    n = len(bad)
-    tie_from = np.concatenate([tie_a[~bad[tie_a]], tie_b[~bad[tie_b]]])
-    tie_to = np.concatenate([tie_b[~bad[tie_a]], tie_a[~bad[tie_b]]])
-    rows = np.concatenate([tie_from, tie_from + n, src, src + n])
-    cols = np.concatenate([tie_to, tie_to + n, dst + n, dst + n])
-    graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(2 * n, 2 * n))
-    self_edge = np.zeros(n, dtype=bool)
-    self_edge[src[src == dst]] = True
-    out_i, out_j = [], []
-    for lo in range(0, n, CLOSURE_CHUNK):
-        starts = np.arange(lo, min(n, lo + CLOSURE_CHUNK))
-        dist = shortest_path(graph, method="D", unweighted=True, indices=starts)
-        i, j = np.nonzero(np.isfinite(dist[:, n:]))
-        i = starts[i]
-        keep = (i != j) | self_edge[j]
-        out_i.append(i[keep])
-        out_j.append(j[keep])
-    return np.concatenate(out_i), np.concatenate(out_j)
-
-
-def _closure_estimate(src, dst, tie_a, tie_b, bad) -> int:
-    """An upper bound on the pairs of :func:`_query_closure`, from the condensation (strongly connected
-    components) of the graph: the pairs within each cyclic component, and for each component the sizes of
-    the components below it summed along the DAG (capped at the number of docs; exact on trees and chains)."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    n = len(bad)
-    tie_from = np.concatenate([tie_a[~bad[tie_a]], tie_b[~bad[tie_b]]])
-    tie_to = np.concatenate([tie_b[~bad[tie_a]], tie_a[~bad[tie_b]]])
-    rows, cols = np.concatenate([src, tie_from]), np.concatenate([dst, tie_to])
-    graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
-    k, label = connected_components(graph, directed=True, connection="strong")
-    size = np.bincount(label, minlength=k)
-    a, b = label[rows], label[cols]
-    cyclic = np.zeros(k, dtype=bool)
-    cyclic[a[a == b]] = True
-    keys = unique_sorted(a[a != b].astype(np.int64) * k + b[a != b])
-    ca, cb = (keys // k).tolist(), (keys % k).tolist()
-    children: list[list[int]] = [[] for _ in range(k)]
-    indegree = [0] * k
-    for x, y in zip(ca, cb, strict=True):
-        children[x].append(y)
-        indegree[y] += 1
-    order = [c for c in range(k) if indegree[c] == 0]
-    for c in order:  # Kahn: the list grows while it is read
-        for y in children[c]:
-            indegree[y] -= 1
-            if indegree[y] == 0:
-                order.append(y)
-    sizes = size.tolist()
-    bound = [0] * k
-    for c in reversed(order):
-        total = sizes[c] if cyclic[c] else 0
-        for y in children[c]:
-            total += sizes[y] + bound[y]
-        bound[c] = min(n, total)
-    return int(sum(s * b for s, b in zip(sizes, bound, strict=True)))
+def _batch_closure(judgments: Judgments, src, dst, bounds, queries) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~ir_pref_measures.measures.reach.batch_closure` of ``queries`` (ascending), on their explicit good
+    edges ``src -> dst`` and grades (``bounds``: the slices of the edges and of the ties of each query), in global
+    doc indices (of the dtype of ``src``)."""
+    docs = judgments.docs_of(queries)
+    node = np.full(judgments.n_docs, -1, dtype=np.int64)
+    node[docs] = np.arange(len(docs))
+    edge_bounds, tie_bounds = bounds
+    edges = ranges(edge_bounds[queries], edge_bounds[queries + 1])
+    ties = ranges(tie_bounds[queries], tie_bounds[queries + 1])
+    doc_query = judgments.doc_query[docs]
+    return reach.batch_closure(
+        doc_query,
+        docs - judgments.doc_offsets[doc_query],
+        node[src[edges]],
+        node[dst[edges]],
+        node[judgments.tie_a[ties]],
+        node[judgments.tie_b[ties]],
+        judgments.bad[docs],
+        judgments.grades[docs],
+        ids=docs.astype(src.dtype),
+    )

@@ -21,10 +21,10 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import Columns, RawFile
-from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, string_hashes, unique_sorted
+from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, string_hashes
 
 _U64 = np.uint64
-_KEY_ROWS = 1 << 18  # run entries keyed at a time
+_KEY_ROWS = 1 << 15  # run entries keyed at a time: the temporary arrays stay in cache and are reused
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,7 +171,7 @@ class Ranking:
             raise InputError("the run is empty", path=None if source is None else source.name)
         (q,), query_ids = intern(query)
         doc = as_text(doc)
-        order = _tie_rule_order(q, score, doc)
+        order = _tie_rule_order(q, score, doc, len(query_ids))
         if order is not None:
             q, score, doc = q[order], score[order], doc.take(arrow(order))
         ranking = cls(
@@ -192,31 +192,45 @@ def _key(query: np.ndarray, hashes: np.ndarray, query_bits: int, rank_bits: int)
     return (query << _U64(64 - query_bits)) | ((hashes >> _U64(query_bits + rank_bits)) << _U64(rank_bits))
 
 
-def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc_ids: pa.Array) -> np.ndarray | None:
-    """Positions by query, then score descending, then doc id descending; ``None`` when the input is in that
-    order already (a run file as trec_eval writes it). Queries in separate blocks, each in order, are moved
-    as blocks; anything else is sorted by Arrow's multi-key sort, which compares doc ids only among equal scores
-    (no sort of the whole vocabulary)."""
+def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc_ids: pa.Array, n_queries: int) -> np.ndarray | None:
+    """Positions by query (codes ``0..n_queries-1``), then score descending, then doc id descending; ``None`` when
+    the input is in that order already (a run file as trec_eval writes it). When scores descend within each query
+    (most run files), only the groups of tied entries are sorted by doc id, and queries in separate blocks are
+    moved as blocks; anything else is sorted by Arrow's multi-key sort, which compares doc ids only among equal
+    scores (no sort of the whole vocabulary)."""
     same_query = query[1:] == query[:-1]
-    tied = np.flatnonzero(same_query & (score[1:] == score[:-1]))
-    in_order = bool(np.all(~same_query | (score[1:] <= score[:-1])))
-    if in_order and len(tied):
-        below = pc.greater(doc_ids.take(arrow(tied)), doc_ids.take(arrow(tied + 1)))
-        in_order = bool(pc.all(below).as_py())
-    if in_order:
+    if np.all(~same_query | (score[1:] <= score[:-1])):
+        order = _tied_groups_order(np.flatnonzero(same_query & (score[1:] == score[:-1])), doc_ids)
         if not (query[1:] < query[:-1]).any():
-            return None
+            return order
         starts = np.flatnonzero(np.r_[True, ~same_query])
-        if len(starts) == len(unique_sorted(query)):  # each query one block: move the blocks
+        if len(starts) == n_queries:  # each query one block: move the blocks
             ends = np.r_[starts[1:], len(query)]
             by_query = np.argsort(query[starts], kind="stable")
             sizes = (ends - starts)[by_query]
-            return (
-                np.arange(len(query)) - np.repeat(np.cumsum(sizes) - sizes, sizes) + np.repeat(starts[by_query], sizes)
-            )
+            moved = np.arange(len(query)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+            moved += np.repeat(starts[by_query], sizes)
+            return moved if order is None else order[moved]
     table = pa.table({"q": arrow(query), "s": arrow(score), "d": doc_ids})
     keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]
     return as_numpy(pc.sort_indices(table, sort_keys=keys))
+
+
+def _tied_groups_order(tied: np.ndarray, doc_ids: pa.Array) -> np.ndarray | None:
+    """Positions that put each group of tied entries (entry ``i`` ties with ``i + 1`` for ``i`` in ``tied``) in
+    doc id descending order, the other entries staying where they are; ``None`` when every group is in that order."""
+    if not len(tied) or pc.all(pc.greater(doc_ids.take(arrow(tied)), doc_ids.take(arrow(tied + 1)))).as_py():
+        return None
+    tied_with_previous = np.zeros(len(doc_ids) + 1, dtype=bool)
+    tied_with_previous[tied + 1] = True
+    in_group = tied_with_previous.copy()
+    in_group[tied] = True
+    rows = np.flatnonzero(in_group)
+    group = np.cumsum(~tied_with_previous[rows])
+    table = pa.table({"g": arrow(group), "d": doc_ids.take(arrow(rows))})
+    order = np.arange(len(doc_ids))
+    order[rows] = rows[as_numpy(pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]))]
+    return order
 
 
 def _reject_repeated_doc(ranking: Ranking, position: int, row: int, source: Columns | None) -> None:

@@ -45,10 +45,13 @@ def runs(draw):
         docs = draw(st.lists(DOC_IDS, min_size=1, max_size=12, unique=True))
         scores = draw(st.lists(st.sampled_from([0.0, 1.0, 1.5, 2.0]), min_size=len(docs), max_size=len(docs)))
         rows += [(f"q{q}", d, s) for d, s in zip(docs, scores, strict=True)]
-    order = draw(st.permutations(range(len(rows))))
-    shuffled = draw(st.booleans())
-    if shuffled:
+    layout = draw(st.sampled_from(["as drawn", "shuffled", "scores descending"]))
+    if layout == "shuffled":
+        order = draw(st.permutations(range(len(rows))))
         rows = [rows[i] for i in order]
+    if layout == "scores descending":  # as most run files: ties in any order, the query blocks in any order
+        blocks = draw(st.permutations([f"q{q}" for q in range(n_queries)]))
+        rows = sorted(rows, key=lambda r: (blocks.index(r[0]), -r[2]))
     return rows
 
 
@@ -89,6 +92,35 @@ def test_string_hashes_depend_on_the_bytes_only():
     sliced = pa.array(["x", *values]).slice(1)  # an offset into the Arrow buffers
     assert ids.string_hashes(sliced).tolist() == hashes.tolist()
     assert ids.string_hashes(pa.array(values, pa.large_string())).tolist() == hashes.tolist()
+
+
+def _splitmix_finaliser(z: int) -> int:
+    mask = (1 << 64) - 1
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
+def _direct_hash(value: str) -> int:
+    """The documented hash, one id at a time: its byte length, then its bytes in space-padded 8-byte words."""
+    data = value.encode()
+    h = _splitmix_finaliser((len(data) + 0x9E3779B97F4A7C15) & ((1 << 64) - 1))
+    padded = data + b" " * (-len(data) % 8)
+    for lo in range(0, len(padded), 8):
+        h = _splitmix_finaliser(h ^ int.from_bytes(padded[lo : lo + 8], "little"))
+    return h
+
+
+@pytest.mark.parametrize("rows", [3, 1 << 15])
+def test_string_hashes_follow_their_definition(monkeypatch, rows):
+    """The vectorised hash (in slices of ``rows`` ids, ASCII or not) equals the definition computed id by id."""
+    monkeypatch.setattr(ids, "_HASH_ROWS", rows)
+    rng = np.random.default_rng(5)
+    alphabet = list("abcXYZ019 _-") + ["é", "日"]
+    values = ["".join(rng.choice(alphabet, size=rng.integers(0, 30))) for _ in range(200)]
+    ascii_only = [v.encode("ascii", "ignore").decode() for v in values]
+    for sample in (values, ascii_only):
+        assert ids.string_hashes(np.array(sample, dtype=object)).tolist() == [_direct_hash(v) for v in sample]
 
 
 def test_blocks_of_queries_on_threads_give_the_values_of_one_block(monkeypatch):
