@@ -38,10 +38,11 @@ from typing import IO, TYPE_CHECKING, NoReturn
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyarrow import csv as pa_csv
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import as_numpy
+from ir_pref_measures.ids import arrow, as_numpy
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading a run or qrels file needs none
     import pandas as pd
@@ -455,11 +456,15 @@ def _empty_field(space: np.ndarray, newline: np.ndarray) -> bool:
     return bool((space[1:] & (space[:-1] | newline[:-1])).any() or (space[:-1] & newline[1:]).any())
 
 
-def _fail_at(raw: RawFile, frame: pd.DataFrame, bad: np.ndarray, message, layout: _Layout) -> None:
-    """Raise for the first row flagged in ``bad`` (a boolean mask over ``frame``)."""
+def _fail_at(columns: Columns, bad: np.ndarray, message, layout: _Layout) -> None:
+    """Raise for the first row flagged in ``bad`` (a boolean mask over the rows of ``columns``); ``message``
+    makes the text from the row's index."""
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raw.fail(message(frame.iloc[row]), line_no=int(frame["line"].iloc[row]), expected=layout.expected)
+        line_no = columns.line_no(row)
+        raise InputError(
+            message(row), path=columns.name, line_no=line_no, line=columns.line(line_no), expected=layout.expected
+        )
 
 
 def read_qrels(source: Source | RawFile) -> pd.DataFrame:
@@ -558,60 +563,59 @@ def read_preferences(source: Source | RawFile, format: str | None = None) -> pd.
     ``format`` is one of ``carterette``, ``winner``, ``pairs`` (``qrels`` files hold grades, not pairs:
     read them with :func:`read_qrels`). Without ``format`` it is detected when unambiguous.
     """
+    return preference_columns(source, format).frame()
+
+
+def preference_columns(source: Source | RawFile, format: str | None = None) -> Columns:
+    """:func:`read_preferences` as :class:`Columns` (no pandas): ``query_id, doc_id_a, doc_id_b`` (Arrow strings)
+    and ``preference`` (int8, carterette values)."""
     raw = load(source)
     if format is None:
         format = detect_format(raw)
     if format == "carterette":
         return _carterette(raw)
     if format == "winner":
-        frame = read_table(raw, WINNER)
-        a, b, winner = (frame[c].to_numpy() for c in ("doc_id_a", "doc_id_b", "winner"))
+        columns = read_columns(raw, WINNER)
+        a, b, winner = (columns.fields[c] for c in ("doc_id_a", "doc_id_b", "winner"))
         _fail_at(
-            raw,
-            frame,
-            (winner != a) & (winner != b),
-            lambda r: f"winner {r['winner']!r} is neither {r['doc_id_a']!r} nor {r['doc_id_b']!r}",
+            columns,
+            as_numpy(pc.and_(pc.not_equal(winner, a), pc.not_equal(winner, b))),
+            lambda r: f"winner {winner[r].as_py()!r} is neither {a[r].as_py()!r} nor {b[r].as_py()!r}",
             WINNER,
         )
-        preference = np.where(winner == a, -1, 1).astype(np.int8)
-        return _preference_frame(frame["query_id"], frame["doc_id_a"], frame["doc_id_b"], preference, frame)
+        preference = np.where(as_numpy(pc.equal(winner, a)), -1, 1).astype(np.int8)
+        return _preferences_of(columns, a, b, preference)
     if format == "pairs":
-        frame = read_table(raw, PAIRS)
-        preference = np.full(len(frame), -1, dtype=np.int8)
-        return _preference_frame(frame["query_id"], frame["winner"], frame["loser"], preference, frame)
+        columns = read_columns(raw, PAIRS)
+        winner, loser = columns.fields["winner"], columns.fields["loser"]
+        return _preferences_of(columns, winner, loser, np.full(len(columns), -1, dtype=np.int8))
     if format == "qrels":
         raise InputError(f"{raw.name} holds graded qrels, not preference pairs", expected="a preference file")
     raise InputError(f"unknown preference format {format!r}", expected=f"one of {', '.join(PREFERENCE_FORMATS)}")
 
 
-def _carterette(raw: RawFile) -> pd.DataFrame:
-    frame = read_table(raw, CARTERETTE)
-    values = frame["preference"].to_numpy()
+def _carterette(raw: RawFile) -> Columns:
+    columns = read_columns(raw, CARTERETTE)
+    values = columns.fields["preference"]
     _fail_at(
-        raw,
-        frame,
-        ~np.isin(values, CARTERETTE_NUMBERS),
-        lambda r: f"unknown preference value '{r['preference']:g}'",
-        CARTERETTE,
+        columns, ~np.isin(values, CARTERETTE_NUMBERS), lambda r: f"unknown preference value '{values[r]:g}'", CARTERETTE
     )
     preference = values.astype(np.int8)
-    for value, column, message in (
-        (-2, "doc_id_b", "preference -2 marks {} bad, so the second doc must be NA"),
-        (2, "doc_id_a", "preference 2 marks {} bad, so the first doc must be NA"),
+    a, b = columns.fields["doc_id_a"], columns.fields["doc_id_b"]
+    for value, marked_doc, other, message in (
+        (-2, b, a, "preference -2 marks {} bad, so the second doc must be NA"),
+        (2, a, b, "preference 2 marks {} bad, so the first doc must be NA"),
     ):
         marked = np.flatnonzero(preference == value)
-        not_na = np.zeros(len(frame), dtype=bool)
-        not_na[marked] = frame[column].iloc[marked].str.upper().to_numpy() != NA
-        other = "doc_id_a" if column == "doc_id_b" else "doc_id_b"
-        _fail_at(raw, frame, not_na, lambda r, m=message, o=other: m.format(repr(r[o])), CARTERETTE)
-    return _preference_frame(frame["query_id"], frame["doc_id_a"], frame["doc_id_b"], preference, frame)
+        not_na = np.zeros(len(columns), dtype=bool)
+        not_na[marked] = [doc.upper() != NA for doc in marked_doc.take(arrow(marked)).to_pylist()]
+        _fail_at(columns, not_na, lambda r, m=message, o=other: m.format(repr(o[r].as_py())), CARTERETTE)
+    return _preferences_of(columns, a, b, preference)
 
 
-def _preference_frame(qid, a, b, preference: np.ndarray, frame: pd.DataFrame) -> pd.DataFrame:
-    import pandas as pd
-
-    columns = {"query_id": qid, "doc_id_a": a, "doc_id_b": b, "preference": preference, "line": frame["line"]}
-    return pd.DataFrame(columns, index=frame.index, copy=False)
+def _preferences_of(columns: Columns, a: pa.Array, b: pa.Array, preference: np.ndarray) -> Columns:
+    fields = {"query_id": columns.fields["query_id"], "doc_id_a": a, "doc_id_b": b, "preference": preference}
+    return Columns(columns.name, fields, columns.lines, columns.raw)
 
 
 IMAGE_TAGS = "query<TAB>engine/query_i.jpg,engine/query_j.jpg<TAB>tag<TAB>tag<TAB>tag, tags in -2..2 (- = left better)"

@@ -376,10 +376,14 @@ class Judgments:
     @classmethod
     def from_preferences(cls, prefs, *, checked: bool = False, group: str = DEFAULT_GROUP) -> Judgments:
         """Explicit judgments from a ``query_id, doc_id_a, doc_id_b, preference`` table (DataFrame or
-        namedtuples; validated by :func:`ir_pref_measures.tables.preferences` unless ``checked``), values as in
+        namedtuples; validated by :func:`ir_pref_measures.tables.preferences` unless ``checked``) or the
+        :class:`~ir_pref_measures.formats.Columns` of a preference file (:func:`~ir_pref_measures.formats.
+        preference_columns`, checked as read), values as in
         the ``carterette`` format (-1: a preferred, 1: b preferred, 0: duplicates, -2 / 2: a / b bad), all in
         judgment group ``group``, each strict preference a sub-group of its own (module docstring)."""
-        if not checked:
+        if isinstance(prefs, Columns):
+            prefs = prefs.fields
+        elif not checked:
             from ir_pref_measures import tables
 
             prefs = tables.preferences(prefs)
@@ -467,12 +471,13 @@ def _codes(*columns: np.ndarray) -> tuple[np.ndarray, int]:
     return inverse.reshape(-1).astype(np.int64), len(unique)
 
 
-def _preference_parts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, _Docs, _Pairs, _Pairs, _Lines]:
-    """The query and doc vocabularies, bad docs, strict preferences and ties of a carterette-form table
-    (a function of its own, so that the per-line codes are freed before :func:`_assemble` runs)."""
+def _preference_parts(frame) -> tuple[np.ndarray, np.ndarray, _Docs, _Pairs, _Pairs, _Lines]:
+    """The query and doc vocabularies, bad docs, strict preferences and ties of a carterette-form table (a
+    DataFrame, or a mapping of columns; a function of its own, so that the per-line codes are freed before
+    :func:`_assemble` runs)."""
     (q,), queries = intern(frame["query_id"])
     (a, b), docs = encode(frame["doc_id_a"], frame["doc_id_b"])
-    pref = frame["preference"].to_numpy()
+    pref = np.asarray(frame["preference"])
     bad_a, bad_b = pref == -2, pref == 2
     bad_q = np.concatenate([q[bad_a], q[bad_b]])
     bad = _Docs(bad_q, np.concatenate([a[bad_a], b[bad_b]]), np.full(len(bad_q), np.nan), np.ones(len(bad_q), bool))

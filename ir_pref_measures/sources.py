@@ -116,7 +116,7 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
         chosen = location.format or formats.detect_format(raw, preference_format)
         if chosen == "qrels":
             return Judgments.from_qrels(formats.read_columns(raw, formats.QRELS), **graded)
-        return Judgments.from_preferences(formats.read_preferences(raw, chosen), checked=True, **named)
+        return Judgments.from_preferences(formats.preference_columns(raw, chosen), checked=True, **named)
     if is_frame(source):
         if "doc_id_a" in source.columns:
             return Judgments.from_preferences(source, **named)

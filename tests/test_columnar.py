@@ -154,12 +154,24 @@ def test_blocks_of_queries_on_threads_give_the_values_of_one_block(monkeypatch):
         ir_pref_measures.set_n_jobs(0)
 
 
-def test_eval_of_files_imports_no_pandas(tmp_path):
+PREFERENCE_FILES = {  # format -> lines: b over c in q1, a over b in q2
+    "pairs": "q1 b c\nq2 a b\n",
+    "winner": "q1 b c b\nq2 b a a\n",
+    "carterette": "q1 b c -1\nq2 b a 1\nq2 c NA -2\n",
+}
+
+
+@pytest.mark.parametrize("prefs", [None, *PREFERENCE_FILES])
+def test_eval_of_files_imports_no_pandas(tmp_path, prefs):
     (tmp_path / "qrels.txt").write_text("q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 a 1\nq2 0 b 0\n")
     (tmp_path / "run.txt").write_text("q1 Q0 b 1 3.0 r\nq1 Q0 a 2 2.0 r\nq1 Q0 c 3 1.0 r\nq2 Q0 a 1 1.0 r\n")
+    options = []
+    if prefs:
+        (tmp_path / "prefs.txt").write_text(PREFERENCE_FILES[prefs])
+        options = ["--prefs", "prefs.txt", "--prefs-format", prefs]
     code = (
         "import sys\nfrom ir_pref_measures.commands import main\n"
-        "main(['eval', 'qrels.txt', 'run.txt', 'ppref@2', 'APpref', 'PGC', '--n-jobs', '2'])\n"
+        f"main(['eval', 'qrels.txt', 'run.txt', 'ppref@2', 'APpref', 'PGC', '--n-jobs', '2', *{options}])\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'statsmodels', 'matplotlib', 'tqdm'}))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
