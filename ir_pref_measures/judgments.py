@@ -33,6 +33,7 @@ name merge).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -40,17 +41,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from ir_pref_measures import reach
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import Columns, repeated_grade
 from ir_pref_measures.ids import arrow, as_objects, encode, first_repeat, intern, pair_keys, ranges, unique_sorted
-from ir_pref_measures.measures import reach
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
 
 DEFAULT_GROUP = "judgments"  # the group of judgments loaded without a group name
 BIT_QUERY_DOCS = 2048  # queries up to this many docs are closed together, on bit sets (one bit per pair of docs)
-BIT_BATCH_BYTES = 1 << 24  # bit sets of the queries closed together
+BIT_BATCH_BYTES = 1 << 24  # one bit matrix (docs x widest query) of the queries closed together; a few are alive
 CLOSURE_BUDGET_BYTES = 3 * 2**30  # most memory one query's listed preference pairs may take; more is refused
 BYTES_PER_PAIR = 256  # peak memory per listed pair (measured: 245 B on a closure of 5M pairs, APpref), kernel included
 
@@ -697,84 +698,94 @@ def _derived_sources(judgments: Judgments) -> np.ndarray:
 
 def _strict_closure(judgments: Judgments, exclude: frozenset) -> tuple[np.ndarray, np.ndarray]:
     """Pairs (i, j), i != j, joined by a walk with at least one strict edge (plus explicit self-edges), sorted by
-    (i, j), for the queries not in ``exclude`` (:mod:`ir_pref_measures.measures.reach`). Queries of at most
-    ``BIT_QUERY_DOCS`` docs are closed together, in batches of ``BIT_BATCH_BYTES`` of bit sets, their derived
-    edges never listed; a larger query alone, on its listed edges, once the estimate of its closure has been
-    checked against the budget (when even all its n^2 pairs might not fit)."""
+    (i, j), for the queries not in ``exclude`` (:mod:`ir_pref_measures.reach`), as doc indices of the judgments'
+    index dtype. Small queries are closed together on bit sets, their derived edges never listed; a larger query
+    alone, on its listed edges, once the estimate of its closure has been checked against the budget (when even
+    all its n^2 pairs might not fit)."""
     e_src, e_dst, e_bounds = judgments.explicit_good_edges()
     tie_bounds = np.searchsorted(judgments.tie_a, judgments.doc_offsets)  # a tie lies within the query of tie_a
-    sizes = np.diff(judgments.doc_offsets)
     derived = _derived_sources(judgments) & ~judgments.bad
     strict = (np.diff(e_bounds) > 0) | (np.diff(np.r_[0, np.cumsum(derived)][judgments.doc_offsets]) > 0)
-    out_src, out_dst, batch = [], [], []
-    docs = widest = 0  # of the batch
-
-    def close_batch() -> None:
-        if batch:
-            bounds = (e_bounds, tie_bounds)
-            i, j = _batch_closure(judgments, e_src, e_dst, bounds, np.asarray(batch, dtype=np.int64))
-            out_src.append(i)
-            out_dst.append(j)
-            batch.clear()
-
-    for q in np.flatnonzero(strict).tolist():
-        if q in exclude:
-            continue
-        n = int(sizes[q])
-        fits = float(n) ** 2 * BYTES_PER_PAIR <= CLOSURE_BUDGET_BYTES  # even all n^2 pairs fit
-        if fits and n <= BIT_QUERY_DOCS:
-            if batch and (docs + n) * (max(widest, n) + 63) // 8 > BIT_BATCH_BYTES:
-                close_batch()
-            docs, widest = (docs + n, max(widest, n)) if batch else (n, n)
-            batch.append(q)
-            continue
-        close_batch()
-        base, end = judgments.doc_offsets[q], judgments.doc_offsets[q + 1]
-        src, dst = judgments.query_good_edges(q)
-        ties = slice(tie_bounds[q], tie_bounds[q + 1])
-        graph = (
-            src - base,
-            dst - base,
-            judgments.tie_a[ties] - base,
-            judgments.tie_b[ties] - base,
-            judgments.bad[base:end],
-        )
-        if not fits:
-            _check_budget(
-                judgments,
-                q,
-                reach.closure_estimate(*graph),
-                "transitive closure (estimated from its condensation)",
-                "evaluate without the closure: transitive=False, e.g. ppref(transitive=False)@10",
-            )
-        i, j = reach.query_closure(*graph)
-        out_src.append((i + base).astype(e_src.dtype))
-        out_dst.append((j + base).astype(e_dst.dtype))
-    close_batch()
+    queries = [q for q in np.flatnonzero(strict).tolist() if q not in exclude]
+    out_src, out_dst = [], []
+    for together, group in _closure_groups(np.diff(judgments.doc_offsets), queries):
+        if together:
+            i, j = _batch_closure(judgments, np.asarray(group, dtype=np.int64), e_bounds, tie_bounds)
+        else:
+            i, j = _query_closure(judgments, group[0], tie_bounds)
+        out_src.append(i.astype(e_src.dtype, copy=False))
+        out_dst.append(j.astype(e_dst.dtype, copy=False))
     if len(out_src) == 1:
         return out_src[0], out_dst[0]
     return np.concatenate(out_src or [e_src[:0]]), np.concatenate(out_dst or [e_dst[:0]])
 
 
-def _batch_closure(judgments: Judgments, src, dst, bounds, queries) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~ir_pref_measures.measures.reach.batch_closure` of ``queries`` (ascending), on their explicit good
-    edges ``src -> dst`` and grades (``bounds``: the slices of the edges and of the ties of each query), in global
-    doc indices (of the dtype of ``src``)."""
-    docs = judgments.docs_of(queries)
-    node = np.full(judgments.n_docs, -1, dtype=np.int64)
-    node[docs] = np.arange(len(docs))
-    edge_bounds, tie_bounds = bounds
+def _fits(n: int) -> bool:
+    """Even all n^2 pairs of a query of ``n`` docs fit in the budget."""
+    return float(n) ** 2 * BYTES_PER_PAIR <= CLOSURE_BUDGET_BYTES
+
+
+def _closure_groups(sizes: np.ndarray, queries: list[int]) -> Iterator[tuple[bool, list[int]]]:
+    """``queries`` in order, in groups: ``(True, batch)`` for consecutive queries of at most ``BIT_QUERY_DOCS``
+    docs (whose n^2 pairs fit in the budget) closed together, each batch's bit sets (docs x widest query bits)
+    within ``BIT_BATCH_BYTES``; ``(False, [q])`` for a larger query, closed alone."""
+    batch: list[int] = []
+    docs = widest = 0
+    for q in queries:
+        n = int(sizes[q])
+        alone = n > BIT_QUERY_DOCS or not _fits(n)
+        if batch and (alone or (docs + n) * (max(widest, n) + 63) // 8 > BIT_BATCH_BYTES):
+            yield True, batch
+            batch, docs, widest = [], 0, 0
+        if alone:
+            yield False, [q]
+            continue
+        batch.append(q)
+        docs, widest = docs + n, max(widest, n)
+    if batch:
+        yield True, batch
+
+
+def _batch_closure(judgments: Judgments, queries, edge_bounds, tie_bounds) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~ir_pref_measures.reach.batch_closure` of ``queries`` (ascending) on their explicit good edges, ties
+    and grades (``edge_bounds``, ``tie_bounds``: each query's slice of the edges and of the ties), in global doc
+    indices."""
+    e_src, e_dst, _ = judgments.explicit_good_edges()
+    docs = judgments.docs_of(queries)  # sorted: a doc's place in it is its index in the batch
     edges = ranges(edge_bounds[queries], edge_bounds[queries + 1])
     ties = ranges(tie_bounds[queries], tie_bounds[queries + 1])
     doc_query = judgments.doc_query[docs]
     return reach.batch_closure(
         doc_query,
         docs - judgments.doc_offsets[doc_query],
-        node[src[edges]],
-        node[dst[edges]],
-        node[judgments.tie_a[ties]],
-        node[judgments.tie_b[ties]],
+        *(np.searchsorted(docs, part) for part in (e_src[edges], e_dst[edges])),
+        *(np.searchsorted(docs, part) for part in (judgments.tie_a[ties], judgments.tie_b[ties])),
         judgments.bad[docs],
         judgments.grades[docs],
-        ids=docs.astype(src.dtype),
+        ids=docs.astype(e_src.dtype),  # the pairs in the index dtype of the judgments
     )
+
+
+def _query_closure(judgments: Judgments, q: int, tie_bounds) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~ir_pref_measures.reach.query_closure` of query ``q`` on its listed edges, budget checked, in global
+    doc indices."""
+    base, end = judgments.doc_offsets[q], judgments.doc_offsets[q + 1]
+    src, dst = judgments.query_good_edges(q)
+    ties = slice(tie_bounds[q], tie_bounds[q + 1])
+    graph = (
+        src - base,
+        dst - base,
+        judgments.tie_a[ties] - base,
+        judgments.tie_b[ties] - base,
+        judgments.bad[base:end],
+    )
+    if not _fits(int(end - base)):
+        _check_budget(
+            judgments,
+            q,
+            reach.closure_estimate(*graph),
+            "transitive closure (estimated from its condensation)",
+            "evaluate without the closure: transitive=False, e.g. ppref(transitive=False)@10",
+        )
+    i, j = reach.query_closure(*graph)
+    return i + base, j + base

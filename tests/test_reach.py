@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from ir_pref_measures import judgments as judgments_module
+from ir_pref_measures import reach
 from ir_pref_measures.judgments import Judgments
-from ir_pref_measures.measures import reach
 
 
 def direct_closure(n, src, dst, tie_a, tie_b, bad) -> list[tuple[int, int]]:
@@ -101,8 +101,10 @@ def _combined_judgments(rng, n_queries):
     for q in range(n_queries):
         n = int(rng.integers(2, 90))
         docs = [f"d{q}_{k}" for k in range(n)]
-        rows += [(f"q{q}", d, int(g)) for d, g in zip(docs, rng.integers(0, 4, n), strict=True)]
-        for _ in range(int(rng.integers(0, 20))):
+        flat = q % 4 == 1  # one grade, no preference: no pair, left out of the batches
+        grades = np.ones(n, dtype=int) if flat else rng.integers(0, 4, n)
+        rows += [(f"q{q}", d, int(g)) for d, g in zip(docs, grades, strict=True)]
+        for _ in range(0 if flat else int(rng.integers(0, 20))):
             a, b = rng.choice(docs, 2, replace=False)
             value = int(rng.choice([-1, 1, 0, -2], p=[0.45, 0.35, 0.15, 0.05]))
             prefs.append((f"q{q}", a, "NA" if value == -2 else b, value))

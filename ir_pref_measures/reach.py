@@ -17,7 +17,7 @@ import numpy as np
 from ir_pref_measures.ids import ranges, unique_sorted
 
 CLOSURE_CHUNK = 512  # sources per breadth-first batch of query_closure (bounds memory)
-EDGE_CHUNK = 1 << 18  # edges per step of the bit-set propagation (bounds its temporary arrays)
+EDGE_CHUNK = 1 << 18  # words (of 64 bits) gathered per step of the bit-set propagation (2 MB temporary arrays)
 
 
 def _tie_edges(tie_a: np.ndarray, tie_b: np.ndarray, bad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -63,8 +63,9 @@ def batch_closure(
     Docs are ``0..n-1``, in blocks of queries: ``doc_query`` (the query of each doc, ascending) and ``local``
     (its index within the query); the edges and ties join docs of one query. ``grades`` (NaN: none) add the
     derived strict edges ``a -> b``, grade(a) > grade(b), ``a`` not bad, without listing them
-    (:func:`_grade_levels`). The pairs name docs by ``ids`` (default: ``0..n-1``; consecutive within a query).
-    Memory: a set of bits as wide as the largest query, per doc (callers batch queries to bound it).
+    (:func:`_grade_levels`). The pairs name docs by ``ids`` (default: ``0..n-1``), which must ascend, by one
+    within a query (``local`` = the id minus the id of the query's first doc), so that the pairs come sorted.
+    Memory: a few sets of bits as wide as the largest query, per doc (callers batch queries to bound them).
     """
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
@@ -143,9 +144,10 @@ def _topological_levels(above: np.ndarray, below: np.ndarray, k: int) -> list[np
 
 
 def _or_rows(out: np.ndarray, rows: np.ndarray, bits: np.ndarray, from_rows: np.ndarray) -> None:
-    """``out[rows[e]] |= bits[from_rows[e]]`` for every e, in chunks of ``EDGE_CHUNK``."""
-    for lo in range(0, len(rows), EDGE_CHUNK):
-        np.bitwise_or.at(out, rows[lo : lo + EDGE_CHUNK], bits[from_rows[lo : lo + EDGE_CHUNK]])
+    """``out[rows[e]] |= bits[from_rows[e]]`` for every e, in chunks of ``EDGE_CHUNK`` words."""
+    step = max(1, EDGE_CHUNK // bits.shape[1])
+    for lo in range(0, len(rows), step):
+        np.bitwise_or.at(out, rows[lo : lo + step], bits[from_rows[lo : lo + step]])
 
 
 def _pairs_of_bits(by_component, component, doc_query, local, self_edge, ids) -> tuple[np.ndarray, np.ndarray]:
@@ -156,7 +158,8 @@ def _pairs_of_bits(by_component, component, doc_query, local, self_edge, ids) ->
     out_i, out_j = [], []
     step = max(1, (1 << 22) // (64 * words))  # docs unpacked at a time: 4 MB of booleans
     for lo in range(0, n, step):
-        bits = np.unpackbits(by_component[component[lo : lo + step]].view(np.uint8), axis=1, bitorder="little")
+        words_le = by_component[component[lo : lo + step]].astype("<u8", copy=False)  # bit b of word w: byte 8w+b//8
+        bits = np.unpackbits(words_le.view(np.uint8), axis=1, bitorder="little")
         bits[np.arange(len(bits)), local[lo : lo + step]] = self_edge[lo : lo + step]  # (i, i): a self-edge only
         counts = np.count_nonzero(bits, axis=1)
         j = np.nonzero(bits)[1].astype(ids.dtype)
