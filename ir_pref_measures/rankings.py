@@ -90,7 +90,10 @@ class Ranking:
     def repeated(self) -> tuple[int, int] | None:
         """The two positions (in rank order) of a doc listed twice in its query, or ``None``."""
         keys, query_bits, rank_bits = self._keys
-        same_prefix = np.flatnonzero(((keys[1:] ^ keys[:-1]) >> _U64(rank_bits)) == 0)
+        differ = keys[1:] ^ keys[:-1]
+        differ >>= _U64(rank_bits)  # in place: one temporary array the size of the keys
+        same_prefix = np.flatnonzero(differ == 0)
+        del differ
         if not len(same_prefix):
             return None
         group_starts = same_prefix[np.r_[True, same_prefix[1:] != same_prefix[:-1] + 1]]
