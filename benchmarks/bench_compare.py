@@ -5,10 +5,11 @@ retrieved docs, about 100 judged and 43 relevant docs per query; one run is 500-
 short, one misses some queries; runs are written as TREC files in a temporary folder. Each case runs the
 command in a fresh Python process, run from the temporary folder, and prints its wall time and peak RSS
 (the child's own VmHWM). ``--reference PATH`` (a checkout of diazf/pref_eval) also runs
-``pref_eval.py`` on the same files and prints the ratio. Cases: all measures (the default set),
-``-m rpp`` alone, and 30 runs (the 10 runs copied three times) with all measures.
+``pref_eval.py`` on the same files and prints the ratio. Cases: all measures (the default set) on 10 runs,
+``-m rpp`` alone on 10 runs, and all measures on each larger count of ``--runs`` (the 10 runs copied: 30 by
+default; ``--runs 30 100`` adds 100 runs, where ``pref_eval.py`` takes several minutes).
 
-    python benchmarks/bench_compare.py [--queries 200] [--reference path/to/pref_eval] [--repeat 3]
+    python benchmarks/bench_compare.py [--queries 200] [--runs 30 100] [--reference path/to/pref_eval] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -124,6 +125,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--reference", help="a checkout of diazf/pref_eval (pref_eval.py is run with this Python)")
     parser.add_argument("--repeat", type=int, default=3, help="repeats per case (the best time is shown)")
+    parser.add_argument("--runs", type=int, nargs="*", default=[30], help="larger run counts (copies of the 10)")
     args = parser.parse_args()
     ours = ["ir-pref-measures", "compare"]
     reference = None
@@ -134,18 +136,19 @@ def main() -> None:
         runs = write_input(args.queries, folder)
         copies = folder / "copies"
         copies.mkdir()
-        for k in (1, 2):
+        for k in range(1, -(-max([len(runs), *args.runs]) // len(runs))):
             for path in runs:
-                shutil.copy(path, copies / f"{path.name}_{k}")
-        runs30 = [*runs, *sorted(copies.iterdir())]
+                shutil.copy(path, copies / f"{path.name}_{k:02d}")
+        copied = sorted(copies.iterdir(), key=lambda p: (p.name[-2:], p.name))  # each of the 10, then again
         lines = sum(1 for path in runs for _ in open(path))
         print(f"{len(runs)} runs x {args.queries} queries, {lines:,} run lines; best of {args.repeat}")
         qrels = ["-R", str(folder / "qrels.txt")]
         cases = [
             ("all measures, 10 runs", [*qrels, *map(str, runs)]),
             ("rpp only, 10 runs", [*qrels, "-m", "rpp", *map(str, runs)]),
-            ("all measures, 30 runs", [*qrels, *map(str, runs30)]),
         ]
+        for n in args.runs:
+            cases.append((f"all measures, {n} runs", [*qrels, *map(str, [*runs, *copied][:n])]))
         print(
             f"{'case':26s} {'ours s':>8s} {'peak MB':>8s}"
             + (f" {'tool s':>8s} {'tool MB':>8s} {'ratio':>6s}" if reference else "")

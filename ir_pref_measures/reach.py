@@ -73,7 +73,8 @@ def batch_closure(
     n = len(bad)
     words = max(1, -(-(int(local.max()) + 1) // 64)) if n else 1
     tie_from, tie_to = _tie_edges(tie_a, tie_b, bad)
-    levels = _grade_levels(doc_query, grades, bad) if grades is not None else (np.zeros((2, 0), np.int64),) * 2
+    none = np.zeros(0, dtype=np.int64)
+    levels = ((none, none), (none, none)) if grades is None else _grade_levels(doc_query, grades, bad)
     (level_src, level_dst), (walk_src, walk_dst) = levels
     src, dst = np.concatenate([src, level_src]), np.concatenate([dst, level_dst])  # every strict edge
     rows, cols = np.concatenate([src, tie_from, walk_src]), np.concatenate([dst, tie_to, walk_dst])
