@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -243,7 +243,7 @@ def _preferences(
 
 def evaluate(
     rankings: Mapping[str, object],
-    relevant: RelevantDocs,
+    relevant: RelevantDocs | Callable[[], RelevantDocs],
     measures: list[Measure],
     *,
     baseline: str | None = None,
@@ -252,7 +252,9 @@ def evaluate(
 ) -> Comparison:
     """Per-query pairwise values of ``measures`` for all pairs i < j of ``rankings`` (in their order),
     or every run against ``baseline`` (run i = the run, run j = the baseline). Runs in any form
-    :func:`as_ranking` takes are read one at a time: only the ranks of the relevant docs are kept."""
+    :func:`as_ranking` takes are read ``READERS`` at a time: only the ranks of the relevant docs are kept.
+    ``relevant`` may be a function that reads them: it then runs while the first runs are read (an error
+    of its own is raised first, as when read before)."""
     names = list(rankings)
     if len(names) < 2:
         raise InputError(f"need at least two runs to compare, got {len(names)}")
@@ -264,8 +266,17 @@ def evaluate(
         run_j = np.full(len(run_i), at, dtype=np.int64)
     else:
         raise InputError(f"baseline {baseline!r} is not one of the runs {names}")
+    judged: Future[RelevantDocs] = Future()
     with ThreadPoolExecutor(max_workers=READERS) as pool:  # Arrow's reader and sorts release the GIL
-        ranks = np.vstack(list(pool.map(lambda n: relevant_ranks(as_ranking(rankings[n]), relevant, topk, n), names)))
+        ranked = pool.map(lambda n: relevant_ranks(as_ranking(rankings[n]), judged.result(), topk, n), names)
+        try:
+            judged.set_result(relevant() if callable(relevant) else relevant)
+        except BaseException as error:
+            judged.set_exception(error)
+            pool.shutdown(cancel_futures=True)  # the runs not yet read are not read
+            raise
+        ranks = np.vstack(list(ranked))
+    relevant = judged.result()
     positions = kernels.sort_segments(ranks, relevant.starts)
     run_values = {m.name: _metric(m, positions, ranks, relevant) for m in measures if m.is_metric}
     pair_values = _preferences(measures, ranks, positions, relevant, (run_i, run_j), graded_rpp)
@@ -355,8 +366,10 @@ def compare(
     over the grade thresholds of each query, weighted by the number of docs at or above each (Diaz and
     Ferraro 2022); ``False``: RPP on binary relevance (grade > 0), as ``pref_eval`` computes it today.
     """
-    judgments = sources.judgments(qrels, format="qrels", repeated="max")
-    relevant = relevant_docs(judgments, binary=binary, floor=floor)
+
+    def relevant() -> RelevantDocs:  # read while the first runs are (evaluate)
+        return relevant_docs(sources.judgments(qrels, format="qrels", repeated="max"), binary=binary, floor=floor)
+
     result = evaluate(
         load_runs(runs), relevant, parse_measures(measures), baseline=baseline, topk=topk, graded_rpp=graded_rpp
     )

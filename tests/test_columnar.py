@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 import types
 
 import numpy as np
@@ -254,3 +255,43 @@ def test_judgments_restricted_to_some_queries_give_those_queries_their_values():
 
 def _values(measures, run, judgments) -> dict:
     return {(m.query_id, str(m.measure)): m.value for m in adapter.evaluate(measures, run, judgments=judgments)}
+
+
+def test_compare_reports_bad_qrels_first_and_reads_no_further_run(tmp_path, monkeypatch):
+    """The qrels are read while the first runs are: a bad qrels file is still the error reported, even when a run
+    is bad too, and the runs not yet started are not read."""
+    compare_module = sys.modules["ir_pref_measures.compare"]  # the package's name "compare" is the function
+
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq1 0 b\n")  # line 2: a field missing
+    runs = {f"r{i}": tmp_path / f"r{i}" for i in range(8)}
+    for path in runs.values():
+        path.write_text("q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\n")
+    runs["r0"].write_text("q1 Q0 a 1 2.0\n")  # a bad run as well
+    read = []
+
+    def slow_ranking(source):
+        read.append(source)
+        time.sleep(0.05)
+        return sources.ranking(source)
+
+    monkeypatch.setattr(compare_module, "as_ranking", slow_ranking)
+    with pytest.raises(InputError, match=r"qrels\.txt:2"):
+        ir_pref_measures.compare(runs, str(tmp_path / "qrels.txt"), ["rpp"])
+    assert len(read) <= compare_module.READERS
+
+
+def test_compare_evaluate_takes_the_relevant_docs_or_a_function_reading_them():
+    from ir_pref_measures.compare import evaluate, parse_measures
+
+    judgments = Judgments.from_qrels(
+        pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [2, 0, 1]})
+    )
+    runs = {"x": pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})}
+    runs["y"] = runs["x"].assign(score=[1.0, 2.0, 1.0])
+    measures = parse_measures(["rpp", "lexiprecision", "ap"])
+    given = evaluate(runs, relevant_docs(judgments), measures)
+    read = evaluate(runs, lambda: relevant_docs(judgments), measures)
+    assert given.query_ids.tolist() == read.query_ids.tolist() == ["q1", "q2"]
+    for name in ("rpp", "lexiprecision", "ap"):
+        assert given.pair_values[name].tolist() == read.pair_values[name].tolist()
+    assert given.pair_values["ap"].tolist() == [[1.0 - 0.5, 0.0]]  # x ranks a first, y second

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int
 from ir_pref_measures.errors import InputError
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> None:
     if args.dask:
         result = _on_cluster(args, [m.name for m in measures])
     else:
-        relevant = relevant_in_file_order(args.qrels, binary=args.binary_relevance, floor=args.relevance_floor)
+        relevant = partial(relevant_in_file_order, args.qrels, binary=args.binary_relevance, floor=args.relevance_floor)
         result = evaluate(load_runs(args.runs), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp)
     sys.stdout.writelines(
         line + "\n" for line in json_lines(result, perquery=args.query_eval_wanted, summary=not args.nosummary)
