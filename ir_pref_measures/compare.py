@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import arrow, unique_sorted
+from ir_pref_measures.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures import pairwise as kernels
 from ir_pref_measures.names import pref_eval_id
@@ -164,8 +164,11 @@ def rpp_levels(relevant: RelevantDocs, graded: bool) -> tuple[np.ndarray, np.nda
     level_query = query[ends - 1]
     sizes = ends - relevant.starts[level_query]
     level_starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    columns = np.arange(sizes.sum()) - np.repeat(level_starts, sizes) + np.repeat(relevant.starts[level_query], sizes)
-    return columns, level_starts, np.searchsorted(level_query, np.arange(len(relevant.starts)))
+    return (
+        ranges(relevant.starts[level_query], ends),
+        level_starts,
+        np.searchsorted(level_query, np.arange(len(relevant.starts))),
+    )
 
 
 @dataclass(frozen=True)

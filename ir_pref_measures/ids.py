@@ -14,10 +14,17 @@ import pyarrow.compute as pc
 from ir_pref_measures.errors import InputError
 
 
+def is_pandas(value, *classes: str) -> bool:
+    """True when ``value`` is an instance of one of pandas' ``classes`` (by name, subclasses too), found without
+    importing pandas: none exists before pandas is imported, and another thread may be importing it, half done,
+    while this one reads a file."""
+    return any(c.__name__ in classes and c.__module__.partition(".")[0] == "pandas" for c in type(value).__mro__)
+
+
 def as_text(values) -> pa.Array:
     """Ids as an Arrow string array (numbers, as ir_datasets or users may give them, become text)."""
-    if type(values).__module__.partition(".")[0] == "pandas" and hasattr(values, "array"):  # a Series or an Index
-        values = values.array  # (no pandas import: it may be half-imported by another thread)
+    if is_pandas(values, "Series", "Index"):
+        values = values.array
     array = values if isinstance(values, pa.Array | pa.ChunkedArray) else None
     if array is None and isinstance(values, np.ndarray) and values.dtype.kind in "OU":
         try:  # strings, built from buffers (pa.array would import pandas)

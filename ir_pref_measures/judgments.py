@@ -628,8 +628,7 @@ def _derived_edges(doc_query: np.ndarray, grades: np.ndarray) -> tuple[np.ndarra
     run_id = np.cumsum(np.r_[True, (key_q[1:] != key_q[:-1]) | (key_g[1:] != key_g[:-1])]) - 1
     lower = run_start[run_id] - first_of_query
     src = np.repeat(order, lower)
-    within = np.arange(len(src)) - np.repeat(np.cumsum(lower) - lower, lower)
-    dst = order[np.repeat(first_of_query, lower) + within]
+    dst = order[ranges(first_of_query, first_of_query + lower)]
     keep = np.lexsort((dst, src))
     return src[keep], dst[keep]
 
@@ -665,19 +664,21 @@ def _good_edges_of(judgments: Judgments, exclude: frozenset) -> tuple[np.ndarray
 
 
 def _preference_pairs(judgments: Judgments, transitive: bool, exclude: frozenset = frozenset()) -> PairSet:
+    derived = _derived_sources(judgments)
     if transitive:
-        src, dst = _strict_closure(judgments, exclude)
+        src, dst = _strict_closure(judgments, exclude, derived)
     else:
         src, dst, _ = _good_edges_of(judgments, exclude)
         distinct = np.r_[True, (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])] if len(src) else np.zeros(0, bool)
         src, dst = src[distinct], dst[distinct]
-    return PairSet(src=src, dst=dst, source=_sources(judgments, exclude))
+    return PairSet(src=src, dst=dst, source=_sources(judgments, exclude, derived))
 
 
-def _sources(judgments: Judgments, exclude: frozenset) -> np.ndarray:
-    """The docs that prefer some doc by a good strict edge (explicit, or derived: graded above the lowest grade of
-    their query) outside the ``exclude`` queries, or are tied; never a bad doc (the tool's "preferred")."""
-    source = _derived_sources(judgments)
+def _sources(judgments: Judgments, exclude: frozenset, derived: np.ndarray) -> np.ndarray:
+    """The docs that prefer some doc by a good strict edge (explicit, or derived: ``derived``, graded above the
+    lowest grade of their query) outside the ``exclude`` queries, or are tied; never a bad doc (the tool's
+    "preferred")."""
+    source = derived.copy()
     source[judgments.explicit_good_edges()[0]] = True
     for q in exclude:
         source[judgments.doc_offsets[q] : judgments.doc_offsets[q + 1]] = False
@@ -696,16 +697,16 @@ def _derived_sources(judgments: Judgments) -> np.ndarray:
     return judgments.grades > lowest[judgments.doc_query]
 
 
-def _strict_closure(judgments: Judgments, exclude: frozenset) -> tuple[np.ndarray, np.ndarray]:
+def _strict_closure(judgments: Judgments, exclude: frozenset, derived: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pairs (i, j), i != j, joined by a walk with at least one strict edge (plus explicit self-edges), sorted by
     (i, j), for the queries not in ``exclude`` (:mod:`ir_pref_measures.reach`), as doc indices of the judgments'
     index dtype. Small queries are closed together on bit sets, their derived edges never listed; a larger query
     alone, on its listed edges, once the estimate of its closure has been checked against the budget (when even
-    all its n^2 pairs might not fit)."""
+    all its n^2 pairs might not fit); ``derived``: the sources of derived edges (:func:`_derived_sources`)."""
     e_src, e_dst, e_bounds = judgments.explicit_good_edges()
     tie_bounds = np.searchsorted(judgments.tie_a, judgments.doc_offsets)  # a tie lies within the query of tie_a
-    derived = _derived_sources(judgments) & ~judgments.bad
-    strict = (np.diff(e_bounds) > 0) | (np.diff(np.r_[0, np.cumsum(derived)][judgments.doc_offsets]) > 0)
+    good = derived & ~judgments.bad
+    strict = (np.diff(e_bounds) > 0) | (np.diff(np.r_[0, np.cumsum(good)][judgments.doc_offsets]) > 0)
     queries = [q for q in np.flatnonzero(strict).tolist() if q not in exclude]
     out_src, out_dst = [], []
     for together, group in _closure_groups(np.diff(judgments.doc_offsets), queries):

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.formats import Columns, RawFile
-from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, string_hashes
+from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, ranges, string_hashes
 
 _U64 = np.uint64
 _KEY_ROWS = 1 << 15  # run entries keyed at a time: the temporary arrays stay in cache and are reused
@@ -210,9 +210,7 @@ def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc_ids: pa.Array, n_q
         if len(starts) == n_queries:  # each query one block: move the blocks
             ends = np.r_[starts[1:], len(query)]
             by_query = np.argsort(query[starts], kind="stable")
-            sizes = (ends - starts)[by_query]
-            moved = np.arange(len(query)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-            moved += np.repeat(starts[by_query], sizes)
+            moved = ranges(starts[by_query], ends[by_query])
             return moved if order is None else order[moved]
     table = pa.table({"q": arrow(query), "s": arrow(score), "d": doc_ids})
     keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from ir_pref_measures import formats
 from ir_pref_measures.adapters import ir_datasets as irds
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.ids import is_pandas
 from ir_pref_measures.judgments import Judgments, combine
 from ir_pref_measures.rankings import Ranking
 
@@ -42,10 +43,8 @@ if TYPE_CHECKING:  # pandas (and the table converters) are imported when a table
 
 
 def is_frame(source) -> bool:
-    """True for a pandas DataFrame, found without importing pandas (no DataFrame exists before pandas is
-    imported; and another thread may be importing it, half done, while this one reads a file)."""
-    classes = type(source).__mro__
-    return any(cls.__name__ == "DataFrame" and cls.__module__.partition(".")[0] == "pandas" for cls in classes)
+    """True for a pandas DataFrame (:func:`~ir_pref_measures.ids.is_pandas`: pandas is not imported)."""
+    return is_pandas(source, "DataFrame")
 
 
 @dataclass(frozen=True)

@@ -139,4 +139,5 @@ def test_the_preferring_docs_are_the_sources_of_the_listed_good_edges(exclude):
     for docs in (src, judgments.tie_a, judgments.tie_b):
         expected[docs] = True
     expected &= ~judgments.bad
-    assert judgments_module._sources(judgments, exclude).tolist() == expected.tolist()
+    derived = judgments_module._derived_sources(judgments)
+    assert judgments_module._sources(judgments, exclude, derived).tolist() == expected.tolist()
