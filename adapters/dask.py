@@ -7,7 +7,7 @@ then indexed by ``query_id`` with the *same* divisions (ranges of equally many j
 partition ``k`` of every input holds the same query ids, a query never straddles two partitions, and
 partitions come in query id order. Each partition is evaluated by the local code path:
 :func:`ir_pref_measures.adapters.ir_measures.evaluate` (ir_measures' ``iter_calc`` with our provider and
-pytrec_eval) and :func:`ir_pref_measures.compare.evaluate`. As queries are independent, per-query values
+pytrec_eval) and :func:`ir_pref_measures.analysis.compare.evaluate`. As queries are independent, per-query values
 are bit for bit those of the local path whatever the number of partitions; means are taken on one worker in
 query id order, with the measure's own ir_measures aggregator (``evaluate``) or numpy's mean over the
 query-ordered values (``compare``), as the local path takes them.
@@ -28,8 +28,7 @@ import numpy as np
 import pandas as pd
 from ir_pref_measures.adapters import ir_measures as provider
 
-from ir_pref_measures import formats, sources, tables
-from ir_pref_measures.compare import (
+from ir_pref_measures.analysis.compare import (
     DEFAULT_MEASURES,
     SUMMARY,
     Comparison,
@@ -38,13 +37,14 @@ from ir_pref_measures.compare import (
     relevant_docs,
     to_frame,
 )
-from ir_pref_measures.compare import (
+from ir_pref_measures.analysis.compare import (
     evaluate as compare_runs,
 )
+from ir_pref_measures.dropins.pref_eval import relevant_in_file_order
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judgments import Judgments, combine
-from ir_pref_measures.pref_eval import relevant_in_file_order
-from ir_pref_measures.rankings import Ranking
+from ir_pref_measures.inputs import formats, sources, tables
+from ir_pref_measures.model.judgments import Judgments, combine
+from ir_pref_measures.model.rankings import Ranking
 
 QRELS = "qrels"
 PREFERENCES = "preferences"
@@ -423,7 +423,7 @@ def compare(
     npartitions: int | None = None,
     aggregate: bool = False,
 ) -> dd.DataFrame:
-    """:func:`ir_pref_measures.compare.compare` on the cluster: the per-query rows ``query_id, run_i, run_j,
+    """:func:`ir_pref_measures.analysis.compare.compare` on the cluster: the per-query rows ``query_id, run_i, run_j,
     <measure>...`` as a lazy dask DataFrame, in query id order, same columns and values as ``compare(...,
     perquery=True)`` (its rows other than ``all``). ``runs``: a mapping name -> run or a list of run files
     (named as ``compare`` names them); each run and ``qrels`` in any form :func:`run_frame` and
@@ -486,7 +486,7 @@ def comparison(
     graded_rpp: bool = True,
     npartitions: int | None = None,
 ) -> Comparison:
-    """The :class:`~ir_pref_measures.compare.Comparison` of ``compare.evaluate`` (the ``compare`` command's),
+    """The :class:`~ir_pref_measures.analysis.compare.Comparison` of ``compare.evaluate`` (the ``compare`` command's),
     computed on the cluster and gathered: queries in the order of their first relevant line in ``qrels``
     (``pref_eval``'s order; the qrels are read on the client for it, the runs only on the workers)."""
     options = _compare_options(measures, None, binary, floor, topk, graded_rpp)
@@ -530,8 +530,8 @@ def _per_query_part(
 ) -> dict:
     """``experiment.per_query`` on the judged ``query_ids`` of one part: the measures of ir_measures on each
     run's rows of these queries, the pairwise preferences on ``qrels`` (this part's)."""
-    from ir_pref_measures.compare import Measure as PairwiseMeasure
-    from ir_pref_measures.experiment import per_query as local_per_query
+    from ir_pref_measures.analysis.compare import Measure as PairwiseMeasure
+    from ir_pref_measures.analysis.experiment import per_query as local_per_query
 
     ordinary = [(column, m) for column, m in measures if not isinstance(m, PairwiseMeasure)]
     pairwise = [(column, m) for column, m in measures if isinstance(m, PairwiseMeasure)]
@@ -562,7 +562,7 @@ def per_query(
     client,
     npartitions: int | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """:func:`ir_pref_measures.experiment.per_query` computed on the cluster of ``client`` (a
+    """:func:`ir_pref_measures.analysis.experiment.per_query` computed on the cluster of ``client`` (a
     ``distributed.Client``): the runs and qrels are split into ``npartitions`` ranges of judged query ids
     (default: twice the worker threads), each range sent with its own judgments and evaluated by the local
     code. Same return value: per measure column, one row per query id (sorted), one column per run."""

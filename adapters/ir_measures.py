@@ -22,9 +22,8 @@ from ir_measures import Metric, providers
 from ir_measures.measures import base as measures_base
 from ir_measures.providers.base import Any
 
-from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judgments import JudgmentLines, Judgments
+from ir_pref_measures.inputs import sources
 from ir_pref_measures.measures.catalog import PARAMS, SPECS, MeasureSpec, ppref_kernel
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.ideal import ideal_doc_rank
@@ -32,7 +31,8 @@ from ir_pref_measures.measures.image_grid import Grid, grid_pgc
 from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.measures.pgc import pgc
 from ir_pref_measures.measures.trec_prefs import find_cycles, find_inconsistency, trec_prefs_values
-from ir_pref_measures.rankings import Ranking
+from ir_pref_measures.model.judgments import JudgmentLines, Judgments
+from ir_pref_measures.model.rankings import Ranking
 
 
 def _param_info(spec: MeasureSpec, name: str) -> measures_base.ParamInfo:
@@ -397,7 +397,7 @@ def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -
 
 def _integer_qrels(measures, qrels):
     """``qrels`` with integer grades, as pytrec_eval (ir_measures' provider of the usual measures) needs them."""
-    from ir_pref_measures import tables
+    from ir_pref_measures.inputs import tables
 
     names = ", ".join(str(m) for m in measures)
     if qrels is None:

@@ -2,17 +2,17 @@
 
 Both ways:
 
-* PyTerrier into :func:`ir_pref_measures.experiment.Experiment`: :func:`results` runs a Transformer on topics
+* PyTerrier into :func:`ir_pref_measures.analysis.experiment.Experiment`: :func:`results` runs a Transformer on topics
   (in batches, with PyTerrier's ``save_dir`` / ``save_mode`` rules) and returns its result frame.
 * Our judgments into ``pt.Experiment`` / ``pt.Evaluate``: :func:`qrels` turns any judgment source (a
-  :class:`~ir_pref_measures.judgments.Judgments`, a preference table with ``query_id`` or ``qid`` columns, a
+  :class:`~ir_pref_measures.model.judgments.Judgments`, a preference table with ``query_id`` or ``qid`` columns, a
   file, an ir_datasets ID) into the one table PyTerrier takes (it merges the qrels with the topics on ``qid``);
   :func:`measures` turns measure names into Measure objects (PyTerrier reads a string as a trec_eval name).
 
 Graded judgments become ``qid, docno, label``; explicit preferences ``qid, doc_id_a, doc_id_b, preference`` (the
 ``carterette`` values: -1 a preferred, 0 duplicates, -2 a bad), which the ir_measures provider reads back as the
 same judgments. One table cannot hold grades and explicit preferences together, nor several judgment groups:
-evaluate those with :func:`~ir_pref_measures.experiment.Experiment`, which takes ``pt.Experiment``'s call.
+evaluate those with :func:`~ir_pref_measures.analysis.experiment.Experiment`, which takes ``pt.Experiment``'s call.
 """
 
 from __future__ import annotations
@@ -71,21 +71,21 @@ def results(
 def qrels(source) -> pd.DataFrame:
     """Judgments as the table ``pt.Experiment(..., qrels, ...)`` takes: ``qid, docno, label`` for graded ones,
     ``qid, doc_id_a, doc_id_b, preference`` for explicit preferences (rows in query, then doc order)."""
-    from ir_pref_measures import sources
+    from ir_pref_measures.inputs import sources
 
     judgments = sources.judgments(source)
     if len(judgments.groups) > 1:
         raise InputError(
             f"the judgments hold {len(judgments.groups)} judgment groups ({', '.join(judgments.groups)}), which one "
             "PyTerrier qrels table cannot keep apart; give one group (Judgments.group(name)) or use "
-            "ir_pref_measures.experiment.Experiment"
+            "ir_pref_measures.analysis.experiment.Experiment"
         )
     graded = judgments.qrels()
     explicit = len(judgments.edge_src) + len(judgments.tie_a) + int(judgments.bad.sum())
     if graded is not None and explicit:
         raise InputError(
             "the judgments combine grades and explicit preferences, which one PyTerrier qrels table cannot hold; "
-            "evaluate them with ir_pref_measures.experiment.Experiment (it takes pt.Experiment's arguments)"
+            "evaluate them with ir_pref_measures.analysis.experiment.Experiment (it takes pt.Experiment's arguments)"
         )
     if graded is not None:
         return graded.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})

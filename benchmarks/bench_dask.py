@@ -72,7 +72,7 @@ def _local(queries: int, size: int, docs: int, runs: int, measures: list[str]) -
     from ir_pref_measures.adapters.ir_measures import evaluate, parse
 
     import ir_pref_measures
-    from ir_pref_measures import sources
+    from ir_pref_measures.inputs import sources
 
     start = time.perf_counter()
     parts = range(queries // size)

@@ -81,7 +81,7 @@ def measure_one(variant: str) -> dict:
 
     import ir_pref_measures  # noqa: F401  (registers the measures)
     from ir_pref_measures.errors import InputError
-    from ir_pref_measures.judgments import Judgments, combine
+    from ir_pref_measures.model.judgments import Judgments, combine
 
     workload, size, measure = VARIANTS[variant]
     if workload == "chain":

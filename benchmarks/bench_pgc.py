@@ -54,7 +54,7 @@ VARIANTS = {
 
 def _inputs(source: str, folder: Path):
     """``(judgments source, runs)``; for CAsT the files are read inside the timed part."""
-    from ir_pref_measures.formats import read_qrels, read_run
+    from ir_pref_measures.inputs.formats import read_qrels, read_run
 
     if source == "synthetic":
         return pd.read_pickle(folder / "qrels.pkl"), [pd.read_pickle(folder / "run.pkl")]
@@ -68,7 +68,7 @@ def measure_one(source: str, variant: str, folder: Path) -> dict:
 
     import ir_pref_measures  # noqa: F401  (registers the measures)
     from ir_pref_measures import load_judgments
-    from ir_pref_measures.judgments import combine
+    from ir_pref_measures.model.judgments import combine
 
     if source == "synthetic":
         qrels, runs = _inputs(source, folder)

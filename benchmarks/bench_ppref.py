@@ -80,7 +80,7 @@ def measure_one(variant: str, folder: Path) -> dict:
     import pytrec_eval
 
     import ir_pref_measures as ipm  # registers the measures
-    from ir_pref_measures.judgments import Judgments
+    from ir_pref_measures.model.judgments import Judgments
 
     qrels, prefs, run = (pd.read_pickle(folder / f"{name}.pkl") for name in ("qrels", "prefs", "run"))
     ours = [ir_measures.parse_measure(m) for m in ("ppref@10", "rpref@10", "APpref")]

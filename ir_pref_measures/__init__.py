@@ -6,10 +6,10 @@
 
 from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
-from ir_pref_measures.aggregate import aggregate
-from ir_pref_measures.compare import compare
+from ir_pref_measures.analysis.compare import compare
+from ir_pref_measures.analysis.fusion import aggregate
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import (
+from ir_pref_measures.inputs.formats import (
     detect_format,
     read_image_pairs,
     read_image_positions,
@@ -17,12 +17,12 @@ from ir_pref_measures.formats import (
     read_qrels,
     read_run,
 )
-from ir_pref_measures.judgments import DEFAULT_GROUP, JudgmentLines, Judgments, combine
-from ir_pref_measures.rankings import Ranking
-from ir_pref_measures.sources import groups as load_groups
-from ir_pref_measures.sources import judgments as load_judgments
-from ir_pref_measures.sources import load_combined
-from ir_pref_measures.sources import ranking as as_ranking
+from ir_pref_measures.inputs.sources import groups as load_groups
+from ir_pref_measures.inputs.sources import judgments as load_judgments
+from ir_pref_measures.inputs.sources import load_combined
+from ir_pref_measures.inputs.sources import ranking as as_ranking
+from ir_pref_measures.model.judgments import DEFAULT_GROUP, JudgmentLines, Judgments, combine
+from ir_pref_measures.model.rankings import Ranking
 
 _ir_measures_adapter.register()
 set_n_jobs = _ir_measures_adapter.set_n_jobs
@@ -30,9 +30,9 @@ set_n_jobs = _ir_measures_adapter.set_n_jobs
 globals().update(_ir_measures_adapter.MEASURES)  # ppref, APpref, PGC, prefs_avgjg, ...: one name per measure
 
 _LAZY = {  # name -> (module, attribute; None: the module itself)
-    "meta": ("ir_pref_measures.meta", None),
-    "Experiment": ("ir_pref_measures.experiment", "Experiment"),
-    "topics": ("ir_pref_measures.adapters.ir_datasets", "topics"),
+    "meta": ("ir_pref_measures.analysis.meta", None),
+    "Experiment": ("ir_pref_measures.analysis.experiment", "Experiment"),
+    "topics": ("ir_pref_measures.inputs.datasets", "topics"),
     "dask": ("ir_pref_measures.dask", None),
 }
 

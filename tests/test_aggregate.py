@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_pref_measures.aggregate import aggregate, borda, majority_losses, mc4, order_runs, win_rate
+from ir_pref_measures.analysis.compare import compare
+from ir_pref_measures.analysis.fusion import aggregate, borda, majority_losses, mc4, order_runs, win_rate
 from ir_pref_measures.commands import main
-from ir_pref_measures.compare import compare
 from ir_pref_measures.errors import InputError
 
 

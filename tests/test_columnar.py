@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 from ir_pref_measures.adapters import ir_measures as adapter
 
 import ir_pref_measures
-from ir_pref_measures import ids, rankings, sources
-from ir_pref_measures.compare import relevant_docs
+from ir_pref_measures.analysis.compare import relevant_docs
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judgments import Judgments
-from ir_pref_measures.rankings import Ranking
+from ir_pref_measures.inputs import sources
+from ir_pref_measures.model import ids, rankings
+from ir_pref_measures.model.judgments import Judgments
+from ir_pref_measures.model.rankings import Ranking
 
 DOC_IDS = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=0, max_size=20)
 
@@ -196,7 +197,7 @@ def test_compare_reads_the_one_judgment_model_with_its_rule_for_repeated_grades(
         "x": pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "d"], "score": [1.0, 1.0]}),
         "y": pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "score": [1.0, 1.0]}),
     }
-    table = ir_pref_measures.compare(runs, qrels, ["rpp", "ap"])
+    table = ir_pref_measures.analysis.compare(runs, qrels, ["rpp", "ap"])
     assert table["ap"].tolist() == [1.0]
 
 
@@ -215,7 +216,7 @@ def test_judgments_restricted_to_some_queries_give_those_queries_their_values():
     kept query is what the whole judgments give it; groups are restricted too."""
     import ir_measures
 
-    from ir_pref_measures.judgments import combine
+    from ir_pref_measures.model.judgments import combine
 
     rng = np.random.default_rng(2)
     queries = [f"q{i}" for i in range(6)]
@@ -260,7 +261,7 @@ def _values(measures, run, judgments) -> dict:
 def test_compare_reports_bad_qrels_first_and_reads_no_further_run(tmp_path, monkeypatch):
     """The qrels are read while the first runs are: a bad qrels file is still the error reported, even when a run
     is bad too, and the runs not yet started are not read."""
-    compare_module = sys.modules["ir_pref_measures.compare"]  # the package's name "compare" is the function
+    compare_module = sys.modules["ir_pref_measures.analysis.compare"]  # the package's name "compare" is the function
 
     (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq1 0 b\n")  # line 2: a field missing
     runs = {f"r{i}": tmp_path / f"r{i}" for i in range(8)}
@@ -276,12 +277,12 @@ def test_compare_reports_bad_qrels_first_and_reads_no_further_run(tmp_path, monk
 
     monkeypatch.setattr(compare_module, "as_ranking", slow_ranking)
     with pytest.raises(InputError, match=r"qrels\.txt:2"):
-        ir_pref_measures.compare(runs, str(tmp_path / "qrels.txt"), ["rpp"])
+        ir_pref_measures.analysis.compare(runs, str(tmp_path / "qrels.txt"), ["rpp"])
     assert len(read) <= compare_module.READERS
 
 
 def test_compare_evaluate_takes_the_relevant_docs_or_a_function_reading_them():
-    from ir_pref_measures.compare import evaluate, parse_measures
+    from ir_pref_measures.analysis.compare import evaluate, parse_measures
 
     judgments = Judgments.from_qrels(
         pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [2, 0, 1]})

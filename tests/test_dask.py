@@ -24,9 +24,10 @@ from ir_pref_measures.adapters.ir_measures import evaluate as local_evaluate  # 
 from ir_pref_measures.adapters.ir_measures import parse  # noqa: E402
 
 import ir_pref_measures  # noqa: E402
-from ir_pref_measures import InputError, sources  # noqa: E402
+from ir_pref_measures import InputError
 from ir_pref_measures import dask as cluster  # noqa: E402
-from ir_pref_measures.compare import compare as local_compare  # noqa: E402
+from ir_pref_measures.analysis.compare import compare as local_compare  # noqa: E402
+from ir_pref_measures.inputs import sources  # noqa: E402
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 RUNS = ("ICT-BERT2", "ICT-CKNRM_B", "p_bm25")

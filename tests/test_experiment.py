@@ -12,10 +12,10 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import ir_pref_measures  # noqa: F401 (registers the measures)
-from ir_pref_measures.compare import compare
+from ir_pref_measures.analysis.compare import compare
+from ir_pref_measures.analysis.experiment import Experiment, render, sign_test
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment import Experiment, render, sign_test
-from ir_pref_measures.judgments import Judgments
+from ir_pref_measures.model.judgments import Judgments
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 RUNS = {

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ir_pref_measures import sources
+from ir_pref_measures.analysis.experiment import Experiment, truncate
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment import Experiment, truncate
-from ir_pref_measures.judgments import combine
-from ir_pref_measures.rankings import Ranking
+from ir_pref_measures.inputs import sources
+from ir_pref_measures.model.judgments import combine
+from ir_pref_measures.model.rankings import Ranking
 
 RUNS = {
     "a": pd.DataFrame({"query_id": ["1"] * 4 + ["2"] * 3, "doc_id": list("wxyzxyz"), "score": [4, 3, 2, 1, 3, 2, 1]}),

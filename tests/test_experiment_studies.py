@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 import ir_pref_measures as ipm
-from ir_pref_measures import sources
+from ir_pref_measures.analysis.experiment import DepthWarning, Experiment
 from ir_pref_measures.commands import main
-from ir_pref_measures.experiment import DepthWarning, Experiment
-from ir_pref_measures.judgments import combine
+from ir_pref_measures.inputs import sources
+from ir_pref_measures.model.judgments import combine
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 RUNS = {

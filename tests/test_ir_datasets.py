@@ -6,12 +6,12 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from ir_pref_measures.adapters import ir_datasets as irds
 
 import ir_pref_measures
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.sources import judgments as load_judgments
-from ir_pref_measures.sources import load_combined
+from ir_pref_measures.inputs import datasets as irds
+from ir_pref_measures.inputs.sources import judgments as load_judgments
+from ir_pref_measures.inputs.sources import load_combined
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 # (dataset ID, cached qrels file, queries, lines) as the seeded cache's README states them

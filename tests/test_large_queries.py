@@ -84,7 +84,7 @@ COUNT_FIELDS = ("offsets", "rank", "correct", "ordered", "gain", "preferred", "t
 def _random_combined(rng):
     import pandas as pd
 
-    from ir_pref_measures.judgments import Judgments, combine
+    from ir_pref_measures.model.judgments import Judgments, combine
 
     qrels, prefs = [], []
     for qi in range(int(rng.integers(1, 4))):
@@ -129,7 +129,7 @@ def _large_combined(n_docs):
     sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
     from bench_large_query import make_graded
 
-    from ir_pref_measures.judgments import Judgments, combine
+    from ir_pref_measures.model.judgments import Judgments, combine
 
     qrels, prefs, run = make_graded(n_docs)
     return combine(Judgments.from_qrels(qrels), Judgments.from_preferences(prefs)), run
@@ -153,8 +153,8 @@ def test_a_closure_over_the_budget_is_refused_at_once(monkeypatch):
     import ir_measures
     import pandas as pd
 
-    from ir_pref_measures import judgments as model
     from ir_pref_measures.errors import InputError
+    from ir_pref_measures.model import judgments as model
 
     docs = [f"d{i}" for i in range(3000)]
     prefs = pd.DataFrame({"query_id": "chain", "doc_id_a": docs[:-1], "doc_id_b": docs[1:], "preference": -1})
@@ -180,8 +180,8 @@ def test_pgc_with_a_huge_depth_is_the_pgc_at_the_depth_where_terms_vanish():
 
 @pytest.mark.filterwarnings("ignore")
 def test_a_large_graded_only_query_beside_explicit_ones_takes_the_graded_kernel(monkeypatch):
-    from ir_pref_measures.measures import closure
     from ir_pref_measures.measures import pair_counts as kernel
+    from ir_pref_measures.model import closure
 
     rng = np.random.default_rng(5)
     seen = 0

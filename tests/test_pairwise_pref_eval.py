@@ -12,7 +12,7 @@ from conftest import TESTDATA, testdata_path
 
 import ir_pref_measures as ipm
 from ir_pref_measures.commands import main
-from ir_pref_measures.pairwise_pref_eval import OUTPUT_ORDER, evaluate
+from ir_pref_measures.dropins.pairwise_pref_eval import OUTPUT_ORDER, evaluate
 
 CARTERETTE = TESTDATA / "carterette"
 HASH_SEED_DEPENDENT = "c10_nondeterministic_inconsistent_dup_and_path"

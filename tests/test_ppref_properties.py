@@ -10,12 +10,12 @@ import pytest
 from direct_ppref import closure, measures, pair_list
 
 import ir_pref_measures as ipm
-from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures import pair_counts
 from ir_pref_measures.measures import ppref as kernels
 from ir_pref_measures.measures.catalog import family, ppref_kernel
 from ir_pref_measures.measures.greedy_fas import greedy_fas_order
 from ir_pref_measures.measures.pair_counts import explicit_counts, graded_counts, lower_before, lower_before_by_level
+from ir_pref_measures.model.judgments import Judgments
 
 CUTOFFS = (1, 3, 5, 10, None)
 WHOLE_RUN = 10**9  # "no cutoff" = every rank of the run; (inf, inf) pairs are never ordered

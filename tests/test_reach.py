@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_pref_measures import judgments as judgments_module
-from ir_pref_measures import reach
-from ir_pref_measures.judgments import Judgments
+from ir_pref_measures.model import judgments as judgments_module
+from ir_pref_measures.model import reach
+from ir_pref_measures.model.judgments import Judgments
 
 
 def direct_closure(n, src, dst, tie_a, tie_b, bad) -> list[tuple[int, int]]:

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import ir_pref_measures as ipm
-from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.inputs import sources
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 

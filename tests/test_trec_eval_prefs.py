@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from ir_pref_measures.commands import main
+from ir_pref_measures.dropins.trec_eval import codes, ranks, read_judgments
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.measures.trec_prefs import (
     COUNT_MEASURES,
@@ -21,7 +22,6 @@ from ir_pref_measures.measures.trec_prefs import (
     find_inconsistency,
     trec_prefs_values,
 )
-from ir_pref_measures.trec_eval import codes, ranks, read_judgments
 
 CASES = [f"case{i}" for i in range(6)]
 

@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 import ir_pref_measures as ipm
 from ir_pref_measures.commands import main
+from ir_pref_measures.dropins.trec_eval import evaluate, read_judgments
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judgments import Judgments, combine
 from ir_pref_measures.measures.catalog import SPECS, update_readme
 from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES
 from ir_pref_measures.measures.trec_prefs import MEASURES as TREC_MEASURES
-from ir_pref_measures.trec_eval import evaluate, read_judgments
+from ir_pref_measures.model.judgments import Judgments, combine
 
 TREC_PREFS = [ir_measures.parse_measure(name) for name in TREC_MEASURES]
 FIXTURES = [("prefs", "prefs.test", "prefs.results.test"), ("qrels_prefs", "qrels.test", "results.test")]

@@ -1,5 +1,5 @@
 """``ir-pref-measures aggregate``: drop-in for Diaz' ``pref_aggregate.py`` (the ``pref_eval`` preset,
-:mod:`ir_pref_measures.pref_eval`)."""
+:mod:`ir_pref_measures.dropins.pref_eval`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from ir_pref_measures.pref_eval import aggregate_lines, read_preference_lines
+from ir_pref_measures.dropins.pref_eval import aggregate_lines, read_preference_lines
 
 
 def add_parser(subparsers) -> None:

@@ -1,5 +1,5 @@
 """``ir-pref-measures compare``: drop-in for Diaz' ``pref_eval.py`` (the ``pref_eval`` preset,
-:mod:`ir_pref_measures.pref_eval`)."""
+:mod:`ir_pref_measures.dropins.pref_eval`)."""
 
 from __future__ import annotations
 
@@ -36,8 +36,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from ir_pref_measures.compare import evaluate, load_runs, parse_measures
-    from ir_pref_measures.pref_eval import json_lines, relevant_in_file_order, tool_measures
+    from ir_pref_measures.analysis.compare import evaluate, load_runs, parse_measures
+    from ir_pref_measures.dropins.pref_eval import json_lines, relevant_in_file_order, tool_measures
 
     if len(args.runs) < 2:
         raise InputError(f"need at least two runs, got {len(args.runs)}")
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> None:
 def _on_cluster(args: argparse.Namespace, measures: list[str]):
     """The comparison, with the runs read and compared on the Dask cluster of ``--dask``."""
     from ir_pref_measures.adapters.dask import comparison
-    from ir_pref_measures.compare import load_runs
+    from ir_pref_measures.analysis.compare import load_runs
 
     with dask_client(args.dask):
         return comparison(

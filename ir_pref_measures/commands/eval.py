@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ThreadPoolExecutor
 
-from ir_pref_measures import sources
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import PREFERENCE_FORMATS
-from ir_pref_measures.judgments import combine
+from ir_pref_measures.inputs import sources
+from ir_pref_measures.inputs.formats import PREFERENCE_FORMATS
+from ir_pref_measures.model.judgments import combine
 
 
 def add_parser(subparsers) -> None:

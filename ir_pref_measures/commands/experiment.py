@@ -1,5 +1,5 @@
 """``ir-pref-measures experiment``: a ``pt.Experiment``-style table of runs x measures
-(:func:`ir_pref_measures.experiment.Experiment`)."""
+(:func:`ir_pref_measures.analysis.experiment.Experiment`)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import os
 import sys
 import warnings
 
-from ir_pref_measures import sources
+from ir_pref_measures.analysis.experiment import DEFAULT_SET, TESTS, DepthWarning, Experiment
+from ir_pref_measures.analysis.render import FORMATS, render
+from ir_pref_measures.analysis.stats import SAMPLES
 from ir_pref_measures.commands.options import add_dask_option, check_writable, dask_client, positive_int, probability
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment import DEFAULT_SET, TESTS, DepthWarning, Experiment
-from ir_pref_measures.formats import PREFERENCE_FORMATS
-from ir_pref_measures.names import named_paths
-from ir_pref_measures.render import FORMATS, render
-from ir_pref_measures.stats import SAMPLES
+from ir_pref_measures.inputs import sources
+from ir_pref_measures.inputs.formats import PREFERENCE_FORMATS
+from ir_pref_measures.inputs.names import named_paths
 
 
 def add_parser(subparsers) -> None:

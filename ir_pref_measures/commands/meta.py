@@ -1,4 +1,4 @@
-"""The ``ir-pref-measures meta`` commands: each analysis of :mod:`ir_pref_measures.meta` on files, printing
+"""The ``ir-pref-measures meta`` commands: each analysis of :mod:`ir_pref_measures.analysis.meta` on files, printing
 tables and writing plots.
 
 Judgment sets are named on the command line (``-j graded=2019qrels.txt -j real=prefs.pref -j
@@ -15,9 +15,10 @@ import sys
 
 import pandas as pd
 
-from ir_pref_measures import meta, sources
+from ir_pref_measures.analysis import meta
 from ir_pref_measures.commands.options import check_writable, positive_int, probability
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.inputs import sources
 
 PLOT_FILE = "the suffix names the format: .png, .pdf, .svg, ..."
 GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an optional header line first)"
@@ -25,7 +26,7 @@ GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an op
 
 def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
     """Per-query values of every ``-m [set:]measure`` on its judgment set, named ``measure [set]``."""
-    from ir_pref_measures.experiment import named_runs, progress
+    from ir_pref_measures.analysis.experiment import named_runs, progress
 
     sets = sources.judgment_sets(args.judgments or [], args.prefs_format)
     wanted: dict[str, list[str]] = {name: [] for name in sets}
@@ -76,7 +77,7 @@ def _runs_command(args: argparse.Namespace) -> None:
         parts.append(f"Kendall's tau:\n{_table(tau)}")
         parts.append(f"tau_AP (row: reference ordering, column: estimate):\n{_table(tau_ap)}")
     if args.plot or args.query_plot:
-        from ir_pref_measures import plots
+        from ir_pref_measures.analysis import plots
 
         names = list(values)
         pairs = [tuple(p) for p in args.pair] if args.pair else [(names[0], other) for other in names[1:]]
@@ -89,7 +90,7 @@ def _runs_command(args: argparse.Namespace) -> None:
 
 def _wrote(figure, path: str) -> None:
     """Save a plot and say so on stderr (stdout holds only the results)."""
-    from ir_pref_measures.plots import save
+    from ir_pref_measures.analysis.plots import save
 
     print(f"wrote {save(figure, path)}", file=sys.stderr)
 
@@ -97,7 +98,7 @@ def _wrote(figure, path: str) -> None:
 def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -> pd.Series:
     """Gold preferences ``query winner`` -> per query A's name, B's name or ``tie``. ``labels``: the values
     meaning A better, tie, B better; a first line whose winner is not one of them is a header."""
-    from ir_pref_measures.formats import load, text_lines
+    from ir_pref_measures.inputs.formats import load, text_lines
 
     mapping = {labels[0]: names[0], labels[1]: meta.TIE, labels[2]: names[1]}
     queries, winners = [], []
@@ -120,9 +121,9 @@ def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -
 
 def _agreement_command(args: argparse.Namespace) -> None:
     if args.image_pairs:
-        from ir_pref_measures.formats import read_image_pairs, read_image_positions
-        from ir_pref_measures.judgments import Judgments
+        from ir_pref_measures.inputs.formats import read_image_pairs, read_image_positions
         from ir_pref_measures.measures.image_grid import ORDERS
+        from ir_pref_measures.model.judgments import Judgments
 
         if not args.positions:
             raise InputError("--image-pairs needs --positions (the grid layout, Image_position.json)")
@@ -166,14 +167,14 @@ def _agreement_command(args: argparse.Namespace) -> None:
         f"per-query scores, thesis Fig. 5.9):\n{_table(summary)}"
     )
     if args.plot:
-        from ir_pref_measures.plots import engine_scatter
+        from ir_pref_measures.analysis.plots import engine_scatter
 
         _wrote(engine_scatter({k: v[list(names)] for k, v in values.items()}), args.plot)
     print("\n\n".join(parts))
 
 
 def _stability_command(args: argparse.Namespace) -> None:
-    from ir_pref_measures.formats import read_preferences
+    from ir_pref_measures.inputs.formats import read_preferences
 
     table = meta.stability(
         args.runs,
@@ -194,14 +195,14 @@ def _pr_command(args: argparse.Namespace) -> None:
     curves = meta.pr_curves(args.runs, next(iter(sets.values())), range(1, args.depth + 1))
     shown = curves[curves["cutoff"].isin(args.show)]
     if args.plot:
-        from ir_pref_measures.plots import pr_curves
+        from ir_pref_measures.analysis.plots import pr_curves
 
         _wrote(pr_curves(curves), args.plot)
     print(_table(shown.pivot(index="run", columns="cutoff", values=["ppref", "rpref"])))
 
 
 def _evaluation_arguments(parser: argparse.ArgumentParser, measures: bool = True) -> None:
-    from ir_pref_measures.formats import PREFERENCE_FORMATS
+    from ir_pref_measures.inputs.formats import PREFERENCE_FORMATS
 
     parser.add_argument(
         "-j",
@@ -316,7 +317,7 @@ def run(args: argparse.Namespace) -> None:
     """Run the analysis named on the command line."""
     for path in (getattr(args, "plot", None), getattr(args, "query_plot", None)):
         if path is not None:
-            from ir_pref_measures.plots import check_path
+            from ir_pref_measures.analysis.plots import check_path
 
             check_path(path)
             check_writable(path)

@@ -1,5 +1,5 @@
 """``ir-pref-measures trec-eval``: drop-in for ``trec_eval -R prefs|qrels_prefs`` and its 14 preference measures
-(the ``trec_eval`` preset, :mod:`ir_pref_measures.trec_eval`)."""
+(the ``trec_eval`` preset, :mod:`ir_pref_measures.dropins.trec_eval`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from ir_pref_measures.commands.options import positive_int
-from ir_pref_measures.trec_eval import READERS, evaluate, read_judgments, read_trec_run, report, selected
+from ir_pref_measures.dropins.trec_eval import READERS, evaluate, read_judgments, read_trec_run, report, selected
 
 
 def add_parser(subparsers) -> None:

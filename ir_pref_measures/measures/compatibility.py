@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures.pgc import rbo_to_ideal
+from ir_pref_measures.model.judgments import Judgments
 
 
 def relevant(judgments: Judgments) -> np.ndarray:

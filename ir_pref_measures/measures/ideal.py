@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures.greedy_fas import greedy_fas_order
+from ir_pref_measures.model.judgments import Judgments
 
 
 def ideal_doc_rank(judgments: Judgments, transitive: bool = True) -> np.ndarray:

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import encode, intern, pair_keys
-from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures.pgc import ideal_order, positions_in, rbo_of_positions
-from ir_pref_measures.rankings import Ranking
+from ir_pref_measures.model.ids import encode, intern, pair_keys
+from ir_pref_measures.model.judgments import Judgments
+from ir_pref_measures.model.rankings import Ranking
 
 ORDERS = ("left_right", "weighted", "middle", "bottom_top", "manhattan", "euclidean")
 
@@ -64,7 +64,7 @@ class Grid:
     def from_positions(cls, frame) -> Grid:
         """Explicit positions from a table (a DataFrame or any mapping of columns) with columns ``query_id,
         doc_id, row, col``, and ``width`` (default: the number of results in the row); see :meth:`from_arrays`.
-        The kernels never import pandas: :func:`ir_pref_measures.meta.grid_values` reads the frame."""
+        The kernels never import pandas: :func:`ir_pref_measures.analysis.meta.grid_values` reads the frame."""
         columns = list(frame.columns if hasattr(frame, "columns") else frame)
         missing = [c for c in ("query_id", "doc_id", "row", "col") if c not in columns]
         if missing:

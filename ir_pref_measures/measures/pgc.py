@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures.greedy_fas import layered_greedy_fas_order
 from ir_pref_measures.measures.rbo import normalized, rbo_sums, self_rbo
+from ir_pref_measures.model.judgments import Judgments
 
 
 def tie_break_priority(judgments: Judgments, key: np.ndarray, docs: np.ndarray) -> np.ndarray:

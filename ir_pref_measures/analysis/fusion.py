@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ir_pref_measures.compare import SUMMARY
+from ir_pref_measures.analysis.compare import SUMMARY
 from ir_pref_measures.errors import InputError
 
 if TYPE_CHECKING:  # the tables are pandas'; the arithmetic is numpy
@@ -108,7 +108,7 @@ def aggregate(
     iterations: int | None = 10,
     damping: float = DAMPING,
 ) -> pd.DataFrame:
-    """Order the runs of a per-query :func:`ir_pref_measures.compare.compare` table (``perquery=True``).
+    """Order the runs of a per-query :func:`ir_pref_measures.analysis.compare.compare` table (``perquery=True``).
 
     Returns one row per (measure, method, place): ``measure, method, place, run, score`` (place 1 is
     best). Per query runs are ordered by net preference, which for a metric difference orders them by

@@ -1,6 +1,6 @@
 """ir_datasets glue: qrels and topics by dataset ID (``irds:msmarco-passage/trec-dl-2019/judged``).
 
-The ``irds:`` prefix (PyTerrier's) is optional here; :mod:`ir_pref_measures.sources`, the only caller, decides
+The ``irds:`` prefix (PyTerrier's) is optional here; :mod:`ir_pref_measures.inputs.sources`, the only caller, decides
 what a string names. Errors
 are :class:`~ir_pref_measures.errors.InputError`: an unknown ID (with the closest known IDs), a dataset
 without qrels or queries, and a file that is neither in the local cache nor downloadable (naming the

@@ -9,14 +9,14 @@ where a kernel needs edges (:meth:`Judgments.strict_edges`).
 Builders: :meth:`Judgments.from_qrels` (derived), :meth:`Judgments.from_preferences` (explicit, values as
 in the ``carterette`` format), both from validated tables, and :func:`combine` (a union of both, the
 "combined" graphs of Luo 2021). Reading files, ir_datasets IDs and other input forms is
-:mod:`ir_pref_measures.sources`' job.
+:mod:`ir_pref_measures.inputs.sources`' job.
 
 Rules stated once, here:
 
 * a doc judged bad prefers nothing: explicit or derived preferences *out of* a bad doc are ignored by
   the pair-based kernels (a warning says how many); preferences *into* a bad doc count;
 * a doc with two different grades in one query is an error (a qrels source graded twice is rejected
-  before, by :mod:`~ir_pref_measures.sources`);
+  before, by :mod:`~ir_pref_measures.inputs.sources`);
 * everything is sorted by (query id, doc id), so no result depends on input order.
 
 **Judgment groups** (trec_eval's jg / jsg, ``specs/trec_eval_prefs.md``): every judgment also belongs to a
@@ -41,10 +41,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from ir_pref_measures import reach
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import Columns, repeated_grade
-from ir_pref_measures.ids import arrow, as_objects, encode, first_repeat, intern, pair_keys, ranges, unique_sorted
+from ir_pref_measures.inputs.formats import Columns, repeated_grade
+from ir_pref_measures.model import reach
+from ir_pref_measures.model.ids import arrow, as_objects, encode, first_repeat, intern, pair_keys, ranges, unique_sorted
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
@@ -304,7 +304,7 @@ class Judgments:
             "derived and explicit preference pairs (grades plus explicit preferences)",
             "PGC and Compatibility never need this list, and the ppref family counts such a query without it "
             "only when its docs without explicit judgments have few distinct grades (at most "
-            "ir_pref_measures.measures.closure.BLOCK_LIMIT blocks; nwppref's ideal ranking always needs the list)",
+            "ir_pref_measures.model.closure.BLOCK_LIMIT blocks; nwppref's ideal ranking always needs the list)",
         )
         d_src, d_dst = _derived_edges(self.doc_query[lo:hi], grades)
         keep = ~bad[d_src]
@@ -318,18 +318,18 @@ class Judgments:
         cls, qrels, *, checked: bool = False, group: str = DEFAULT_GROUP, repeated: str = "error"
     ) -> Judgments:
         """Graded judgments from qrels as a table (DataFrame in ir_measures' or PyTerrier's columns, dict of
-        dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.tables.qrels` unless ``checked``),
-        all in judgment group ``group`` (one sub-group); or the :class:`~ir_pref_measures.formats.Columns` of a
+        dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.inputs.tables.qrels` unless ``checked``),
+        all in judgment group ``group`` (one sub-group); or the :class:`~ir_pref_measures.inputs.formats.Columns` of a
         qrels file. A doc graded twice in a query is an error, or with ``repeated="max"`` graded by the largest
         of its grades (pref_eval's rule for diversity qrels with subtopic lines, which ``compare`` follows).
-        Files and ir_datasets IDs: :func:`ir_pref_measures.sources.judgments`."""
+        Files and ir_datasets IDs: :func:`ir_pref_measures.inputs.sources.judgments`."""
         if repeated not in ("error", "max"):
             raise ValueError(f"repeated must be 'error' or 'max', not {repeated!r}")
         if isinstance(qrels, Columns):
             query, doc, grade = (qrels.fields[c] for c in ("query_id", "doc_id", "relevance"))
         else:
             if not checked:
-                from ir_pref_measures import tables
+                from ir_pref_measures.inputs import tables
 
                 qrels = tables.qrels(qrels, repeated="keep")
             query, doc = qrels["query_id"], qrels["doc_id"]
@@ -354,7 +354,7 @@ class Judgments:
     @classmethod
     def from_trec_prefs(cls, table: pd.DataFrame) -> Judgments:
         """Judgments from trec_eval's ``prefs`` / ``qrels_prefs`` rows ``query_id, jg, jsg, doc_id, level``
-        (:func:`ir_pref_measures.trec_eval.read_judgments` reads and checks them), one group per jg. The union:
+        (:func:`ir_pref_measures.dropins.trec_eval.read_judgments` reads and checks them), one group per jg. The union:
         a query with one (jg, jsg) gives grades (level = grade); otherwise each jsg gives explicit preferences,
         a over b for every two of its lines with level(a) > level(b)."""
         (q,), queries = intern(table["query_id"])
@@ -377,15 +377,15 @@ class Judgments:
     @classmethod
     def from_preferences(cls, prefs, *, checked: bool = False, group: str = DEFAULT_GROUP) -> Judgments:
         """Explicit judgments from a ``query_id, doc_id_a, doc_id_b, preference`` table (DataFrame or
-        namedtuples; validated by :func:`ir_pref_measures.tables.preferences` unless ``checked``) or the
-        :class:`~ir_pref_measures.formats.Columns` of a preference file (:func:`~ir_pref_measures.formats.
+        namedtuples; validated by :func:`ir_pref_measures.inputs.tables.preferences` unless ``checked``) or the
+        :class:`~ir_pref_measures.inputs.formats.Columns` of a preference file (:func:`~ir_pref_measures.inputs.formats.
         preference_columns`, checked as read), values as in
         the ``carterette`` format (-1: a preferred, 1: b preferred, 0: duplicates, -2 / 2: a / b bad), all in
         judgment group ``group``, each strict preference a sub-group of its own (module docstring)."""
         if isinstance(prefs, Columns):
             prefs = prefs.fields
         elif not checked:
-            from ir_pref_measures import tables
+            from ir_pref_measures.inputs import tables
 
             prefs = tables.preferences(prefs)
         judgments = _assemble(*_preference_parts(prefs), groups=[group])
@@ -639,7 +639,7 @@ def _check_budget(judgments: Judgments, q: int, pairs: int, what: str, way_out: 
     if need > CLOSURE_BUDGET_BYTES:
         raise InputError(
             f"query {judgments.query_ids[q]!r}: listing its {what} would take about {pairs:,} pairs "
-            f"(~{need / 2**30:.1f} GB, over the budget ir_pref_measures.judgments.CLOSURE_BUDGET_BYTES = "
+            f"(~{need / 2**30:.1f} GB, over the budget ir_pref_measures.model.judgments.CLOSURE_BUDGET_BYTES = "
             f"{CLOSURE_BUDGET_BYTES / 2**30:.1f} GB); {way_out}, or raise the budget"
         )
 
@@ -699,7 +699,7 @@ def _derived_sources(judgments: Judgments) -> np.ndarray:
 
 def _strict_closure(judgments: Judgments, exclude: frozenset, derived: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pairs (i, j), i != j, joined by a walk with at least one strict edge (plus explicit self-edges), sorted by
-    (i, j), for the queries not in ``exclude`` (:mod:`ir_pref_measures.reach`), as doc indices of the judgments'
+    (i, j), for the queries not in ``exclude`` (:mod:`ir_pref_measures.model.reach`), as doc indices of the judgments'
     index dtype. Small queries are closed together on bit sets, their derived edges never listed; a larger query
     alone, on its listed edges, once the estimate of its closure has been checked against the budget (when even
     all its n^2 pairs might not fit); ``derived``: the sources of derived edges (:func:`_derived_sources`)."""
@@ -748,7 +748,7 @@ def _closure_groups(sizes: np.ndarray, queries: list[int]) -> Iterator[tuple[boo
 
 
 def _batch_closure(judgments: Judgments, queries, edge_bounds, tie_bounds) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~ir_pref_measures.reach.batch_closure` of ``queries`` (ascending) on their explicit good edges, ties
+    """:func:`~ir_pref_measures.model.reach.batch_closure` of ``queries`` (ascending) on their explicit good edges, ties
     and grades (``edge_bounds``, ``tie_bounds``: each query's slice of the edges and of the ties), in global doc
     indices."""
     e_src, e_dst, _ = judgments.explicit_good_edges()
@@ -768,7 +768,7 @@ def _batch_closure(judgments: Judgments, queries, edge_bounds, tie_bounds) -> tu
 
 
 def _query_closure(judgments: Judgments, q: int, tie_bounds) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~ir_pref_measures.reach.query_closure` of query ``q`` on its listed edges, budget checked, in global
+    """:func:`~ir_pref_measures.model.reach.query_closure` of query ``q`` on its listed edges, budget checked, in global
     doc indices."""
     base, end = judgments.doc_offsets[q], judgments.doc_offsets[q + 1]
     src, dst = judgments.query_good_edges(q)

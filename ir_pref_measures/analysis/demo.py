@@ -46,10 +46,10 @@ BASELINE = "weak"
 
 
 def run_demo() -> str:
-    """An :func:`~ir_pref_measures.experiment.Experiment` on the example: graded, preference and pairwise
+    """An :func:`~ir_pref_measures.analysis.experiment.Experiment` on the example: graded, preference and pairwise
     measures on the grades combined with the explicit preferences, against a baseline, Holm-corrected."""
-    from ir_pref_measures.experiment import Experiment, render
-    from ir_pref_measures.sources import load_combined
+    from ir_pref_measures.analysis.experiment import Experiment, render
+    from ir_pref_measures.inputs.sources import load_combined
 
     qrels, prefs, runs = example()
     table = Experiment(runs, load_combined(qrels, prefs), MEASURES, baseline=BASELINE, test="t", correction="holm")

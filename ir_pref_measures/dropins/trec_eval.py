@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import RawFile, load, read_qrels_prefs, read_run, read_trec_prefs
+from ir_pref_measures.inputs.formats import RawFile, load, read_qrels_prefs, read_run, read_trec_prefs
 from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES, MEASURES, find_inconsistency, trec_prefs_values
 
 ORDER = ("runid", "num_q", *MEASURES)  # measures.c order

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ir_pref_measures.judgments import Judgments
+from ir_pref_measures.model.judgments import Judgments
 
 BLOCK_LIMIT = 2048  # most blocks per query for the counting path (its reachability is a blocks x blocks matrix)
 
@@ -104,7 +104,7 @@ def block_plan(judgments: Judgments, q: int, transitive: bool) -> BlockPlan | No
 
 def _strict_reach(n: int, rows, cols, tie_a, tie_b, bad) -> np.ndarray:
     """``reach[a, b]``: a walk from block a to block b holds at least one strict edge (ties out of a bad
-    block are ignored), as :func:`ir_pref_measures.reach.query_closure` on docs."""
+    block are ignored), as :func:`ir_pref_measures.model.reach.query_closure` on docs."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import shortest_path
 

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ir_pref_measures.analysis.meta import kendall_tau
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.meta import kendall_tau
 
 MARKERS = "osD^v<>ph*"
 # metadata that would otherwise stamp the file with the date or the version: the same data, the same bytes (PNG, SVG,
@@ -109,7 +109,7 @@ def _legend(figure, styles: Mapping[str, dict], kind: str) -> None:
 
 def pr_curves(curves: pd.DataFrame, path: str | os.PathLike | None = None, title: str | None = None):
     """Preference precision (y) against preference recall (x), one line per run; ``curves`` as
-    :func:`ir_pref_measures.meta.pr_curves` returns it (``run, cutoff, ppref, rpref``). The axes fit the data;
+    :func:`ir_pref_measures.analysis.meta.pr_curves` returns it (``run, cutoff, ppref, rpref``). The axes fit the data;
     every tenth cutoff is marked."""
     if path is not None:
         check_path(path)
@@ -139,7 +139,7 @@ def pr_curves(curves: pd.DataFrame, path: str | os.PathLike | None = None, title
 
 def measure_scatter(means: pd.DataFrame, pairs: Sequence[tuple[str, str]], path: str | os.PathLike | None = None):
     """One panel per ``(x, y)`` pair of measure columns of ``means`` (one row per run, as
-    :func:`ir_pref_measures.meta.means` returns): a point per run, each run its colour and marker (named in the
+    :func:`ir_pref_measures.analysis.meta.means` returns): a point per run, each run its colour and marker (named in the
     legend), Kendall's tau between the two in the title."""
     if path is not None:
         check_path(path)
@@ -157,7 +157,7 @@ def query_scatter(
 ):
     """One panel per ``(x, y)`` pair of measures: a point per query and run (measure x's value against y's on
     that query), coloured by run, on the queries both measures have. ``values``: per measure, one row per query,
-    one column per run, as :func:`ir_pref_measures.meta.measure_values` returns. The title gives Kendall's tau
+    one column per run, as :func:`ir_pref_measures.analysis.meta.measure_values` returns. The title gives Kendall's tau
     over all the points."""
     if path is not None:
         check_path(path)
@@ -180,7 +180,7 @@ def query_scatter(
 
 def engine_scatter(values: Mapping[str, pd.DataFrame], path: str | os.PathLike | None = None):
     """One panel per entry of ``values`` (title -> one row per query, two columns: engines A and B, as
-    :func:`ir_pref_measures.meta.grid_values` returns): A's score (x) against B's (y), a point per query,
+    :func:`ir_pref_measures.analysis.meta.grid_values` returns): A's score (x) against B's (y), a point per query,
     Kendall's tau between the two engines' scores in the title (thesis Fig. 5.9)."""
     if path is not None:
         check_path(path)

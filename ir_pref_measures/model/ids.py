@@ -166,7 +166,7 @@ def string_hashes(values) -> np.ndarray:
     Python object per id.
 
     Equal ids get equal hashes; different ids collide with a tiny probability, so a caller that matches by hash
-    compares the ids themselves before it trusts a match (:meth:`ir_pref_measures.rankings.Ranking.rank_of`).
+    compares the ids themselves before it trusts a match (:meth:`ir_pref_measures.model.rankings.Ranking.rank_of`).
     """
     array = as_text(values)
     if pa.types.is_large_string(array.type):

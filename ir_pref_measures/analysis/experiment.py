@@ -8,7 +8,7 @@ Columns, named as ``pt.Experiment`` names them: ``name``, then one per measure (
 runs other than the baseline, per measure). The baseline row holds NaN in ``+``, ``-``, ``p-value``, ``p-value
 corrected`` and False in ``reject``. Optional columns: ``<m> ci low`` / ``<m> ci high`` (bootstrap confidence
 interval of the mean), with a baseline ``<m> diff ci low`` / ``<m> diff ci high`` (of the mean difference to the
-baseline) and ``<m> effect size`` (standardised mean difference); :mod:`ir_pref_measures.stats`. With several
+baseline) and ``<m> effect size`` (standardised mean difference); :mod:`ir_pref_measures.analysis.stats`. With several
 baselines every test column ends in `` vs <baseline>``.
 
 Two kinds of measures:
@@ -17,7 +17,7 @@ Two kinds of measures:
   ir_measures, over the judged queries; a judged query missing from a run scores the measure's default.
   The column is the mean over queries; the test compares the run's per-query values with the baseline's.
 * pairwise preferences (``rpp``, ``invrpp``, ``dcgrpp``, ``lexirecall``, ``lexiprecision``,
-  ``rrlexiprecision``; :mod:`ir_pref_measures.compare`, Diaz 2023, Diaz and Ferraro 2022): per query, the
+  ``rrlexiprecision``; :mod:`ir_pref_measures.analysis.compare`, Diaz 2023, Diaz and Ferraro 2022): per query, the
   preference of the run over the baseline (0 for the baseline itself); without a baseline, the mean of
   its preferences over every other run. Queries without a relevant doc are dropped and a query missing from
   a run is its worst case, as in ``compare``. ``+``/``-`` count the queries where the run is preferred /
@@ -33,17 +33,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures import sources
-from ir_pref_measures import stats as tests
-from ir_pref_measures.compare import ALIASES, PREFERENCES, evaluate, relevant_docs
-from ir_pref_measures.compare import Measure as PairwiseMeasure
-from ir_pref_measures.compare import parse_measure as parse_pairwise
+from ir_pref_measures.analysis import stats as tests
+from ir_pref_measures.analysis.compare import ALIASES, PREFERENCES, evaluate, relevant_docs
+from ir_pref_measures.analysis.compare import Measure as PairwiseMeasure
+from ir_pref_measures.analysis.compare import parse_measure as parse_pairwise
+from ir_pref_measures.analysis.render import HIGHLIGHTS, render  # noqa: F401  (render: public here too, as before)
+from ir_pref_measures.analysis.runs import DepthWarning, named_runs, truncate, warn_depths  # noqa: F401
+from ir_pref_measures.analysis.stats import sign_test  # noqa: F401  (public here too, as before)
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment_runs import DepthWarning, named_runs, truncate, warn_depths  # noqa: F401
-from ir_pref_measures.judgments import Judgments
-from ir_pref_measures.rankings import Ranking
-from ir_pref_measures.render import HIGHLIGHTS, render  # noqa: F401  (render: public here too, as before)
-from ir_pref_measures.stats import sign_test  # noqa: F401  (public here too, as before)
+from ir_pref_measures.inputs import sources
+from ir_pref_measures.model.judgments import Judgments
+from ir_pref_measures.model.rankings import Ranking
 
 TESTS = tests.TESTS
 PAIRWISE_NAMES = (*PREFERENCES, *ALIASES)
@@ -106,7 +106,7 @@ def Experiment(
     ``batch_size`` topics at a time; with ``save_dir`` its results are written to ``<save_dir>/<name>.res.gz``,
     and ``save_mode`` "reuse", "overwrite", "warn" or "error" says what an existing file means, as in
     PyTerrier). Names: ``names``, else the mapping's keys, else a file's name without folder, ``input.``,
-    ``.gz`` and extension (:func:`ir_pref_measures.names.run_name`), a Transformer's ``str()`` (as PyTerrier),
+    ``.gz`` and extension (:func:`ir_pref_measures.inputs.names.run_name`), a Transformer's ``str()`` (as PyTerrier),
     ``run1``, ``run2``, ... for other runs. ``topk=K``: every run cut at rank K first. Runs of different depths
     give a :class:`DepthWarning` (recall-oriented measures favour the deeper run).
     ``judgments``: a :class:`Judgments`, a file, an ir_datasets ID (``irds:<id>``), graded qrels / a preference
@@ -131,7 +131,7 @@ def Experiment(
     ``perquery``: ``True``, the long table ``name, qid, measure, value``; ``"both"``, ``(table, long table)``.
     ``round``: decimal places of the measure values (an int, or per measure name). ``dataframe=False``: a dict
     name -> {measure: value}. ``highlight="bold"`` or ``"color"``: a pandas Styler marking each measure's best
-    value (:func:`ir_pref_measures.render.highlight`).
+    value (:func:`ir_pref_measures.analysis.render.highlight`).
     ``topics``: only these queries (a topics DataFrame with ``qid`` or ``query_id``, an ir_datasets ID, or
     query ids; with ``filter_by_topics=False`` they only feed Transformers); judged queries outside them are left
     out, topics without judgments are ignored (``filter_by_qrels=True``: not even run through Transformers).
@@ -201,7 +201,7 @@ def Experiment(
     if not dataframe:
         return {row["name"]: {c: row[c] for c in values} for _, row in table.iterrows()}
     if highlight is not None:
-        from ir_pref_measures.render import highlight as styled
+        from ir_pref_measures.analysis.render import highlight as styled
 
         return styled(table, highlight)
     return table
@@ -255,7 +255,7 @@ def _is_topics(value) -> bool:
 
 def judgment_sets(judgments) -> dict[str, Judgments]:
     """Judgment sets by name: a mapping name -> source, else one set named :data:`DEFAULT_SET`. A source is
-    anything :func:`ir_pref_measures.sources.judgments` reads, a list of sources (their union), or a string
+    anything :func:`ir_pref_measures.inputs.sources.judgments` reads, a list of sources (their union), or a string
     ``A+B`` (the union of A and B, unless a file of that name exists)."""
     if isinstance(judgments, Mapping):
         if not judgments:
@@ -345,7 +345,7 @@ def _summed(measure) -> bool:
 
 def parse_measures(measures) -> list[tuple[str, object]]:
     """``(column name, measure)`` pairs: an ir_measures Measure, or for a pairwise preference a
-    :class:`ir_pref_measures.compare.Measure`. A measure given twice counts once; an unknown name lists the known
+    :class:`ir_pref_measures.analysis.compare.Measure`. A measure given twice counts once; an unknown name lists the known
     ones."""
     import ir_measures
 

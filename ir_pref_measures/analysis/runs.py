@@ -1,5 +1,5 @@
-"""The runs of an experiment, by name, as :class:`~ir_pref_measures.rankings.Ranking` s: names (one rule,
-:mod:`ir_pref_measures.names`), PyTerrier Transformers run on topics, and depth (``topk`` and the warning when the
+"""The runs of an experiment, by name, as :class:`~ir_pref_measures.model.rankings.Ranking` s: names (one rule,
+:mod:`ir_pref_measures.inputs.names`), PyTerrier Transformers run on topics, and depth (``topk`` and the warning when the
 runs' depths differ)."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures import sources
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import arrow
-from ir_pref_measures.names import named_paths
-from ir_pref_measures.rankings import Ranking
+from ir_pref_measures.inputs import sources
+from ir_pref_measures.inputs.names import named_paths
+from ir_pref_measures.model.ids import arrow
+from ir_pref_measures.model.rankings import Ranking
 
 
 class DepthWarning(UserWarning):
@@ -65,9 +65,9 @@ def named_runs(
 
 
 def default_names(runs: Sequence) -> list[str]:
-    """Each run's default name: a file's :func:`~ir_pref_measures.names.run_name`, a Transformer's ``str()``
+    """Each run's default name: a file's :func:`~ir_pref_measures.inputs.names.run_name`, a Transformer's ``str()``
     (PyTerrier's rule), ``run<i>`` (1-based position) otherwise."""
-    from ir_pref_measures.names import run_name
+    from ir_pref_measures.inputs.names import run_name
 
     return [
         run_name(run) if isinstance(run, str | os.PathLike) else str(run) if _is_transformer(run) else f"run{i}"
