@@ -6,7 +6,7 @@ of many files, a list of files, Parquet, an ir_datasets ID, or a dask or pandas 
 then indexed by ``query_id`` with the *same* divisions (ranges of equally many judged query ids), so that
 partition ``k`` of every input holds the same query ids, a query never straddles two partitions, and
 partitions come in query id order. Each partition is evaluated by the local code path:
-:func:`ir_pref_measures.adapters.ir_measures.evaluate` (ir_measures' ``iter_calc`` with our provider and
+:func:`ir_pref_measures.engine.evaluate` (ir_measures' ``iter_calc`` with our provider and
 pytrec_eval) and :func:`ir_pref_measures.analysis.compare.evaluate`. As queries are independent, per-query values
 are bit for bit those of the local path whatever the number of partitions; means are taken on one worker in
 query id order, with the measure's own ir_measures aggregator (``evaluate``) or numpy's mean over the
@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import glob
 import os
-import warnings
 from collections.abc import Mapping, Sequence
 
 import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
-from ir_pref_measures.adapters import ir_measures as provider
 
+from ir_pref_measures import engine
+from ir_pref_measures.analysis.cluster import default_partitions, ranking_of
 from ir_pref_measures.analysis.compare import (
     DEFAULT_MEASURES,
     SUMMARY,
@@ -42,9 +42,11 @@ from ir_pref_measures.analysis.compare import (
 )
 from ir_pref_measures.dropins.pref_eval import relevant_in_file_order
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs import formats, sources, tables
+from ir_pref_measures.inputs import sources
+from ir_pref_measures.measures import names as measure_names
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.readers import formats, tables
 
 QRELS = "qrels"
 PREFERENCES = "preferences"
@@ -55,7 +57,6 @@ COLUMNS = {
     QRELS: {"query_id": "str", "doc_id": "str", "relevance": "float64", "line": "int64"},
     PREFERENCES: {"query_id": "str", "doc_id_a": "str", "doc_id_b": "str", "preference": "int8"},
 }
-ABSENT = ""  # the id of a doc or query absent from every judgment (judged ids are never empty)
 RESULT = {"query_id": "str", "measure": "str", "value": "float64"}
 
 
@@ -211,7 +212,7 @@ def by_query(
     the cluster). Partition ``k`` of every frame holds the same queries (rows of unjudged queries outside the
     divisions go to the last partition, where nothing evaluates them)."""
     frames = [*judged, *others]
-    npartitions = npartitions or max(*(frame.npartitions for frame in frames), _default_partitions())
+    npartitions = npartitions or max(*(frame.npartitions for frame in frames), default_partitions())
     found = dask.compute(*[frame["query_id"].drop_duplicates() for frame in judged])  # the judged ids, once each
     ids = np.unique(np.concatenate([part.to_numpy(dtype=object) for part in found]).astype(str))
     if not len(ids):
@@ -219,19 +220,6 @@ def by_query(
     at = np.unique(np.linspace(0, len(ids) - 1, min(npartitions, len(ids)) + 1).round().astype(np.int64))
     divisions = tuple(ids[at].tolist()) if len(at) > 1 else (ids[0], ids[0])
     return [frame.set_index("query_id", divisions=divisions) for frame in frames]
-
-
-def _default_partitions(client=None) -> int:
-    """Twice the threads of the workers of ``client`` (default: the current ``distributed`` client; 2 without
-    one)."""
-    try:
-        if client is None:
-            from distributed import default_client
-
-            client = default_client()
-        return 2 * max(1, sum(client.nthreads().values()))
-    except (ImportError, ValueError):
-        return 2
 
 
 def _judgments(parts: Sequence[pd.DataFrame], kinds: Sequence[str]) -> Judgments | None:
@@ -249,24 +237,9 @@ def _judgments(parts: Sequence[pd.DataFrame], kinds: Sequence[str]) -> Judgments
 # -- evaluate ----------------------------------------------------------------------------------------------
 
 
-def _ranking_of(run: pd.DataFrame, judged: np.ndarray, placeholder: str = ABSENT) -> Ranking:
-    """The run's rows of one partition as a :class:`Ranking`. A run holding none of the ``judged`` queries gets
-    one row of an unjudged doc in query ``placeholder`` (default an unjudged query, ``""``): ir_measures then
-    gives every judged query its measure's default, as it does when a judged query is missing from a run; with
-    a judged query (``compare``), only the ranks of relevant docs count, so every value is that of a run missing
-    these queries (their worst case), as locally."""
-    frame = run.reset_index() if run.index.name == "query_id" else run
-    if not np.isin(judged, frame["query_id"].unique()).any():
-        frame = pd.DataFrame({"query_id": [placeholder], "doc_id": [ABSENT], "score": [0.0]})
-    return sources.ranking(frame)
-
-
 def _metrics(measures: list, ranking: Ranking, judgments: Judgments) -> list:
-    """The local path (:func:`ir_pref_measures.adapters.ir_measures.evaluate`), without its warning for a run
-    that holds no judged query of this partition (that is no mistake here)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "the run has no query in common with the judgments")
-        return provider.evaluate(measures, ranking, qrels=judgments.qrels(), judgments=judgments)
+    """The local path (:func:`ir_pref_measures.engine.evaluate`) on one partition."""
+    return engine.evaluate(measures, ranking, qrels=judgments.qrels(), judgments=judgments)
 
 
 def _evaluate_partition(run: pd.DataFrame, *parts: pd.DataFrame, kinds: list[str], measures: list[str]) -> pd.DataFrame:
@@ -274,7 +247,9 @@ def _evaluate_partition(run: pd.DataFrame, *parts: pd.DataFrame, kinds: list[str
     judgments = _judgments(parts, kinds)
     if judgments is None:
         return _empty(RESULT).set_index("query_id")
-    metrics = _metrics([provider.parse(name) for name in measures], _ranking_of(run, judgments.query_ids), judgments)
+    metrics = _metrics(
+        [measure_names.parse(name) for name in measures], ranking_of(run, judgments.query_ids), judgments
+    )
     frame = pd.DataFrame(
         {
             "query_id": [m.query_id for m in metrics],
@@ -291,8 +266,8 @@ def _measure_names(measures) -> list[str]:
         measures = [measures]
     names = []
     for measure in measures:
-        parsed = provider.parse(measure) if isinstance(measure, str) else measure
-        provider.validate(parsed)
+        parsed = measure_names.parse(measure) if isinstance(measure, str) else measure
+        measure_names.validate(parsed)
         if str(parsed) not in names:
             names.append(str(parsed))
     if not names:
@@ -313,7 +288,7 @@ def evaluate(
     """Per-query values of ``measures`` (ours and ir_measures', any mix) of ``run`` on ``judgments``, computed
     on the cluster: a lazy dask DataFrame ``query_id, measure, value`` (``.compute()`` gives pandas), rows in
     query id order, then in the order of ``measures``: the rows and values of the local path
-    (:func:`ir_pref_measures.adapters.ir_measures.evaluate`, the ``eval`` command).
+    (:func:`ir_pref_measures.engine.evaluate`, the ``eval`` command).
 
     ``judgments``: graded qrels and/or preferences (:func:`judgment_frames`; a list is their union), ``run``:
     :func:`run_frame`. ``format``: the format of judgment files (``preference_format``: of the preference
@@ -369,7 +344,7 @@ def _partition_comparison(qrels: pd.DataFrame, *runs: pd.DataFrame, names, optio
     except InputError:  # no relevant doc in this partition (the whole input is checked by its other partitions)
         return None
     rankings = {
-        name: _ranking_of(run, relevant.query_ids, relevant.query_ids[0]) for name, run in zip(names, runs, strict=True)
+        name: ranking_of(run, relevant.query_ids, relevant.query_ids[0]) for name, run in zip(names, runs, strict=True)
     }
     measures = parse_measures(options["measures"])
     return compare_runs(
@@ -513,83 +488,3 @@ def comparison(
         pair_values={name: joined("pair_values", name) for name in first.pair_values},
         run_values={name: joined("run_values", name) for name in first.run_values},
     )
-
-
-# -- the experiment table ----------------------------------------------------------------------------------
-
-
-def _split_by_query(frame: pd.DataFrame, bounds: np.ndarray) -> list[pd.DataFrame]:
-    """``frame``'s rows per query range: part ``k`` holds the query ids from ``bounds[k]`` up to ``bounds[k+1]``
-    (queries before ``bounds[0]`` are unjudged and go to part 0)."""
-    part = np.maximum(np.searchsorted(bounds, frame["query_id"].to_numpy(dtype=object), side="right") - 1, 0)
-    return [frame[part == k] for k in range(len(bounds))]
-
-
-def _per_query_part(
-    runs: dict[str, pd.DataFrame], judgments: Judgments, qrels, query_ids: np.ndarray, measures, baseline
-) -> dict:
-    """``experiment.per_query`` on the judged ``query_ids`` of one part: the measures of ir_measures on each
-    run's rows of these queries, the pairwise preferences on ``qrels`` (this part's)."""
-    from ir_pref_measures.analysis.compare import Measure as PairwiseMeasure
-    from ir_pref_measures.analysis.experiment import per_query as local_per_query
-
-    ordinary = [(column, m) for column, m in measures if not isinstance(m, PairwiseMeasure)]
-    pairwise = [(column, m) for column, m in measures if isinstance(m, PairwiseMeasure)]
-    out = {}
-    if ordinary:
-        rankings = {name: _ranking_of(frame, query_ids) for name, frame in runs.items()}
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "the run has no query in common with the judgments")
-            out |= local_per_query(rankings, judgments, qrels, ordinary, None)
-    if pairwise and qrels is not None and len(qrels):
-        graded = Judgments.from_qrels(qrels, checked=True)  # this part's queries only
-        try:
-            relevant = relevant_docs(graded)
-        except InputError:  # no relevant doc in this part
-            return out
-        rankings = {name: _ranking_of(frame, relevant.query_ids, relevant.query_ids[0]) for name, frame in runs.items()}
-        out |= local_per_query(rankings, graded, qrels, pairwise, baseline)
-    return out
-
-
-def per_query(
-    rankings: Mapping[str, Ranking],
-    judgments: Judgments,
-    qrels: pd.DataFrame | None,
-    measures: list[tuple[str, object]],
-    baseline: str | None,
-    *,
-    client,
-    npartitions: int | None = None,
-) -> dict[str, pd.DataFrame]:
-    """:func:`ir_pref_measures.analysis.experiment.per_query` computed on the cluster of ``client`` (a
-    ``distributed.Client``): the runs and qrels are split into ``npartitions`` ranges of judged query ids
-    (default: twice the worker threads), each range sent with its own judgments and evaluated by the local
-    code. Same return value: per measure column, one row per query id (sorted), one column per run."""
-    names = list(rankings)
-    npartitions = npartitions or _default_partitions(client)
-    chunks = [ids for ids in np.array_split(judgments.query_ids, npartitions) if len(ids)]
-    bounds = np.asarray([ids[0] for ids in chunks], dtype=object)
-    frames = {
-        name: _split_by_query(ranking.frame()[list(COLUMNS["run"])], bounds) for name, ranking in rankings.items()
-    }
-    qrels_parts = [None] * len(bounds) if qrels is None else _split_by_query(qrels, bounds)
-    futures = [
-        client.submit(
-            _per_query_part,
-            {name: frames[name][k] for name in names},
-            judgments.restrict(chunks[k]),  # each part its own queries' judgments: work and memory of its size
-            qrels_parts[k],
-            chunks[k],
-            measures,
-            baseline,
-        )
-        for k in range(len(bounds))
-    ]
-    parts = client.gather(futures)
-    columns = {}
-    for column, _ in measures:
-        found = [part[column] for part in parts if column in part]
-        frame = pd.concat(found) if found else pd.DataFrame(columns=names, dtype=np.float64)
-        columns[column] = frame.reindex(columns=names).sort_index()
-    return columns

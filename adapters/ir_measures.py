@@ -11,28 +11,19 @@ preference``, values as in the ``carterette`` format) or a :class:`~ir_pref_meas
 
 from __future__ import annotations
 
-import os
-import threading
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import ir_measures
-import numpy as np
 from ir_measures import Metric, providers
 from ir_measures.measures import base as measures_base
 from ir_measures.providers.base import Any
 
+from ir_pref_measures import engine
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs import sources
-from ir_pref_measures.measures.catalog import PARAMS, SPECS, MeasureSpec, ppref_kernel
-from ir_pref_measures.measures.compatibility import compatibility
-from ir_pref_measures.measures.ideal import ideal_doc_rank
-from ir_pref_measures.measures.image_grid import Grid, grid_pgc
-from ir_pref_measures.measures.pair_counts import pair_counts
-from ir_pref_measures.measures.pgc import pgc
-from ir_pref_measures.measures.trec_prefs import find_cycles, find_inconsistency, trec_prefs_values
-from ir_pref_measures.model.judgments import JudgmentLines, Judgments
-from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.measures.catalog import SPECS, MeasureSpec
+from ir_pref_measures.measures.names import validate
+from ir_pref_measures.model.judgments import Judgments
 
 
 def _param_info(spec: MeasureSpec, name: str) -> measures_base.ParamInfo:
@@ -74,212 +65,6 @@ MEASURE_CLASSES = {name: _measure_class(spec) for name, spec in SPECS.items()}
 MEASURES = {name: cls() for name, cls in MEASURE_CLASSES.items()}
 
 
-class _RunInputs:
-    """One run against one judgment set: the rank of every judged doc, and a cache for what every block of
-    queries shares (guarded by a lock: blocks run on threads)."""
-
-    def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray):
-        self.queries = queries  # every evaluated query of the run
-        run_query = ranking.query_index(judgments.query_ids)  # per judged query, its index in the run
-        self.doc_rank = ranking.rank_in(run_query[judgments.doc_query], judgments.doc_text)
-        self.cache: dict = {}
-        self.lock = threading.RLock()  # a shared computation may itself ask for another
-
-    def cached(self, key, compute):
-        with self.lock:
-            if key not in self.cache:
-                self.cache[key] = compute()
-            return self.cache[key]
-
-
-class _Evaluation:
-    """One block of queries of one run against one judgment set: the inputs of every measure, a cache for
-    them (``cached``) and one for what the run's blocks share (``shared``)."""
-
-    def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray, run: _RunInputs):
-        self.judgments, self.ranking, self.queries, self.run = judgments, ranking, queries, run
-        self.doc_rank = run.doc_rank
-        self.cache: dict = {}
-
-    def cached(self, key, compute):
-        if key not in self.cache:
-            self.cache[key] = compute()
-        return self.cache[key]
-
-    def shared(self, key, compute):
-        return self.run.cached(key, compute)
-
-
-def _ppref_values(measure, ev: _Evaluation) -> np.ndarray:
-    transitive = bool(measure["transitive"])
-    counts = ev.cached(("counts", transitive), lambda: pair_counts(ev.judgments, ev.doc_rank, ev.queries, transitive))
-    extra = {"beta": float(measure["beta"])} if "beta" in measure.SUPPORTED_PARAMS else {}
-    if "ideal" in SPECS[measure.NAME].args:
-        ideal_rank = ev.shared(("ideal", transitive), lambda: ideal_doc_rank(ev.judgments, transitive))
-        extra["ideal"] = ev.cached(
-            ("ideal", transitive), lambda: pair_counts(ev.judgments, ideal_rank, ev.queries, transitive)
-        )
-    return ppref_kernel(measure.NAME, counts, measure.params.get("cutoff"), **extra)
-
-
-def _rbo_args(measure) -> dict:
-    return {"p": float(measure["p"]), "depth": int(measure["depth"]), "normalize": bool(measure["normalize"])}
-
-
-def _pgc_values(measure, ev: _Evaluation) -> np.ndarray:
-    cols = measure.params.get("cols")
-    if cols is None:
-        return pgc(ev.judgments, ev.doc_rank, ev.queries, **_rbo_args(measure))
-    grid = ev.shared(("grid", cols), lambda: Grid.from_ranking(ev.ranking, cols))
-    return grid_pgc(ev.judgments, grid, ev.queries, measure["order"], **_rbo_args(measure))
-
-
-def _compatibility_values(measure, ev: _Evaluation) -> np.ndarray:
-    return compatibility(ev.judgments, ev.doc_rank, ev.queries, **_rbo_args(measure))
-
-
-def check_groups(judgments: Judgments) -> None:
-    """:class:`InputError` naming the judgment group, the query and the docs where trec_eval would reject the
-    judgments for a reason other than a cycle (a doc at two levels of a one-sub-group group, or at level 0 and
-    above); checked once per judgment set. A cycle (a judge who prefers a to b, b to c and c to a) is no error
-    here: the prefs_* measures evaluate that (query, group) on its condensation (:func:`_all_trec_prefs`)."""
-    if "trec_check" in judgments._cache:
-        return
-    lines = judgments.lines
-    columns = (judgments.doc_query[lines.doc], lines.group, lines.subgroup, lines.doc, lines.level)
-    found = find_inconsistency(*columns, cycles=False)
-    if found is not None:
-        first, second = found.rows
-        doc = judgments.doc_ids
-        raise InputError(
-            f"judgment group {judgments.group_names[lines.group[first]]!r}, query "
-            f"{judgments.query_ids[judgments.doc_query[lines.doc[first]]]!r}: {found.message} "
-            f"(docs {doc[lines.doc[first]]!r} and {doc[lines.doc[second]]!r}); trec_eval's prefs_* measures need "
-            "each doc at one level per sub-group, and never at level 0 and above in one group",
-            expected="consistent levels for the prefs_* measures (ppref@k, PGC and the others take any "
-            "preferences; Judgments.group(name) evaluates one group)",
-        )
-    judgments._cache["trec_check"] = True
-
-
-def trec_positions(ranking: Ranking, query_ids: np.ndarray, doc_rank: np.ndarray) -> np.ndarray:
-    """Per judged doc (its query id, its rank under the library's tie rule), its 0-based position in the run
-    under trec_eval's tie rule for preferences: score descending, then docno *ascending* (``inf``: not
-    retrieved). Equal scores of a query form a block, whose order is reversed."""
-    entry_query = np.repeat(np.arange(len(ranking.query_ids)), np.diff(ranking.offsets))
-    scores = ranking.scores
-    new_block = np.r_[True, (entry_query[1:] != entry_query[:-1]) | (scores[1:] != scores[:-1])]
-    starts = np.flatnonzero(new_block)
-    ends = np.r_[starts[1:], len(scores)]
-    block = np.cumsum(new_block) - 1
-    index = np.arange(len(scores))
-    position = starts[block] + ends[block] - 1 - index - ranking.offsets[entry_query]
-    out = np.full(len(doc_rank), np.inf)
-    found = np.isfinite(doc_rank)
-    run_query = ranking.query_index(query_ids[found])
-    out[found] = position[ranking.offsets[run_query] + doc_rank[found].astype(np.int64) - 1]
-    return out
-
-
-def _trec_prefs_values(measure, ev: _Evaluation) -> np.ndarray:
-    return ev.cached("trec_prefs", lambda: _all_trec_prefs(ev))[measure.NAME]
-
-
-def _trec_rows(judgments: Judgments, queries: np.ndarray) -> tuple[JudgmentLines, np.ndarray]:
-    """The judgment lines of ``queries`` and each line's position among them."""
-    lines = judgments.lines
-    position = np.full(len(judgments), -1, np.int64)
-    position[queries] = np.arange(len(queries))
-    rows = lines.take(np.flatnonzero(position[judgments.doc_query[lines.doc]] >= 0))
-    return rows, position[judgments.doc_query[rows.doc]]
-
-
-def _warn_cycles(judgments: Judgments, queries: np.ndarray) -> None:
-    """One warning naming the (query, group) of ``queries`` whose preferences hold cycles: the prefs_* measures
-    evaluate them on their condensation (:mod:`ir_pref_measures.measures.trec_prefs`), where trec_eval aborts."""
-    rows, query = _trec_rows(judgments, queries)
-    cycles = find_cycles(query, rows.group, rows.subgroup, rows.doc, rows.level)
-    if len(cycles.blocks):
-        first = cycles.first[0]
-        docs = judgments.doc_ids[rows.doc[cycles.first]]
-        more = f" and {len(docs) - 3} more" if len(docs) > 3 else ""
-        warnings.warn(
-            f"prefs_*: {len(cycles.blocks)} (query, judgment group) hold preference cycles, which trec_eval rejects; "
-            "each is evaluated on its condensation (the docs of a cycle tied within their group). The first: group "
-            f"{judgments.group_names[rows.group[first]]!r}, query {judgments.query_ids[queries[query[first]]]!r}, "
-            f"docs {', '.join(map(repr, docs[:3]))}{more}",
-            stacklevel=2,
-        )
-
-
-def _all_trec_prefs(ev: _Evaluation) -> dict[str, np.ndarray]:
-    """The 14 prefs_* measures of the block's queries (groups with cycles on their condensation; one warning
-    per run says which, :func:`_warn_cycles`)."""
-    judgments = ev.judgments
-    check_groups(judgments)
-    ev.shared("trec_cycles", lambda: _warn_cycles(judgments, ev.run.queries))
-    rows, query = _trec_rows(judgments, ev.queries)
-    doc_query_ids = judgments.query_ids[judgments.doc_query]
-    rank = ev.shared("trec_rank", lambda: trec_positions(ev.ranking, doc_query_ids, ev.doc_rank))
-    return trec_prefs_values(query, rows.group, rows.subgroup, rows.doc, rows.level, rank[rows.doc], len(ev.queries))
-
-
-_FAMILIES = {
-    "ppref": _ppref_values,
-    "pgc": _pgc_values,
-    "compatibility": _compatibility_values,
-    "trec_prefs": _trec_prefs_values,
-}
-_FAMILY = {name: _FAMILIES[spec.family] for name, spec in SPECS.items()}
-
-
-BLOCK_DOCS = 1 << 16  # judged docs per block of queries: blocks are computed independently, on threads
-_n_jobs: int | None = None
-
-
-def set_n_jobs(n_jobs: int | None) -> None:
-    """The number of threads that compute blocks of queries (``None``: every core). Each block's values are the
-    same whatever the number of threads: blocks are cut by judged docs, not by threads."""
-    global _n_jobs
-    if n_jobs is not None and (not isinstance(n_jobs, int) or n_jobs < 1):
-        raise InputError(f"n_jobs must be a positive integer or None (every core), not {n_jobs!r}")
-    _n_jobs = n_jobs
-
-
-def n_jobs() -> int:
-    """The number of threads :func:`set_n_jobs` asked for, or every core the process may use."""
-    if _n_jobs is not None:
-        return _n_jobs
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def query_blocks(judgments: Judgments, queries: np.ndarray) -> list[np.ndarray]:
-    """``queries`` cut into consecutive blocks of about ``BLOCK_DOCS`` judged docs (a query is never split)."""
-    ends = np.cumsum(np.diff(judgments.doc_offsets)[queries])
-    cuts = np.searchsorted(ends, np.arange(BLOCK_DOCS, ends[-1] if len(ends) else 0, BLOCK_DOCS), "left") + 1
-    return [block for block in np.split(queries, np.unique(cuts)) if len(block)]
-
-
-def evaluate_blocks(measures, judgments: Judgments, ranking: Ranking, queries: np.ndarray) -> list[np.ndarray]:
-    """Per measure, its value for each of ``queries``: computed block by block (:func:`query_blocks`), the first
-    block alone (it fills the caches the blocks share), the rest on :func:`n_jobs` threads (numpy and Arrow
-    release the GIL)."""
-    run = _RunInputs(judgments, ranking, queries)
-
-    def block_values(block: np.ndarray) -> list[np.ndarray]:
-        evaluation = _Evaluation(judgments, ranking, block, run)
-        return [np.asarray(_FAMILY[measure.NAME](measure, evaluation), dtype=np.float64) for measure in measures]
-
-    blocks = query_blocks(judgments, queries)
-    if not blocks:
-        return [np.zeros(0) for _ in measures]
-    parts = [block_values(blocks[0])]
-    if len(blocks) > 1:
-        with ThreadPoolExecutor(max_workers=min(n_jobs(), len(blocks) - 1)) as pool:
-            parts += pool.map(block_values, blocks[1:])
-    return [np.concatenate([part[m] for part in parts]) for m in range(len(measures))]
-
-
 class PreferenceEvaluator(providers.Evaluator):
     """Scores runs against one judgment set; judgments and pair sets are prepared once."""
 
@@ -289,12 +74,10 @@ class PreferenceEvaluator(providers.Evaluator):
 
     def _iter_calc(self, run):
         judgments = self.judgments
-        ranking = sources.ranking(run)
-        queries = np.flatnonzero(ranking.query_index(judgments.query_ids) >= 0)
+        queries, values = engine.preference_values(self.measures, judgments, sources.ranking(run))
         if not len(queries):
             warnings.warn("the run has no query in common with the judgments", stacklevel=2)
             return
-        values = evaluate_blocks(self.measures, judgments, ranking, queries)
         for i, query_id in enumerate(judgments.query_ids[queries].tolist()):
             for measure, column in zip(self.measures, values, strict=True):
                 yield Metric(query_id=query_id, measure=measure, value=float(column[i]))
@@ -307,54 +90,18 @@ class PreferenceProvider(providers.Provider):
     SUPPORTED_MEASURES = [cls(**{p: Any() for p in cls.SUPPORTED_PARAMS}) for cls in MEASURE_CLASSES.values()]
 
     def _evaluator(self, measures, qrels):
+        """The evaluator of ``measures`` (ours alone) on ``qrels`` (any judgment source)."""
         measures = list(measures)
         for measure in measures:
             if measure.NAME not in MEASURE_CLASSES:
-                raise InputError(f"unsupported measure {measure}: the ir_pref_measures provider computes {_OURS}")
+                ours = ", ".join(MEASURE_CLASSES)
+                raise InputError(f"unsupported measure {measure}: the ir_pref_measures provider computes {ours}")
             validate(measure)
         return PreferenceEvaluator(measures, sources.judgments(qrels))
 
     def qrel_inputs(self, measures):
+        """The qrels columns the provider reads (preference tables and Judgments are taken as they are too)."""
         return ["query_id", "doc_id", "relevance"]
-
-
-_OURS = ", ".join(MEASURE_CLASSES)
-
-
-def validate(measure) -> None:
-    """Raise :class:`InputError` naming ``measure`` when a parameter is unknown or outside its range (ours), or
-    fails ir_measures' own check (theirs)."""
-    if measure.NAME not in MEASURE_CLASSES:
-        try:
-            measure.validate_params()
-        except (AssertionError, TypeError, ValueError) as error:
-            raise InputError(f"invalid measure {measure}: {error}") from None
-        return
-    supported = measure.SUPPORTED_PARAMS
-    unknown = [name for name in measure.params if name not in supported]
-    if unknown:  # str(measure) itself fails on an unknown parameter
-        written = f"{measure.NAME}({', '.join(f'{k}={v!r}' for k, v in measure.params.items())})"
-        raise InputError(f"invalid measure {written}: unknown parameter {unknown[0]!r}", expected=", ".join(supported))
-    for name, value in measure.params.items():
-        param = PARAMS[name]
-        if not param.test(value):
-            raise InputError(f"invalid measure {measure}: {name} ({param.desc}) must be {param.allowed}, not {value!r}")
-    if "order" in measure.params and "cols" not in measure.params:
-        raise InputError(f"invalid measure {measure}: an examination order needs a grid (cols=...)")
-
-
-def parse(text: str, others: str = ""):
-    """The measure named ``text`` (ours or ir_measures'), validated; an unknown name lists the known ones (and
-    ``others``, the caller's own measures)."""
-    try:
-        measure = ir_measures.parse_measure(text)
-    except (NameError, ValueError, SyntaxError):
-        known = ", ".join(sorted(measures_base.registry))
-        raise InputError(
-            f"unknown measure {text!r}", expected=f"one of {known} (with @k or (param=value)){others}"
-        ) from None
-    validate(measure)
-    return measure
 
 
 def register() -> PreferenceProvider:
@@ -369,48 +116,3 @@ def register() -> PreferenceProvider:
     if provider not in ir_measures.DefaultPipeline.providers:
         ir_measures.DefaultPipeline.providers.insert(1, provider)
     return provider
-
-
-def is_preference_measure(measure) -> bool:
-    return measure.NAME in MEASURE_CLASSES
-
-
-def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -> list[Metric]:
-    """Per-query metrics of ``measures`` (ours and ir_measures'), sorted by query id, then in the order of
-    ``measures``: the same list whatever the order of the input. Ours are computed on ``judgments`` (default:
-    derived from ``qrels``), the others on ``qrels`` by ir_measures, which needs integer grades (pytrec_eval):
-    fractional grades are an :class:`InputError` naming those measures, before anything is computed."""
-    ours = [m for m in measures if is_preference_measure(m)]
-    theirs = [m for m in measures if not is_preference_measure(m)]
-    if theirs:
-        qrels = _integer_qrels(theirs, qrels)
-    metrics = []
-    if ours:
-        metrics += ir_measures.iter_calc(ours, judgments if judgments is not None else qrels, run)
-    if theirs:
-        frame = run.frame()[["query_id", "doc_id", "score"]] if isinstance(run, Ranking) else run
-        metrics += ir_measures.iter_calc(theirs, qrels, frame)
-    position = {measure: i for i, measure in enumerate(measures)}
-    metrics.sort(key=lambda metric: (metric.query_id, position[metric.measure]))
-    return metrics
-
-
-def _integer_qrels(measures, qrels):
-    """``qrels`` with integer grades, as pytrec_eval (ir_measures' provider of the usual measures) needs them."""
-    from ir_pref_measures.inputs import tables
-
-    names = ", ".join(str(m) for m in measures)
-    if qrels is None:
-        raise InputError(f"{names} need graded qrels, but only preference judgments were given")
-    qrels = tables.qrels(qrels)
-    grades = qrels["relevance"].to_numpy()
-    if grades.dtype.kind == "f":
-        fractional = grades != np.round(grades)
-        if fractional.any():
-            example = grades[np.flatnonzero(fractional)[0]]
-            raise InputError(
-                f"{names} need integer grades (ir_measures computes them with pytrec_eval), but a grade is {example:g}",
-                expected="integer grades, or only preference measures (ppref@k, APpref, PGC, ...), which take any",
-            )
-        qrels = qrels.assign(relevance=grades.astype(np.int64))
-    return qrels

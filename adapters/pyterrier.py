@@ -1,10 +1,8 @@
-"""PyTerrier interop (pyterrier >= 1.0; ``specs/ecosystem.md`` §2).
+"""PyTerrier interop (pyterrier >= 1.0). PyTerrier's Transformers run inside
+:func:`~ir_pref_measures.analysis.experiment.Experiment` (:func:`ir_pref_measures.analysis.runs.results`); here,
+the other way:
 
-Both ways:
-
-* PyTerrier into :func:`ir_pref_measures.analysis.experiment.Experiment`: :func:`results` runs a Transformer on topics
-  (in batches, with PyTerrier's ``save_dir`` / ``save_mode`` rules) and returns its result frame.
-* Our judgments into ``pt.Experiment`` / ``pt.Evaluate``: :func:`qrels` turns any judgment source (a
+* our judgments into ``pt.Experiment`` / ``pt.Evaluate``: :func:`qrels` turns any judgment source (a
   :class:`~ir_pref_measures.model.judgments.Judgments`, a preference table with ``query_id`` or ``qid`` columns, a
   file, an ir_datasets ID) into the one table PyTerrier takes (it merges the qrels with the topics on ``qid``);
   :func:`measures` turns measure names into Measure objects (PyTerrier reads a string as a trec_eval name).
@@ -17,55 +15,10 @@ evaluate those with :func:`~ir_pref_measures.analysis.experiment.Experiment`, wh
 
 from __future__ import annotations
 
-import os
-import warnings
-
 import numpy as np
 import pandas as pd
 
 from ir_pref_measures.errors import InputError
-
-SAVE_MODES = ("reuse", "overwrite", "warn", "error")
-
-
-def results(
-    system,
-    topics: pd.DataFrame,
-    *,
-    batch_size: int | None = None,
-    verbose: bool = False,
-    save_file: str | os.PathLike | None = None,
-    save_mode: str = "warn",
-) -> pd.DataFrame:
-    """The result frame of a PyTerrier Transformer on ``topics`` (``batch_size`` topics per call, all at once by
-    default). With ``save_file`` (a TREC run, ``pt.io.write_results``), as ``pt.Experiment``'s ``save_dir``: an
-    existing file is read instead (``save_mode="reuse"``), replaced (``"overwrite"``; ``"warn"`` says so), or an
-    error (``"error"``)."""
-    import pyterrier as pt
-    from tqdm.auto import tqdm
-
-    if save_mode not in SAVE_MODES:
-        raise InputError(f"unknown save_mode {save_mode!r}", expected=", ".join(SAVE_MODES))
-    if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1):
-        raise InputError(f"batch_size must be a positive integer, not {batch_size!r}")
-    if save_file is not None and os.path.exists(save_file):
-        if save_mode == "reuse":
-            return pt.io.read_results(os.fspath(save_file))
-        if save_mode == "error":
-            raise InputError(
-                f"{os.fspath(save_file)}: exists (save_mode='error'; 'reuse' reads it, 'overwrite' replaces it)"
-            )
-        if save_mode == "warn":
-            warnings.warn(
-                f"{os.fspath(save_file)} exists and is replaced (save_mode='reuse' would read it)", stacklevel=3
-            )
-    size = len(topics) if batch_size is None else int(batch_size)
-    batches = [topics.iloc[start : start + size] for start in range(0, len(topics), max(size, 1))]
-    found = [system.transform(batch) for batch in tqdm(batches, desc=str(system), disable=not verbose)]
-    frame = pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=["qid", "docno", "score"])
-    if save_file is not None:
-        pt.io.write_results(frame if "rank" in frame.columns else pt.model.add_ranks(frame), os.fspath(save_file))
-    return frame
 
 
 def qrels(source) -> pd.DataFrame:
@@ -114,7 +67,7 @@ def _preference_table(judgments) -> pd.DataFrame:
 def measures(names) -> list:
     """Measure objects for ``pt.Experiment`` / ``pt.Evaluate`` from names (``"ppref@10"``, ``"PGC(p=0.8)"``,
     ``"nDCG@10"``) or objects: PyTerrier reads a string as a trec_eval name, which ours are not."""
-    from ir_pref_measures.adapters.ir_measures import parse, validate
+    from ir_pref_measures.measures.names import parse, validate
 
     found = []
     for name in [names] if isinstance(names, str) else names:

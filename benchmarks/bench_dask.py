@@ -9,7 +9,7 @@ configuration evaluates the R runs with ``--measures`` (default nDCG@10 (pytrec_
 (ours)), end to end from generation to the per-query values on the client; partitions = Q / C.
 
 - ``local``: the same chunks generated in one process, then the local path
-  (:func:`ir_pref_measures.adapters.ir_measures.evaluate`), in a fresh process (its peak RSS is its own);
+  (:func:`ir_pref_measures.engine.evaluate`), in a fresh process (its peak RSS is its own);
 - ``dask N``: a fresh LocalCluster of N single-threaded worker processes; peak = each worker process's peak
   RSS (VmHWM) at the end, the largest and the mean over workers.
 
@@ -69,10 +69,10 @@ def _peak_mb() -> float:
 
 def _local(queries: int, size: int, docs: int, runs: int, measures: list[str]) -> tuple[float, float, int]:
     """The local path in this (fresh) process: seconds, peak MB, per-query values."""
-    from ir_pref_measures.adapters.ir_measures import evaluate, parse
-
     import ir_pref_measures
+    from ir_pref_measures.engine import evaluate
     from ir_pref_measures.inputs import sources
+    from ir_pref_measures.measures.names import parse
 
     start = time.perf_counter()
     parts = range(queries // size)

@@ -8,8 +8,15 @@ from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
 from ir_pref_measures.analysis.compare import compare
 from ir_pref_measures.analysis.fusion import aggregate
+from ir_pref_measures.engine import set_n_jobs
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.formats import (
+from ir_pref_measures.inputs.sources import groups as load_groups
+from ir_pref_measures.inputs.sources import judgments as load_judgments
+from ir_pref_measures.inputs.sources import load_combined
+from ir_pref_measures.inputs.sources import ranking as as_ranking
+from ir_pref_measures.model.judgments import DEFAULT_GROUP, JudgmentLines, Judgments, combine
+from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.readers.formats import (
     detect_format,
     read_image_pairs,
     read_image_positions,
@@ -17,28 +24,22 @@ from ir_pref_measures.inputs.formats import (
     read_qrels,
     read_run,
 )
-from ir_pref_measures.inputs.sources import groups as load_groups
-from ir_pref_measures.inputs.sources import judgments as load_judgments
-from ir_pref_measures.inputs.sources import load_combined
-from ir_pref_measures.inputs.sources import ranking as as_ranking
-from ir_pref_measures.model.judgments import DEFAULT_GROUP, JudgmentLines, Judgments, combine
-from ir_pref_measures.model.rankings import Ranking
 
 _ir_measures_adapter.register()
-set_n_jobs = _ir_measures_adapter.set_n_jobs
 
 globals().update(_ir_measures_adapter.MEASURES)  # ppref, APpref, PGC, prefs_avgjg, ...: one name per measure
 
 _LAZY = {  # name -> (module, attribute; None: the module itself)
     "meta": ("ir_pref_measures.analysis.meta", None),
+    "plots": ("ir_pref_measures.analysis.plots", None),
     "Experiment": ("ir_pref_measures.analysis.experiment", "Experiment"),
-    "topics": ("ir_pref_measures.inputs.datasets", "topics"),
+    "topics": ("ir_pref_measures.readers.datasets", "topics"),
     "dask": ("ir_pref_measures.dask", None),
 }
 
 
 def __getattr__(name: str):
-    """``meta``, ``Experiment``, ``topics`` and ``dask`` are imported on first use, so that ``import
+    """``meta``, ``plots``, ``Experiment``, ``topics`` and ``dask`` are imported on first use, so that ``import
     ir_pref_measures`` loads neither pandas nor statsmodels, matplotlib or Dask."""
     if name in _LAZY:
         import importlib
@@ -67,6 +68,7 @@ __all__ = [
     "DEFAULT_GROUP",
     "JudgmentLines",
     "meta",
+    "plots",
     "read_image_pairs",
     "read_image_positions",
     "read_preferences",

@@ -14,13 +14,13 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ir_pref_measures.adapters import ir_measures as adapter
 
 import ir_pref_measures
+from ir_pref_measures import engine, ids
 from ir_pref_measures.analysis.compare import relevant_docs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs import sources
-from ir_pref_measures.model import ids, rankings
+from ir_pref_measures.model import rankings
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
@@ -140,16 +140,16 @@ def test_blocks_of_queries_on_threads_give_the_values_of_one_block(monkeypatch):
     measures = [ir_pref_measures.ppref @ 5, ir_pref_measures.APpref, ir_pref_measures.PGC, ir_pref_measures.nwppref @ 5]
     measures += [ir_pref_measures.prefs_avgjg, ir_pref_measures.Compatibility]
     queries = np.arange(len(judgments))
-    monkeypatch.setattr(adapter, "BLOCK_DOCS", 10**9)
-    whole = adapter.evaluate_blocks(measures, judgments, ranking, queries)
-    monkeypatch.setattr(adapter, "BLOCK_DOCS", 100)
-    assert len(adapter.query_blocks(judgments, queries)) > 10
+    monkeypatch.setattr(engine, "BLOCK_DOCS", 10**9)
+    whole = engine.evaluate_blocks(measures, judgments, ranking, queries)
+    monkeypatch.setattr(engine, "BLOCK_DOCS", 100)
+    assert len(engine.query_blocks(judgments, queries)) > 10
     for n_jobs in (1, 3):
-        adapter.set_n_jobs(n_jobs)
+        engine.set_n_jobs(n_jobs)
         try:
-            blocked = adapter.evaluate_blocks(measures, judgments, ranking, queries)
+            blocked = engine.evaluate_blocks(measures, judgments, ranking, queries)
         finally:
-            adapter.set_n_jobs(None)
+            engine.set_n_jobs(None)
         for a, b in zip(whole, blocked, strict=True):
             np.testing.assert_array_equal(a, b)
     with pytest.raises(InputError, match="n_jobs"):
@@ -197,7 +197,7 @@ def test_compare_reads_the_one_judgment_model_with_its_rule_for_repeated_grades(
         "x": pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "d"], "score": [1.0, 1.0]}),
         "y": pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "c"], "score": [1.0, 1.0]}),
     }
-    table = ir_pref_measures.analysis.compare(runs, qrels, ["rpp", "ap"])
+    table = ir_pref_measures.compare(runs, qrels, ["rpp", "ap"])
     assert table["ap"].tolist() == [1.0]
 
 
@@ -245,8 +245,8 @@ def test_judgments_restricted_to_some_queries_give_those_queries_their_values():
     kept = ["q1", "q4", "q5", "unjudged"]
     part = judgments.restrict(kept)
     assert part.query_ids.tolist() == ["q1", "q4", "q5"] and part.groups == judgments.groups
-    whole = {(m.query_id, str(m.measure)): m.value for m in adapter.evaluate(measures, run, judgments=judgments)}
-    restricted = {(m.query_id, str(m.measure)): m.value for m in adapter.evaluate(measures, run, judgments=part)}
+    whole = {(m.query_id, str(m.measure)): m.value for m in engine.evaluate(measures, run, judgments=judgments)}
+    restricted = {(m.query_id, str(m.measure)): m.value for m in engine.evaluate(measures, run, judgments=part)}
     assert restricted == {key: value for key, value in whole.items() if key[0] in kept}
     for name in judgments.groups:
         one = judgments.group(name)
@@ -255,7 +255,7 @@ def test_judgments_restricted_to_some_queries_give_those_queries_their_values():
 
 
 def _values(measures, run, judgments) -> dict:
-    return {(m.query_id, str(m.measure)): m.value for m in adapter.evaluate(measures, run, judgments=judgments)}
+    return {(m.query_id, str(m.measure)): m.value for m in engine.evaluate(measures, run, judgments=judgments)}
 
 
 def test_compare_reports_bad_qrels_first_and_reads_no_further_run(tmp_path, monkeypatch):
@@ -277,7 +277,7 @@ def test_compare_reports_bad_qrels_first_and_reads_no_further_run(tmp_path, monk
 
     monkeypatch.setattr(compare_module, "as_ranking", slow_ranking)
     with pytest.raises(InputError, match=r"qrels\.txt:2"):
-        ir_pref_measures.analysis.compare(runs, str(tmp_path / "qrels.txt"), ["rpp"])
+        ir_pref_measures.compare(runs, str(tmp_path / "qrels.txt"), ["rpp"])
     assert len(read) <= compare_module.READERS
 
 

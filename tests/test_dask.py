@@ -20,14 +20,13 @@ dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
-from ir_pref_measures.adapters.ir_measures import evaluate as local_evaluate  # noqa: E402
-from ir_pref_measures.adapters.ir_measures import parse  # noqa: E402
-
 import ir_pref_measures  # noqa: E402
-from ir_pref_measures import InputError
+from ir_pref_measures import InputError  # noqa: E402
 from ir_pref_measures import dask as cluster  # noqa: E402
 from ir_pref_measures.analysis.compare import compare as local_compare  # noqa: E402
+from ir_pref_measures.engine import evaluate as local_evaluate  # noqa: E402
 from ir_pref_measures.inputs import sources  # noqa: E402
+from ir_pref_measures.measures.names import parse  # noqa: E402
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 RUNS = ("ICT-BERT2", "ICT-CKNRM_B", "p_bm25")
@@ -222,7 +221,7 @@ def test_parquet_with_pyterrier_columns(client, tmp_path):
     qrels = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["d1", "d2"], "label": [0, 1]})
     run.to_parquet(tmp_path / "run.parquet")
     found = cluster.evaluate(qrels, str(tmp_path / "run.parquet"), ["nDCG@10"]).compute()
-    local = ir_pref_measures.adapters.ir_measures.evaluate(
+    local = ir_pref_measures.engine.evaluate(
         [parse("nDCG@10")],
         run.rename(columns={"qid": "query_id", "docno": "doc_id"}),
         qrels=qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"}),

@@ -208,8 +208,8 @@ def test_compare_api_ignores_row_order(inputs, tmp_path):
     import ir_pref_measures
 
     qrels, runs = _frames(inputs, tmp_path)
-    expected = ir_pref_measures.analysis.compare(runs, qrels, perquery=True)
+    expected = ir_pref_measures.compare(runs, qrels, perquery=True)
     for how, shuffled_qrels in _variants(qrels):
         shuffled_runs = {name: dict(_variants(run))[how] for name, run in runs.items()}
-        got = ir_pref_measures.analysis.compare(shuffled_runs, shuffled_qrels, perquery=True)
+        got = ir_pref_measures.compare(shuffled_runs, shuffled_qrels, perquery=True)
         pd.testing.assert_frame_equal(got, expected, check_exact=True, obj=f"compare ({how})")

@@ -12,12 +12,12 @@ from conftest import testdata_path
 from ir_pref_measures.adapters.ir_measures import MEASURES
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.formats import read_image_pairs, read_image_positions
 from ir_pref_measures.measures.image_grid import ORDERS, Grid, examination_key, grid_pgc
 from ir_pref_measures.measures.pgc import ideal_order, pgc
 from ir_pref_measures.measures.rbo import rbo
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.readers.formats import read_image_pairs, read_image_positions
 
 PGC = MEASURES["PGC"]
 

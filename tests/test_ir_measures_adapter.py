@@ -12,6 +12,7 @@ from ir_measures import parse_measure
 from ir_pref_measures.adapters import ir_measures as adapter
 
 import ir_pref_measures as ipm
+from ir_pref_measures import engine
 
 QRELS = pd.DataFrame(
     {
@@ -162,4 +163,4 @@ def test_ordinary_measures_need_qrels():
         pd.DataFrame({"query_id": ["q1"], "doc_id_a": ["a"], "doc_id_b": ["b"], "preference": [-1]})
     )
     with pytest.raises(ValueError, match="nDCG@10 need graded qrels"):
-        adapter.evaluate([parse_measure("nDCG@10")], RUN, judgments=judgments)
+        engine.evaluate([parse_measure("nDCG@10")], RUN, judgments=judgments)

@@ -19,13 +19,13 @@ from ir_pref_measures.adapters.ir_measures import MEASURES, PreferenceEvaluator
 import ir_pref_measures as ipm
 from ir_pref_measures.dropins.presets import greedy_pgc_report, ordered_ranking
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.formats import read_run
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.greedy_fas import greedy_fas_order
 from ir_pref_measures.measures.pgc import ideal_order, pgc, positions_in, rbo_of_positions
 from ir_pref_measures.measures.rbo import rbo
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.readers.formats import read_run
 
 RUNS = [f"decaf_exp{i}" for i in range(1, 17)]
 SAMPLED_RUNS = ["decaf_exp1", "decaf_exp7", "decaf_exp12"]

@@ -142,7 +142,7 @@ def test_ci_runs_the_readme_test_command_verbatim():
 
 def test_quick_start_reads_gpt4o_style_pairs():
     """The quick start's preference file is `qid winner loser` (GPT-4o's judgments), read as such."""
-    from ir_pref_measures.inputs.formats import detect_format
+    from ir_pref_measures.readers.formats import detect_format
 
     quick_start = next(code for _, language, code in examples() if language == "python")
     assert 'load_judgments("prefs.txt", format="pairs")' in quick_start

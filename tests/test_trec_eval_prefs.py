@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from ir_pref_measures.commands import main
-from ir_pref_measures.dropins.trec_eval import codes, ranks, read_judgments
+from ir_pref_measures.dropins.trec_eval import ranks
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.inputs.groups import codes, read_judgments
 from ir_pref_measures.measures.trec_prefs import (
     COUNT_MEASURES,
     MEASURES,

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 import ir_pref_measures as ipm
 from ir_pref_measures.commands import main
-from ir_pref_measures.dropins.trec_eval import evaluate, read_judgments
+from ir_pref_measures.dropins.trec_eval import evaluate
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.inputs.groups import read_judgments
 from ir_pref_measures.measures.catalog import SPECS, update_readme
 from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES
 from ir_pref_measures.measures.trec_prefs import MEASURES as TREC_MEASURES

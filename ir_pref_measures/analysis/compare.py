@@ -20,13 +20,13 @@ import numpy as np
 import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.inputs import sources
-from ir_pref_measures.inputs.names import pref_eval_id
 from ir_pref_measures.inputs.sources import ranking as as_ranking
 from ir_pref_measures.measures import pairwise as kernels
-from ir_pref_measures.model.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.readers.names import pref_eval_id
 
 if TYPE_CHECKING:  # pandas makes the returned table only
     import pandas as pd
@@ -295,7 +295,7 @@ def evaluate(
     )
 
 
-run_id = pref_eval_id  # pref_eval's rule (ir_pref_measures.inputs.names), which the compare command reproduces
+run_id = pref_eval_id  # pref_eval's rule (ir_pref_measures.readers.names), which the compare command reproduces
 
 
 def load_runs(runs) -> dict[str, object]:

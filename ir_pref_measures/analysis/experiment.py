@@ -34,12 +34,13 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.analysis import stats as tests
-from ir_pref_measures.analysis.compare import ALIASES, PREFERENCES, evaluate, relevant_docs
+from ir_pref_measures.analysis.compare import ALIASES, PREFERENCES
 from ir_pref_measures.analysis.compare import Measure as PairwiseMeasure
 from ir_pref_measures.analysis.compare import parse_measure as parse_pairwise
 from ir_pref_measures.analysis.render import HIGHLIGHTS, render  # noqa: F401  (render: public here too, as before)
-from ir_pref_measures.analysis.runs import DepthWarning, named_runs, truncate, warn_depths  # noqa: F401
+from ir_pref_measures.analysis.runs import SAVE_MODES, DepthWarning, named_runs, truncate, warn_depths  # noqa: F401
 from ir_pref_measures.analysis.stats import sign_test  # noqa: F401  (public here too, as before)
+from ir_pref_measures.analysis.values import per_query
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs import sources
 from ir_pref_measures.model.judgments import Judgments
@@ -47,7 +48,6 @@ from ir_pref_measures.model.rankings import Ranking
 
 TESTS = tests.TESTS
 PAIRWISE_NAMES = (*PREFERENCES, *ALIASES)
-PROGRESS_DELAY = 2.0  # seconds before the progress bar shows (only on a terminal)
 DEFAULT_SET = sources.DEFAULT_SET
 
 
@@ -106,7 +106,7 @@ def Experiment(
     ``batch_size`` topics at a time; with ``save_dir`` its results are written to ``<save_dir>/<name>.res.gz``,
     and ``save_mode`` "reuse", "overwrite", "warn" or "error" says what an existing file means, as in
     PyTerrier). Names: ``names``, else the mapping's keys, else a file's name without folder, ``input.``,
-    ``.gz`` and extension (:func:`ir_pref_measures.inputs.names.run_name`), a Transformer's ``str()`` (as PyTerrier),
+    ``.gz`` and extension (:func:`ir_pref_measures.readers.names.run_name`), a Transformer's ``str()`` (as PyTerrier),
     ``run1``, ``run2``, ... for other runs. ``topk=K``: every run cut at rank K first. Runs of different depths
     give a :class:`DepthWarning` (recall-oriented measures favour the deeper run).
     ``judgments``: a :class:`Judgments`, a file, an ir_datasets ID (``irds:<id>``), graded qrels / a preference
@@ -140,8 +140,6 @@ def Experiment(
     (:func:`ir_pref_measures.dask.per_query`; the same values).
     """
     call = _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics)
-    from ir_pref_measures.adapters.pyterrier import SAVE_MODES
-
     for option, value, allowed in (("save_mode", save_mode, SAVE_MODES), ("highlight", highlight, HIGHLIGHTS)):
         if value not in allowed:
             raise InputError(f"unknown {option} {value!r}", expected=", ".join(map(str, allowed)))
@@ -184,7 +182,7 @@ def Experiment(
         if client is None:
             values |= per_query(rankings, part, part.qrels(), items, pairwise_baseline, verbose=verbose)
         else:
-            from ir_pref_measures.adapters.dask import per_query as cluster_per_query
+            from ir_pref_measures.analysis.cluster import per_query as cluster_per_query
 
             values |= cluster_per_query(rankings, part, part.qrels(), items, pairwise_baseline, client=client)
     values = {column: values[column] for column in order}
@@ -256,8 +254,9 @@ def _is_topics(value) -> bool:
 def judgment_sets(judgments) -> dict[str, Judgments]:
     """Judgment sets by name: a mapping name -> source, else one set named :data:`DEFAULT_SET`. A source is
     anything :func:`ir_pref_measures.inputs.sources.judgments` reads, a list of sources (their union), or a string
-    ``A+B`` (the union of A and B, unless a file of that name exists)."""
-    if isinstance(judgments, Mapping):
+    ``A+B`` (the union of A and B, unless a file of that name exists). A mapping ``{query_id: {doc_id: grade}}``
+    (every value a mapping of numbers) is graded qrels, one set, not a mapping of sets."""
+    if isinstance(judgments, Mapping) and not _is_qrels_dict(judgments):
         if not judgments:
             raise InputError("no judgment sets given")
         for name in judgments:
@@ -265,6 +264,16 @@ def judgment_sets(judgments) -> dict[str, Judgments]:
                 raise InputError(f"a judgment set name must be a non-empty string without spaces or ':', not {name!r}")
         return {name: _judgment_set(source) for name, source in judgments.items()}
     return {DEFAULT_SET: _judgment_set(judgments)}
+
+
+def _is_qrels_dict(mapping: Mapping) -> bool:
+    """True for ``{query_id: {doc_id: grade}}``: a non-empty mapping of mappings whose values are all numbers."""
+    import numbers
+
+    inner = list(mapping.values())
+    return bool(inner) and all(
+        isinstance(docs, Mapping) and all(isinstance(v, numbers.Number) for v in docs.values()) for docs in inner
+    )
 
 
 def _judgment_set(source) -> Judgments:
@@ -345,11 +354,12 @@ def _summed(measure) -> bool:
 
 def parse_measures(measures) -> list[tuple[str, object]]:
     """``(column name, measure)`` pairs: an ir_measures Measure, or for a pairwise preference a
-    :class:`ir_pref_measures.analysis.compare.Measure`. A measure given twice counts once; an unknown name lists the known
+    :class:`~ir_pref_measures.analysis.compare.Measure`. A measure given twice counts once; an unknown name lists the
+    known
     ones."""
     import ir_measures
 
-    from ir_pref_measures.adapters.ir_measures import parse, validate
+    from ir_pref_measures.measures.names import parse, validate
 
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
@@ -368,64 +378,6 @@ def parse_measures(measures) -> list[tuple[str, object]]:
     if not parsed:
         raise InputError("no measures given")
     return list(parsed.items())
-
-
-def progress(total: int, desc: str, verbose: bool = False):
-    """A progress bar of ``total`` steps on stderr: only on a terminal (anywhere with ``verbose``), only after
-    ``PROGRESS_DELAY`` seconds, gone when done."""
-    from tqdm.auto import tqdm
-
-    shown = False if verbose else None  # None: tqdm's own test, a terminal
-    return tqdm(total=total, desc=desc, unit="step", delay=PROGRESS_DELAY, disable=shown, leave=False)
-
-
-def per_query(
-    rankings: Mapping[str, Ranking],
-    judgments: Judgments,
-    qrels: pd.DataFrame | None,
-    measures: list[tuple[str, object]],
-    baseline: str | None,
-    *,
-    verbose: bool = False,
-) -> dict[str, pd.DataFrame]:
-    """Per measure column: a frame of per-query values, one row per query id (sorted), one column per run."""
-    from ir_pref_measures.adapters.ir_measures import evaluate
-
-    ordinary = [m for _, m in measures if not isinstance(m, PairwiseMeasure)]
-    preferences = [m for _, m in measures if isinstance(m, PairwiseMeasure)]
-    names = list(rankings)
-    found: dict[object, dict[str, dict[str, float]]] = {m: {} for m in ordinary}
-    steps = (len(names) if ordinary else 0) + (1 if preferences else 0)
-    with progress(steps, "experiment", verbose) as bar:
-        for name in names if ordinary else ():
-            for metric in evaluate(ordinary, rankings[name], qrels=qrels, judgments=judgments):
-                found[metric.measure].setdefault(name, {})[str(metric.query_id)] = metric.value
-            bar.update()
-        columns = {m: pd.DataFrame(found[m]).reindex(columns=names).sort_index() for m in ordinary}
-        if preferences:
-            columns |= _pairwise_values(rankings, judgments, preferences, baseline)
-            bar.update()
-    return {column: columns[m] for column, m in measures}
-
-
-def _pairwise_values(rankings, judgments: Judgments, measures: list, baseline: str | None) -> dict:
-    """Per pairwise measure: per query, each run's preference over the baseline (0 for the baseline), or
-    without one, the mean of its preferences over each other run."""
-    names = list(rankings)
-    if baseline is None and len(names) < 2:
-        raise InputError("pairwise preferences need at least two runs")
-    result = evaluate(rankings, relevant_docs(judgments), measures, baseline=baseline)
-    out = {}
-    for measure in measures:
-        values = result.pair_values[measure.name].astype(np.float64)
-        total = np.zeros((len(names), len(result.query_ids)))
-        np.add.at(total, result.run_i, values)
-        if baseline is None:  # pair (i, j) is i vs j; j vs i is its negation (the preferences are antisymmetric)
-            np.subtract.at(total, result.run_j, values)
-            total /= len(names) - 1
-        index = pd.Index(result.query_ids.astype(str), name=None)
-        out[measure] = pd.DataFrame(total.T, index=index, columns=names).sort_index()
-    return out
 
 
 # -- the table ----------------------------------------------------------------------------------------------
@@ -563,7 +515,7 @@ def _check_round(round) -> None:
 
 
 def _check_graded(measures: list[tuple[str, object]], qrels: pd.DataFrame | None) -> None:
-    from ir_pref_measures.adapters.ir_measures import is_preference_measure
+    from ir_pref_measures.measures.names import is_preference_measure
 
     if qrels is not None:
         return

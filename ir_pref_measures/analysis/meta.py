@@ -28,9 +28,9 @@ import pandas as pd
 
 from ir_pref_measures.analysis.stats import check_samples, p_values
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs import tables
 from ir_pref_measures.inputs.sources import load_combined
 from ir_pref_measures.model.judgments import Judgments, combine
+from ir_pref_measures.readers import tables
 
 TESTS = ("t", "randomised", "bootstrap")
 BINOMIAL_METHODS = ("exact", "normal")
@@ -43,7 +43,8 @@ TIE = "tie"
 def measure_values(runs, judgments, measures, names: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
     """Per measure (named ``str(measure)``): per-query values, one row per query (sorted), one column per run.
 
-    ``runs``, ``judgments``, ``measures``, ``names`` as :func:`ir_pref_measures.analysis.experiment.Experiment` takes them
+    ``runs``, ``judgments``, ``measures``, ``names`` as :func:`~ir_pref_measures.analysis.experiment.Experiment`
+    takes them
     (paths, a mapping name -> run, a :class:`Judgments`, graded qrels, a preference table; measure names or
     objects, ours and ir_measures'). A judged query that a run does not answer scores 0 for that run.
     """
@@ -64,7 +65,7 @@ def grid_values(
     """Greedy PGC of result grids (thesis chapter 5): one row per query, one column per engine.
 
     ``positions``: ``query_id, engine, doc_id, row, col`` (and ``width``), as
-    :func:`ir_pref_measures.inputs.formats.read_image_positions` reads Xie et al.'s ``Image_position.json``;
+    :func:`ir_pref_measures.readers.formats.read_image_positions` reads Xie et al.'s ``Image_position.json``;
     ``order`` is an examination order of :data:`ir_pref_measures.measures.image_grid.ORDERS`; ``rbo``: ``depth``,
     ``normalize``. Only queries with judgments are scored.
     """
@@ -366,8 +367,10 @@ def stability(
 ) -> pd.DataFrame:
     """Stability when preference judgments are removed (Carterette and Bennett 2008, Table 2).
 
-    ``preferences``: the judgments, one row each (``query_id, doc_id_a, doc_id_b, preference``, as
-    :func:`ir_pref_measures.inputs.formats.read_preferences` reads them); with ``qrels``, graded judgments kept whole and
+    ``preferences``: the judgments, one row each (``query_id, doc_id_a, doc_id_b, preference``,
+    as
+    :func:`~ir_pref_measures.readers.formats.read_preferences` reads them); with ``qrels``, graded judgments kept
+    whole and
     combined with them. For each fraction, ``repeats`` times: :func:`subsample`, re-evaluate ``runs`` with
     ``measures``. Returns per measure and fraction: ``F`` (:func:`anova_f`, all judgments), ``F reduced``
     (mean over repeats), ``tau`` (Kendall's tau between the run orderings by mean value, full vs reduced;
@@ -387,7 +390,7 @@ def stability(
         judged = Judgments.from_preferences(rows, checked=True)
         return measure_values(rankings, judged if graded is None else combine(graded, judged), measures)
 
-    from ir_pref_measures.analysis.experiment import progress
+    from ir_pref_measures.analysis.progress import progress
 
     with progress(1 + len(fractions) * int(repeats), "stability") as bar:
         full = evaluate(table)

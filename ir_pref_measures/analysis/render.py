@@ -1,4 +1,5 @@
-"""Experiment tables (:func:`ir_pref_measures.analysis.experiment.Experiment`) as text: aligned blocks, CSV, JSON, markdown,
+"""Experiment tables (:func:`~ir_pref_measures.analysis.experiment.Experiment`) as text: aligned blocks, CSV, JSON,
+markdown,
 and paper-ready LaTeX and HTML.
 
 The paper-ready forms (:func:`to_latex`, :func:`to_html`) follow ranx's comparison report (E. Bassani, ECIR

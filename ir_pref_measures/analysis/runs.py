@@ -1,5 +1,6 @@
 """The runs of an experiment, by name, as :class:`~ir_pref_measures.model.rankings.Ranking` s: names (one rule,
-:mod:`ir_pref_measures.inputs.names`), PyTerrier Transformers run on topics, and depth (``topk`` and the warning when the
+:mod:`~ir_pref_measures.readers.names`), PyTerrier Transformers run on topics, and depth (``topk`` and the warning
+when the
 runs' depths differ)."""
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.ids import arrow
 from ir_pref_measures.inputs import sources
-from ir_pref_measures.inputs.names import named_paths
-from ir_pref_measures.model.ids import arrow
 from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.readers.names import named_paths
 
 
 class DepthWarning(UserWarning):
@@ -53,8 +54,6 @@ def named_runs(
     rankings = {}
     for name, run in named.items():
         if _is_transformer(run):
-            from ir_pref_measures.adapters.pyterrier import results
-
             run = results(
                 run, _topics_for(topics, judged, name), batch_size=batch_size, verbose=verbose,
                 save_file=None if save_dir is None else os.path.join(os.fspath(save_dir), f"{name}.res.gz"),
@@ -65,9 +64,9 @@ def named_runs(
 
 
 def default_names(runs: Sequence) -> list[str]:
-    """Each run's default name: a file's :func:`~ir_pref_measures.inputs.names.run_name`, a Transformer's ``str()``
+    """Each run's default name: a file's :func:`~ir_pref_measures.readers.names.run_name`, a Transformer's ``str()``
     (PyTerrier's rule), ``run<i>`` (1-based position) otherwise."""
-    from ir_pref_measures.inputs.names import run_name
+    from ir_pref_measures.readers.names import run_name
 
     return [
         run_name(run) if isinstance(run, str | os.PathLike) else str(run) if _is_transformer(run) else f"run{i}"
@@ -123,3 +122,46 @@ def warn_depths(rankings: Mapping[str, Ranking]) -> None:
         DepthWarning,
         stacklevel=3,
     )
+
+
+SAVE_MODES = ("reuse", "overwrite", "warn", "error")
+
+
+def results(
+    system,
+    topics: pd.DataFrame,
+    *,
+    batch_size: int | None = None,
+    verbose: bool = False,
+    save_file: str | os.PathLike | None = None,
+    save_mode: str = "warn",
+) -> pd.DataFrame:
+    """The result frame of a PyTerrier Transformer on ``topics`` (``batch_size`` topics per call, all at once by
+    default). With ``save_file`` (a TREC run, ``pt.io.write_results``), as ``pt.Experiment``'s ``save_dir``: an
+    existing file is read instead (``save_mode="reuse"``), replaced (``"overwrite"``; ``"warn"`` says so), or an
+    error (``"error"``)."""
+    import pyterrier as pt
+    from tqdm.auto import tqdm
+
+    if save_mode not in SAVE_MODES:
+        raise InputError(f"unknown save_mode {save_mode!r}", expected=", ".join(SAVE_MODES))
+    if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1):
+        raise InputError(f"batch_size must be a positive integer, not {batch_size!r}")
+    if save_file is not None and os.path.exists(save_file):
+        if save_mode == "reuse":
+            return pt.io.read_results(os.fspath(save_file))
+        if save_mode == "error":
+            raise InputError(
+                f"{os.fspath(save_file)}: exists (save_mode='error'; 'reuse' reads it, 'overwrite' replaces it)"
+            )
+        if save_mode == "warn":
+            warnings.warn(
+                f"{os.fspath(save_file)} exists and is replaced (save_mode='reuse' would read it)", stacklevel=3
+            )
+    size = len(topics) if batch_size is None else int(batch_size)
+    batches = [topics.iloc[start : start + size] for start in range(0, len(topics), max(size, 1))]
+    found = [system.transform(batch) for batch in tqdm(batches, desc=str(system), disable=not verbose)]
+    frame = pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=["qid", "docno", "score"])
+    if save_file is not None:
+        pt.io.write_results(frame if "rank" in frame.columns else pt.model.add_ranks(frame), os.fspath(save_file))
+    return frame

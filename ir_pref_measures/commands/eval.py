@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs import sources
-from ir_pref_measures.inputs.formats import PREFERENCE_FORMATS
 from ir_pref_measures.model.judgments import combine
+from ir_pref_measures.readers.formats import PREFERENCE_FORMATS
 
 
 def add_parser(subparsers) -> None:
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> None:
     from ir_measures.__main__ import OUTPUT_FORMATS, SUMMARY_QID
     from ir_measures.util import Metric
 
-    from ir_pref_measures.adapters.ir_measures import set_n_jobs
+    from ir_pref_measures.engine import set_n_jobs
 
     if args.no_summary and not args.by_query:
         raise InputError("--no_summary (-n) only goes with --by_query (-q)")
@@ -81,7 +81,9 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
     """Per-query metrics in query id order, computed in this process."""
     import ir_measures
 
-    from ir_pref_measures.adapters.ir_measures import PreferenceProvider, evaluate, is_preference_measure
+    from ir_pref_measures.adapters.ir_measures import PreferenceProvider
+    from ir_pref_measures.engine import check_overlap, evaluate
+    from ir_pref_measures.measures.names import is_preference_measure
 
     with ThreadPoolExecutor(1) as reader:  # the run is read while the judgments are (Arrow and numpy free the GIL)
         reading = reader.submit(sources.ranking, args.run)
@@ -89,6 +91,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         parts += [sources.judgments(p, preference_format=args.prefs_format) for p in args.prefs]
         judgments = parts[0] if len(parts) == 1 else combine(*parts)
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
+    check_overlap(run, judgments)
     ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_preference_measure, measures))
     qrels = None if ours else judgments.qrels()  # the graded part, for ir_measures' own measures
     if args.provider:  # as ir_measures: one provider for every measure
@@ -122,7 +125,7 @@ def _measures(texts: list[str]) -> list:
     """The measures named, each once, in order; unknown names all reported at once, as ir_measures does."""
     import ir_measures
 
-    from ir_pref_measures.adapters.ir_measures import validate
+    from ir_pref_measures.measures.names import validate
 
     measures, errors = [], []
     for name in (name for text in texts for name in text.split()):

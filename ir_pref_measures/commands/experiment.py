@@ -14,8 +14,8 @@ from ir_pref_measures.analysis.stats import SAMPLES
 from ir_pref_measures.commands.options import add_dask_option, check_writable, dask_client, positive_int, probability
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs import sources
-from ir_pref_measures.inputs.formats import PREFERENCE_FORMATS
-from ir_pref_measures.inputs.names import named_paths
+from ir_pref_measures.readers.formats import PREFERENCE_FORMATS
+from ir_pref_measures.readers.names import named_paths
 
 
 def add_parser(subparsers) -> None:

@@ -26,7 +26,8 @@ GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an op
 
 def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
     """Per-query values of every ``-m [set:]measure`` on its judgment set, named ``measure [set]``."""
-    from ir_pref_measures.analysis.experiment import named_runs, progress
+    from ir_pref_measures.analysis.progress import progress
+    from ir_pref_measures.analysis.runs import named_runs
 
     sets = sources.judgment_sets(args.judgments or [], args.prefs_format)
     wanted: dict[str, list[str]] = {name: [] for name in sets}
@@ -98,7 +99,7 @@ def _wrote(figure, path: str) -> None:
 def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -> pd.Series:
     """Gold preferences ``query winner`` -> per query A's name, B's name or ``tie``. ``labels``: the values
     meaning A better, tie, B better; a first line whose winner is not one of them is a header."""
-    from ir_pref_measures.inputs.formats import load, text_lines
+    from ir_pref_measures.readers.formats import load, text_lines
 
     mapping = {labels[0]: names[0], labels[1]: meta.TIE, labels[2]: names[1]}
     queries, winners = [], []
@@ -121,9 +122,9 @@ def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -
 
 def _agreement_command(args: argparse.Namespace) -> None:
     if args.image_pairs:
-        from ir_pref_measures.inputs.formats import read_image_pairs, read_image_positions
         from ir_pref_measures.measures.image_grid import ORDERS
         from ir_pref_measures.model.judgments import Judgments
+        from ir_pref_measures.readers.formats import read_image_pairs, read_image_positions
 
         if not args.positions:
             raise InputError("--image-pairs needs --positions (the grid layout, Image_position.json)")
@@ -174,7 +175,7 @@ def _agreement_command(args: argparse.Namespace) -> None:
 
 
 def _stability_command(args: argparse.Namespace) -> None:
-    from ir_pref_measures.inputs.formats import read_preferences
+    from ir_pref_measures.readers.formats import read_preferences
 
     table = meta.stability(
         args.runs,
@@ -202,7 +203,7 @@ def _pr_command(args: argparse.Namespace) -> None:
 
 
 def _evaluation_arguments(parser: argparse.ArgumentParser, measures: bool = True) -> None:
-    from ir_pref_measures.inputs.formats import PREFERENCE_FORMATS
+    from ir_pref_measures.readers.formats import PREFERENCE_FORMATS
 
     parser.add_argument(
         "-j",

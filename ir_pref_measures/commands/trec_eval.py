@@ -7,7 +7,8 @@ import argparse
 import sys
 
 from ir_pref_measures.commands.options import positive_int
-from ir_pref_measures.dropins.trec_eval import READERS, evaluate, read_judgments, read_trec_run, report, selected
+from ir_pref_measures.dropins.trec_eval import evaluate, read_trec_run, report, selected
+from ir_pref_measures.inputs.groups import READERS, read_judgments
 
 
 def add_parser(subparsers) -> None:

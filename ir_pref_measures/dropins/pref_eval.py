@@ -34,10 +34,10 @@ from ir_pref_measures.analysis.compare import (
 )
 from ir_pref_measures.analysis.fusion import borda, mc4, net_preference, order_runs
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.formats import QRELS, load, read_columns, text_lines
+from ir_pref_measures.ids import arrow, as_text
 from ir_pref_measures.inputs.sources import qrels_table, resolve
-from ir_pref_measures.model.ids import arrow, as_text
 from ir_pref_measures.model.judgments import Judgments
+from ir_pref_measures.readers.formats import QRELS, load, read_columns, text_lines
 
 if TYPE_CHECKING:  # pandas reads the JSON lines of ``aggregate``; ``compare`` needs none
     import pandas as pd

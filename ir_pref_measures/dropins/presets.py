@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.formats import load, read_preferences, read_run
+from ir_pref_measures.ids import encode, intern, pair_keys
 from ir_pref_measures.inputs.sources import qrels_table
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.pgc import pgc
-from ir_pref_measures.model.ids import encode, intern, pair_keys
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.readers.formats import load, read_preferences, read_run
 
 DEPTH = 1000
 

@@ -14,7 +14,7 @@ A *source* is a string or an object:
 * a dict ``{query_id: {doc_id: value}}``, or an iterable of namedtuples with those fields (ir_measures'
   ``Qrel`` and ``ScoredDoc``).
 
-Files follow the rules of :mod:`ir_pref_measures.inputs.formats`; tables and dicts the same ones: ids are text
+Files follow the rules of :mod:`ir_pref_measures.readers.formats`; tables and dicts the same ones: ids are text
 without control characters and never missing; grades and scores are finite numbers; a doc graded twice in
 a query, or listed twice in a query of a run, is an error. Every mistake is an
 :class:`~ir_pref_measures.errors.InputError`.
@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs import datasets as irds
-from ir_pref_measures.inputs import formats
-from ir_pref_measures.model.ids import is_pandas
+from ir_pref_measures.ids import is_pandas
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.readers import datasets as irds
+from ir_pref_measures.readers import formats
 
 JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "prefs", "qrels_prefs")
 TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's, with judgment groups: never detected, always named
@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # pandas (and the table converters) are imported when a table
 
 
 def is_frame(source) -> bool:
-    """True for a pandas DataFrame (:func:`~ir_pref_measures.model.ids.is_pandas`: pandas is not imported)."""
+    """True for a pandas DataFrame (:func:`~ir_pref_measures.ids.is_pandas`: pandas is not imported)."""
     return is_pandas(source, "DataFrame")
 
 
@@ -108,7 +108,7 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
         if location.format in TREC_EVAL_FORMATS:
             if group is not None:
                 raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
-            from ir_pref_measures.dropins.trec_eval import read_judgments  # the drop-in's reader and checks
+            from ir_pref_measures.inputs.groups import read_judgments
 
             return Judgments.from_trec_prefs(read_judgments(location.path, location.format))
         raw = location.path if location.format else formats.load(location.path)  # named: read from its path
@@ -220,10 +220,10 @@ def judgment_sets(specs: Iterable[str], format: str | None = None) -> dict[str, 
 
 def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
     """Graded qrels as ``query_id, doc_id, relevance`` (and ``line`` for a file), validated: from a file
-    (TREC qrels), an ir_datasets ID, or a table (:func:`ir_pref_measures.inputs.tables.qrels`). A (query, doc)
+    (TREC qrels), an ir_datasets ID, or a table (:func:`ir_pref_measures.readers.tables.qrels`). A (query, doc)
     graded twice is an error, or with ``repeated="keep"`` left for the caller (``compare``: pref_eval's rule
     for qrels with subtopic lines, the largest grade)."""
-    from ir_pref_measures.inputs import tables
+    from ir_pref_measures.readers import tables
 
     if isinstance(source, str | os.PathLike):
         source = resolve(source, "qrels")
@@ -245,12 +245,12 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
 
 
 def ranking(source) -> Ranking:
-    """A :class:`Ranking` from a run file path, or a table (:func:`ir_pref_measures.inputs.tables.run`)."""
+    """A :class:`Ranking` from a run file path, or a table (:func:`ir_pref_measures.readers.tables.run`)."""
     if isinstance(source, Ranking):
         return source
     if isinstance(source, str | os.PathLike):
         return Ranking.from_columns(formats.read_columns(source, formats.RUN, skip=("rank",)))
-    from ir_pref_measures.inputs import tables
+    from ir_pref_measures.readers import tables
 
     return Ranking.from_frame(tables.run(source))
 
@@ -260,7 +260,7 @@ def ranking(source) -> Ranking:
 
 def topic_ids(source) -> set[str]:
     """Query ids of topics: a DataFrame (``qid`` or ``query_id``), an ir_datasets ID, or ids."""
-    from ir_pref_measures.inputs import tables
+    from ir_pref_measures.readers import tables
 
     if isinstance(source, str):
         location = resolve(source)

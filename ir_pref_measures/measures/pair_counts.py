@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ir_pref_measures.ids import unique_sorted
 from ir_pref_measures.model.closure import BlockPlan, block_plan, doc_events
-from ir_pref_measures.model.ids import unique_sorted
 from ir_pref_measures.model.judgments import Judgments, PairSet
 
 CHUNK_PAIRS = 50_000  # pairs per block of queries in the explicit kernel (bounds its temporary memory)

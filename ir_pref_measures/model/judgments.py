@@ -42,9 +42,9 @@ import numpy as np
 import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.formats import Columns, repeated_grade
+from ir_pref_measures.ids import arrow, as_objects, encode, first_repeat, intern, pair_keys, ranges, unique_sorted
 from ir_pref_measures.model import reach
-from ir_pref_measures.model.ids import arrow, as_objects, encode, first_repeat, intern, pair_keys, ranges, unique_sorted
+from ir_pref_measures.readers.formats import Columns, repeated_grade
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
@@ -318,8 +318,8 @@ class Judgments:
         cls, qrels, *, checked: bool = False, group: str = DEFAULT_GROUP, repeated: str = "error"
     ) -> Judgments:
         """Graded judgments from qrels as a table (DataFrame in ir_measures' or PyTerrier's columns, dict of
-        dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.inputs.tables.qrels` unless ``checked``),
-        all in judgment group ``group`` (one sub-group); or the :class:`~ir_pref_measures.inputs.formats.Columns` of a
+        dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.readers.tables.qrels` unless ``checked``),
+        all in judgment group ``group`` (one sub-group); or the :class:`~ir_pref_measures.readers.formats.Columns` of a
         qrels file. A doc graded twice in a query is an error, or with ``repeated="max"`` graded by the largest
         of its grades (pref_eval's rule for diversity qrels with subtopic lines, which ``compare`` follows).
         Files and ir_datasets IDs: :func:`ir_pref_measures.inputs.sources.judgments`."""
@@ -329,7 +329,7 @@ class Judgments:
             query, doc, grade = (qrels.fields[c] for c in ("query_id", "doc_id", "relevance"))
         else:
             if not checked:
-                from ir_pref_measures.inputs import tables
+                from ir_pref_measures.readers import tables
 
                 qrels = tables.qrels(qrels, repeated="keep")
             query, doc = qrels["query_id"], qrels["doc_id"]
@@ -377,15 +377,15 @@ class Judgments:
     @classmethod
     def from_preferences(cls, prefs, *, checked: bool = False, group: str = DEFAULT_GROUP) -> Judgments:
         """Explicit judgments from a ``query_id, doc_id_a, doc_id_b, preference`` table (DataFrame or
-        namedtuples; validated by :func:`ir_pref_measures.inputs.tables.preferences` unless ``checked``) or the
-        :class:`~ir_pref_measures.inputs.formats.Columns` of a preference file (:func:`~ir_pref_measures.inputs.formats.
-        preference_columns`, checked as read), values as in
+        namedtuples; validated by :func:`ir_pref_measures.readers.tables.preferences` unless ``checked``) or the
+        :class:`~ir_pref_measures.readers.formats.Columns` of a preference file
+        (:func:`~ir_pref_measures.readers.formats.preference_columns`, checked as read), values as in
         the ``carterette`` format (-1: a preferred, 1: b preferred, 0: duplicates, -2 / 2: a / b bad), all in
         judgment group ``group``, each strict preference a sub-group of its own (module docstring)."""
         if isinstance(prefs, Columns):
             prefs = prefs.fields
         elif not checked:
-            from ir_pref_measures.inputs import tables
+            from ir_pref_measures.readers import tables
 
             prefs = tables.preferences(prefs)
         judgments = _assemble(*_preference_parts(prefs), groups=[group])

@@ -5,7 +5,7 @@ pytrec_eval and pref_eval do). The rank column of a run file is ignored. A doc l
 query of a run is an error.
 
 Doc ids stay an Arrow string array (no Python object per entry); they are matched by a 64-bit hash of
-their bytes (:func:`ir_pref_measures.model.ids.string_hashes`), every match confirmed on the ids themselves, so no
+their bytes (:func:`ir_pref_measures.ids.string_hashes`), every match confirmed on the ids themselves, so no
 doc vocabulary is built or sorted.
 """
 
@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.formats import Columns, RawFile
-from ir_pref_measures.model.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, ranges, string_hashes
+from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, ranges, string_hashes
+from ir_pref_measures.readers.formats import Columns, RawFile
 
 _U64 = np.uint64
 _KEY_ROWS = 1 << 15  # run entries keyed at a time: the temporary arrays stay in cache and are reused
@@ -147,7 +147,8 @@ class Ranking:
 
     @classmethod
     def from_columns(cls, columns: Columns) -> Ranking:
-        """Build from a run file's ``query_id, doc_id, score`` columns (:func:`ir_pref_measures.inputs.formats.read_columns`);
+        """Build from a run file's ``query_id, doc_id, score`` columns
+        (:func:`ir_pref_measures.readers.formats.read_columns`);
         a repeated doc is an :class:`InputError` naming its later line."""
         fields = columns.fields
         return cls._build(fields["query_id"], fields["doc_id"], fields["score"], columns)

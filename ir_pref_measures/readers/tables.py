@@ -1,7 +1,7 @@
 """Validated in-memory tables: the one converter of DataFrames (ir_measures' or PyTerrier's columns), dicts
 ``{query_id: {doc_id: value}}`` and namedtuples into ``query_id, doc_id, value`` (or preference) tables.
 
-The rules are those of the file readers (:mod:`ir_pref_measures.inputs.formats`): ids are text, never missing,
+The rules are those of the file readers (:mod:`ir_pref_measures.readers.formats`): ids are text, never missing,
 without control characters; grades, scores and preference values are finite numbers; a (query, doc) graded
 twice is an error. Every mistake is an :class:`~ir_pref_measures.errors.InputError` naming the row.
 """
@@ -15,8 +15,8 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.formats import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA, RawFile, repeated_grade
-from ir_pref_measures.model.ids import as_text, first_repeat, intern, pair_keys
+from ir_pref_measures.ids import as_text, first_repeat, intern, pair_keys
+from ir_pref_measures.readers.formats import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA, RawFile, repeated_grade
 
 PREFERENCE_COLUMNS = ("query_id", "doc_id_a", "doc_id_b", "preference")
 PYTERRIER_COLUMNS = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}

@@ -42,7 +42,7 @@ import pyarrow.compute as pc
 from pyarrow import csv as pa_csv
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.ids import arrow, as_numpy
+from ir_pref_measures.ids import arrow, as_numpy
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading a run or qrels file needs none
     import pandas as pd

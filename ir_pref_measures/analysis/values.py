@@ -1,0 +1,68 @@
+"""Per-query values of runs x measures on one judgment set: the measures of the catalog and ir_measures' through
+the engine (:func:`ir_pref_measures.engine.evaluate`), the pairwise preferences between runs through
+:func:`ir_pref_measures.analysis.compare.evaluate`. The tables of
+:func:`~ir_pref_measures.analysis.experiment.Experiment`, :mod:`~ir_pref_measures.analysis.meta` and the cluster
+path (:mod:`~ir_pref_measures.analysis.cluster`) start here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ir_pref_measures import engine
+from ir_pref_measures.analysis.compare import Measure as PairwiseMeasure
+from ir_pref_measures.analysis.compare import evaluate as compare_runs
+from ir_pref_measures.analysis.compare import relevant_docs
+from ir_pref_measures.analysis.progress import progress
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.model.judgments import Judgments
+from ir_pref_measures.model.rankings import Ranking
+
+
+def per_query(
+    rankings: Mapping[str, Ranking],
+    judgments: Judgments,
+    qrels: pd.DataFrame | None,
+    measures: list[tuple[str, object]],
+    baseline: str | None,
+    *,
+    verbose: bool = False,
+) -> dict[str, pd.DataFrame]:
+    """Per measure column: a frame of per-query values, one row per query id (sorted), one column per run."""
+    ordinary = [m for _, m in measures if not isinstance(m, PairwiseMeasure)]
+    preferences = [m for _, m in measures if isinstance(m, PairwiseMeasure)]
+    names = list(rankings)
+    found: dict[object, dict[str, dict[str, float]]] = {m: {} for m in ordinary}
+    steps = (len(names) if ordinary else 0) + (1 if preferences else 0)
+    with progress(steps, "experiment", verbose) as bar:
+        for name in names if ordinary else ():
+            for metric in engine.evaluate(ordinary, rankings[name], qrels=qrels, judgments=judgments):
+                found[metric.measure].setdefault(name, {})[str(metric.query_id)] = metric.value
+            bar.update()
+        columns = {m: pd.DataFrame(found[m]).reindex(columns=names).sort_index() for m in ordinary}
+        if preferences:
+            columns |= _pairwise_values(rankings, judgments, preferences, baseline)
+            bar.update()
+    return {column: columns[m] for column, m in measures}
+
+
+def _pairwise_values(rankings, judgments: Judgments, measures: list, baseline: str | None) -> dict:
+    """Per pairwise measure: per query, each run's preference over the baseline (0 for the baseline), or
+    without one, the mean of its preferences over each other run."""
+    names = list(rankings)
+    if baseline is None and len(names) < 2:
+        raise InputError("pairwise preferences need at least two runs")
+    result = compare_runs(rankings, relevant_docs(judgments), measures, baseline=baseline)
+    out = {}
+    for measure in measures:
+        values = result.pair_values[measure.name].astype(np.float64)
+        total = np.zeros((len(names), len(result.query_ids)))
+        np.add.at(total, result.run_i, values)
+        if baseline is None:  # pair (i, j) is i vs j; j vs i is its negation (the preferences are antisymmetric)
+            np.subtract.at(total, result.run_j, values)
+            total /= len(names) - 1
+        index = pd.Index(result.query_ids.astype(str), name=None)
+        out[measure] = pd.DataFrame(total.T, index=index, columns=names).sort_index()
+    return out
