@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from scipy import stats
 from test_meta import preference_rows, random_values, small_runs
 
-from ir_pref_measures.analysis import experiment, meta, plots
+from ir_pref_measures.analysis import experiment, meta, plots, progress
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
 
@@ -263,7 +263,7 @@ class Terminal(io.StringIO):
 @pytest.mark.parametrize("analysis", ["runs", "stability"])
 def test_long_meta_commands_show_progress_on_stderr(files, capsys, monkeypatch, analysis):
     runs, prefs, qrels = files
-    monkeypatch.setattr(experiment, "PROGRESS_DELAY", 0)
+    monkeypatch.setattr(progress, "PROGRESS_DELAY", 0)
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     if analysis == "runs":
