@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from scipy import stats
 from test_meta import preference_rows, random_values, small_runs
 
-from ir_pref_measures.analysis import experiment, meta, plots, progress
+from ir_pref_measures.analysis import meta, plots, progress
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
 
