@@ -92,13 +92,13 @@ def check_outputs(
 
 
 def _direct(path: str) -> bool:
-    """Written in place: a device or ``/proc`` name, or an existing file that is not a regular one (a FIFO)."""
-    if os.path.abspath(path).startswith(DEVICE_FOLDERS):
-        return True
+    """Written in place: an existing ``/dev`` or ``/proc`` name (``/dev/stderr``), or an existing file that is not
+    a regular one (``/dev/full``, a FIFO)."""
     try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
+        mode = os.stat(path).st_mode
     except OSError:
         return False
+    return os.path.abspath(path).startswith(DEVICE_FOLDERS) or not stat.S_ISREG(mode)
 
 
 def _failed(path: str, error: OSError, kept: bool = True) -> OutputError:
@@ -206,14 +206,38 @@ def main_output(needed: bool = True) -> Iterator[None]:
         raise OutputError(f"{problem}: nowhere to print the results")
     _check_encoding(text, stream)
     try:
-        stream.write(text)
-        stream.flush()
+        _write(stream, text)
     except BrokenPipeError:
         silence(stream)
         raise
     except OSError as error:
         silence(stream)
         raise OutputError(f"standard output: cannot write the results ({error.strerror or error})") from None
+
+
+def _write(stream, text: str) -> None:
+    """Write ``text`` whole to ``stream``: through its binary buffer, every byte, where it has one (under
+    ``PYTHONUNBUFFERED`` the text layer drops what a short write leaves, e.g. at a file size limit or a pipe closed
+    in the middle)."""
+    binary = getattr(stream, "buffer", None)
+    encoding = getattr(stream, "encoding", None)
+    if binary is None or not encoding:
+        stream.write(text)
+        stream.flush()
+        return
+    stream.flush()
+    if os.linesep != "\n":
+        text = text.replace("\n", os.linesep)
+    view = memoryview(text.encode(encoding, getattr(stream, "errors", None) or "strict"))
+    while view:
+        written = binary.write(view)
+        if not written:  # a non-blocking descriptor that is full: wait until it takes more
+            import select
+
+            select.select([], [binary.fileno()], [])
+            continue
+        view = view[written:]
+    binary.flush()
 
 
 def _check_encoding(text: str, stream) -> None:
