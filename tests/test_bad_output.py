@@ -371,13 +371,15 @@ def test_a_folder_without_write_permission_is_refused_before_the_work(work):
 # -- subprocesses: a real file size limit, closed, broken and ASCII standard output -----------------------------------
 
 
-def cli(argv: list[str], *, stdout=subprocess.PIPE, prefix=(), env=None, **kwargs) -> subprocess.CompletedProcess:
-    """The command in a subprocess (``prefix``: e.g. prlimit), stderr captured as text."""
+def cli(
+    argv: list[str], *, stdout=subprocess.PIPE, stderr=subprocess.PIPE, prefix=(), env=None, **kwargs
+) -> subprocess.CompletedProcess:
+    """The command in a subprocess (``prefix``: e.g. prlimit), stdout and stderr captured."""
     environment = os.environ | {"PYTHONIOENCODING": "utf-8"} | (env or {})
     return subprocess.run(
         [*prefix, sys.executable, "-m", "ir_pref_measures", *command(argv)],
         stdout=stdout,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         env=environment,
         timeout=300,
         **kwargs,
@@ -439,6 +441,44 @@ def test_closed_stdout_with_an_output_file(work):
     assert (work / "out.csv").read_text() == expected
     done = cli([*EXPERIMENT, "-o", "-"], stdout=None, preexec_fn=_closing_stdout)
     assert done.returncode == 2 and "standard output is closed" in stderr_of(done)
+
+
+def test_closed_stderr_keeps_warnings_out_of_the_results(work):
+    """A DepthWarning (runs of different depths) printed to a closed stderr must not land in the results."""
+    (work / "short").write_text(_subset(work / "run2", CAST_QUERIES, 5))
+    argv = ["experiment", "qrels", "run1", "short", "-m", "nDCG@10"]
+    expected, warning, _ = run_cli(argv)
+    assert "warning:" in warning
+    done = cli(argv, stderr=None, preexec_fn=lambda: os.close(2))
+    assert done.returncode == 0 and done.stdout.decode() == expected
+
+
+def test_descriptor_names_write_the_open_descriptor(work):
+    """``-o /dev/stderr`` and ``-o /dev/fd/N`` write the descriptor the shell opened (appending where it appends),
+    never reopen it (which would empty the file behind it); ``/dev/stdin`` is refused."""
+    expected, _, _ = run_cli([*EXPERIMENT, "--format", "csv"])
+    qrels = (work / "qrels").read_bytes()
+    (work / "err.txt").write_text("old\n")
+    (work / "fd.txt").write_text("old\n")
+    with open(work / "err.txt", "a") as err, open(work / "fd.txt", "a") as extra:
+        done = cli([*EXPERIMENT, "--format", "csv", "-o", "/dev/stderr"], stderr=err)
+        assert done.returncode == 0
+        path = f"/dev/fd/{extra.fileno()}"
+        done = cli([*EXPERIMENT, "--format", "csv", "-o", path], pass_fds=[extra.fileno()])
+        assert done.returncode == 0 and stderr_of(done) == ""
+    assert (work / "err.txt").read_text() == "old\n" + expected
+    assert (work / "fd.txt").read_text() == "old\n" + expected
+    with open(work / "qrels") as stdin:
+        done = cli([*EXPERIMENT, "-o", "/dev/stdin"], stdin=stdin)
+    assert done.returncode == 2 and "/dev/stdin: standard input is not an output" in stderr_of(done)
+    assert (work / "qrels").read_bytes() == qrels
+
+
+@pytest.mark.parametrize(("output", "message"), [("", "an empty file name"), ("/dev/fd/97", "Bad file descriptor")])
+def test_odd_output_names(work, output, message):
+    out, err, status = run_cli([*EXPERIMENT, "-o", output])
+    assert status == 2 and out == ""
+    assert_clean_error(err, message)
 
 
 @pytest.mark.parametrize("name", ["eval", "compare"])

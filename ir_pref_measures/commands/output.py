@@ -15,8 +15,10 @@ Every failure is an :class:`OutputError` (an :class:`InputError`: status 2, one 
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
+import re
 import secrets
 import stat
 import sys
@@ -27,6 +29,8 @@ from ir_pref_measures.errors import InputError
 
 STDOUT = ("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")  # output names meaning standard output
 DEVICE_FOLDERS = ("/dev/", "/proc/")  # paths written in place, never renamed onto
+# names of an open descriptor: written, not reopened
+DESCRIPTOR = re.compile(r"/(?:dev/fd|proc/self/fd)/(\d+)|/dev/(stdin|stderr)")
 
 
 class OutputError(InputError):
@@ -36,6 +40,15 @@ class OutputError(InputError):
 def is_stdout(path: str | os.PathLike | None) -> bool:
     """True for ``-`` and the names of standard output (``/dev/stdout``): written through ``sys.stdout``."""
     return path is not None and os.fspath(path) in STDOUT
+
+
+def descriptor(path: str) -> int | None:
+    """The descriptor that ``/dev/stderr``, ``/dev/fd/N`` or ``/proc/self/fd/N`` names (written as the shell's
+    ``>&N`` writes: no reopening, which would empty a file behind it), else ``None``."""
+    found = DESCRIPTOR.fullmatch(path)
+    if found is None:
+        return None
+    return int(found.group(1)) if found.group(1) else {"stdin": 0, "stderr": 2}[found.group(2)]
 
 
 # -- outputs against inputs -----------------------------------------------------------------------------------
@@ -65,13 +78,16 @@ def check_outputs(
     where its temporary file can be made), is none of the ``inputs`` (``{option: spec or specs}``) by any
     spelling, and names a file no other output names; else an :class:`OutputError` naming both."""
     files = {option: os.fspath(path) for option, path in outputs.items() if path is not None and not is_stdout(path)}
-    for path in files.values():
+    for option, path in files.items():
+        if not path:
+            raise OutputError(f"{option} '': an empty file name")
+        if descriptor(path) == 0:
+            raise OutputError(f"{path}: standard input is not an output")
         check_writable(path)
         if not _direct(path) and not os.access(os.path.dirname(os.path.realpath(path)) or ".", os.W_OK):
             raise OutputError(f"{path}: cannot create a file in its folder (permission denied)")
+    files = {option: path for option, path in files.items() if not _device(path)}  # /dev/null twice is fine
     for option, path in files.items():
-        if _direct(path):
-            continue
         for label, specs in (inputs or {}).items():
             for spec in [specs] if isinstance(specs, str) else specs or ():
                 for found in input_files(os.fspath(spec)):
@@ -99,6 +115,13 @@ def _direct(path: str) -> bool:
     except OSError:
         return False
     return os.path.abspath(path).startswith(DEVICE_FOLDERS) or not stat.S_ISREG(mode)
+
+
+def _device(path: str) -> bool:
+    try:
+        return stat.S_ISCHR(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _failed(path: str, error: OSError, kept: bool = True) -> OutputError:
@@ -129,11 +152,11 @@ def replacing(path: str | os.PathLike) -> Iterator[str]:
         yield temporary
         with contextlib.suppress(FileNotFoundError):
             os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
-        descriptor = os.open(temporary, os.O_RDONLY)
+        handle = os.open(temporary, os.O_RDONLY)
         try:
-            os.fsync(descriptor)
+            os.fsync(handle)
         finally:
-            os.close(descriptor)
+            os.close(handle)
         os.replace(temporary, target)
     except BaseException as error:
         with contextlib.suppress(OSError):
@@ -162,6 +185,13 @@ def write_text(path: str | os.PathLike, text: str) -> None:
         sys.stdout.write(text)
         return
     data = text.encode("utf-8")
+    number = descriptor(os.fspath(path))
+    if number is not None:
+        try:
+            _write_all(number, data)
+        except OSError as error:
+            raise _failed(os.fspath(path), error, kept=False) from None
+        return
     with replacing(path) as temporary, open(temporary, "wb") as out:
         out.write(data)
 
@@ -174,13 +204,13 @@ def stdout_problem(stream) -> str | None:
     if stream is None or getattr(stream, "closed", False):
         return "standard output is closed"
     try:
-        descriptor = stream.fileno()
+        number = stream.fileno()
     except (OSError, ValueError, AttributeError):
         return None  # an in-memory stream
     try:
         import fcntl
 
-        mode = fcntl.fcntl(descriptor, fcntl.F_GETFL) & os.O_ACCMODE
+        mode = fcntl.fcntl(number, fcntl.F_GETFL) & os.O_ACCMODE
     except (ImportError, OSError):
         return None if os.name == "nt" else "standard output is closed"
     return "standard output is open for reading only" if mode == os.O_RDONLY else None
@@ -197,7 +227,10 @@ def main_output(needed: bool = True) -> Iterator[None]:
     if problem and needed:
         raise OutputError(f"{problem}: nowhere to print the results")
     collected = io.StringIO()
-    with contextlib.redirect_stdout(collected):
+    with contextlib.ExitStack() as stack:
+        if sys.stderr is None:  # closed: warnings go nowhere, not into the results (print's file=None is stdout)
+            stack.enter_context(contextlib.redirect_stderr(stack.enter_context(open(os.devnull, "w"))))
+        stack.enter_context(contextlib.redirect_stdout(collected))
         yield
     text = collected.getvalue()
     if not text:
@@ -231,13 +264,31 @@ def _write(stream, text: str) -> None:
     view = memoryview(text.encode(encoding, getattr(stream, "errors", None) or "strict"))
     while view:
         written = binary.write(view)
-        if not written:  # a non-blocking descriptor that is full: wait until it takes more
-            import select
-
-            select.select([], [binary.fileno()], [])
+        if written is None:  # a non-blocking descriptor that is full: wait until it takes more
+            _wait(binary.fileno())
             continue
+        if not written:
+            raise OSError(errno.EIO, "nothing was written")
         view = view[written:]
     binary.flush()
+
+
+def _write_all(number: int, data: bytes) -> None:
+    """Every byte of ``data`` to the descriptor ``number`` (after what ``sys.stderr`` holds, for descriptor 2)."""
+    if number == 2 and sys.stderr is not None:
+        sys.stderr.flush()
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(number, view) :]
+        except BlockingIOError:
+            _wait(number)
+
+
+def _wait(number: int) -> None:
+    import select
+
+    select.select([], [number], [])
 
 
 def _check_encoding(text: str, stream) -> None:
@@ -261,10 +312,10 @@ def _check_encoding(text: str, stream) -> None:
 def silence(stream) -> None:
     """Point ``stream``'s descriptor at ``/dev/null``, so that the flush at exit cannot fail a second time."""
     try:
-        descriptor = stream.fileno()
+        number = stream.fileno()
     except (OSError, ValueError, AttributeError):
         return
     with contextlib.suppress(OSError):
         null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, descriptor)
+        os.dup2(null, number)
         os.close(null)
