@@ -309,6 +309,17 @@ def _check_encoding(text: str, stream) -> None:
         ) from None
 
 
+def flushed(stream) -> bool:
+    """Flush ``stream``; when that fails (a closed pipe, a full disk), :func:`silence` it and say ``False``."""
+    try:
+        if stream is not None:
+            stream.flush()
+    except (OSError, ValueError):
+        silence(stream)
+        return False
+    return True
+
+
 def silence(stream) -> None:
     """Point ``stream``'s descriptor at ``/dev/null``, so that the flush at exit cannot fail a second time."""
     try:
