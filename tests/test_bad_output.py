@@ -623,14 +623,41 @@ def test_csv_and_json_read_back_every_name():
     assert [row["name"] for row in json.loads(render(table, "json"))] == NASTY
 
 
+def _markdown_cells(line: str) -> list[str]:
+    """A GFM table row's cells, read as GFM reads them: a backslash escapes the next character, an unescaped ``|``
+    ends a cell, ``<br>`` is a line break, ``&#32;`` a space, and one space pads each side."""
+    assert line.startswith("| ") and line.endswith(" |"), line
+    cells, cell, k = [], "", 1
+    while k < len(line) - 1:
+        if line[k] == "\\":
+            cell, k = cell + line[k + 1], k + 2
+        elif line[k] == "|":
+            cells, cell, k = [*cells, cell], "", k + 1
+        elif line.startswith(("<br>", "&#32;"), k):
+            step = 4 if line.startswith("<br>", k) else 5
+            cell, k = cell + ("\n" if step == 4 else " "), k + step
+        else:
+            cell, k = cell + line[k], k + 1
+    return [c[1:-1] for c in [*cells, cell]]
+
+
+def test_markdown_keeps_one_line_and_one_cell_per_name():
+    from ir_pref_measures.render import render
+
+    table = nasty_table()
+    lines = render(table, "markdown").splitlines()
+    assert len(lines) == len(table) + 2  # one line per row
+    assert _markdown_cells(lines[0]) == list(table.columns)
+    assert [_markdown_cells(line)[0] for line in lines[2:]] == NASTY
+    assert all(len(_markdown_cells(line)) == len(table.columns) for line in lines[2:])
+
+
 def test_markdown_renders_every_name():
     markdown_it = pytest.importorskip("markdown_it")
     from ir_pref_measures.render import render
 
     table = nasty_table()
-    text = render(table, "markdown")
-    assert len(text.splitlines()) == len(table) + 2  # one line per row
-    parsed = cells_of(markdown_it.MarkdownIt("commonmark").enable("table").render(text))
+    parsed = cells_of(markdown_it.MarkdownIt("commonmark").enable("table").render(render(table, "markdown")))
     assert parsed.rows[0] == list(table.columns)
     assert [row[0] for row in parsed.rows[1:]] == NASTY
     assert all(len(row) == len(table.columns) for row in parsed.rows)
