@@ -56,9 +56,11 @@ def render(table: pd.DataFrame, format: str = "table", digits: int | None = None
         return _text_blocks(table, pd.DataFrame(cells))
     if format == "markdown":
         right = {c: pd.api.types.is_numeric_dtype(table[c]) for c in table.columns}
-        lines = ["| " + " | ".join(table.columns) + " |"]
+        lines = ["| " + " | ".join(map(_markdown_escape, table.columns)) + " |"]
         lines.append("|" + "|".join("---:" if right[c] else ":---" for c in table.columns) + "|")
-        lines += ["| " + " | ".join(cells[c][i] for c in table.columns) + " |" for i in range(len(table))]
+        lines += [
+            "| " + " | ".join(_markdown_escape(cells[c][i]) for c in table.columns) + " |" for i in range(len(table))
+        ]
         return "\n".join(lines) + "\n"
     raise InputError(f"unknown output format {format!r}", expected=", ".join(FORMATS))
 
@@ -224,13 +226,43 @@ def to_latex(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0
     return "\n".join(lines) + "\n"
 
 
-_LATEX_SPECIAL = {"&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{": "\\{", "}": "\\}", "~": "\\~{}"}
-_LATEX_SPECIAL |= {"^": "\\^{}", "\\": "\\textbackslash{}", "\u2191": "$\\uparrow$", "\u2193": "$\\downarrow$"}
-_LATEX_SPECIAL |= {"<": "$<$", ">": "$>$"}
+_LATEX_SPECIAL = {"&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{": "\\{", "}": "\\}"}
+_LATEX_SPECIAL |= {"~": "\\textasciitilde{}", "^": "\\textasciicircum{}", "\\": "\\textbackslash{}"}
+_LATEX_SPECIAL |= {"\u2191": "$\\uparrow$", "\u2193": "$\\downarrow$", "<": "$<$", ">": "$>$", "|": "\\textbar{}"}
+_LATEX_SPECIAL |= {
+    '"': "{\\ttfamily\\char34}",
+    "'": "\\textquotesingle{}",
+    "`": "\\textasciigrave{}",
+}  # straight quotes
+_LATEX_SPECIAL |= {"\n": " ", "\r": " ", "\t": " "}  # a blank line would end the cell's paragraph
 
 
 def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+    """``text`` shown verbatim in LaTeX: the ten specials and the symbols OT1 fonts lack as commands, ``--``
+    unjoined, line breaks as spaces, and ``{}`` before a leading ``[`` or ``*`` (else read as the option of the
+    ``\\\\`` or ``\\midrule`` before it)."""
+    out = "".join(
+        "-{}" if c == "-" and text[k + 1 : k + 2] == "-" else _LATEX_SPECIAL.get(c, c) for k, c in enumerate(text)
+    )
+    return "{}" + out if out.startswith(("[", "*")) else out
+
+
+_MARKDOWN_SPECIAL = frozenset("\\`*_[]<>|&~$")  # backslash-escaped: no emphasis, link, code, HTML, entity or cell end
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _markdown_escape(text: str) -> str:
+    """``text`` shown verbatim in a (GitHub) markdown table cell: punctuation with a meaning backslash-escaped
+    (``|`` too), line breaks as ``<br>``, leading and trailing spaces as ``&#32;`` (a cell is stripped)."""
+    out = _LINE_BREAK.sub("<br>", "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in text))
+    body = out.strip(" ")
+    start = len(out) - len(out.lstrip(" "))
+    return "&#32;" * start + body + "&#32;" * (len(out) - start - len(body))
+
+
+def _html_escape(text: str) -> str:
+    """``text`` in HTML: ``<``, ``>``, ``&`` and quotes escaped, line breaks as ``<br>``."""
+    return _LINE_BREAK.sub("<br>", html.escape(text))
 
 
 def to_html(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0.05, caption: str | None = None) -> str:
@@ -241,11 +273,11 @@ def to_html(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0.
     letters = len(_baselines(table)) > 1
     cells = _paper_rows(table, digits, alpha)
     legend = ((caption + " ") if caption else "") + _legend(table, alpha, letters)
-    lines = ["<table>", f"<caption>{html.escape(legend)}</caption>", "<thead>", "<tr><th>Run</th>"]
-    lines[-1] += "".join(f"<th>{html.escape(m)}</th>" for m in measures) + "</tr>"
+    lines = ["<table>", f"<caption>{_html_escape(legend)}</caption>", "<thead>", "<tr><th>Run</th>"]
+    lines[-1] += "".join(f"<th>{_html_escape(m)}</th>" for m in measures) + "</tr>"
     lines += ["</thead>", "<tbody>"]
     for row, name in enumerate(table["name"]):
-        parts = [f"<tr><td>{html.escape(str(name))}</td>"]
+        parts = [f"<tr><td>{_html_escape(str(name))}</td>"]
         for measure in measures:
             text, bold, marks = cells[measure][row]
             text = f"<b>{text}</b>" if bold else text

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 
@@ -38,14 +39,26 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the command. Bad input (:class:`InputError`) is reported on stderr with exit
-    status 2; any other exception propagates with its traceback; a closed pipe gives 1."""
+    status 2; any other exception propagates with its traceback; a closed pipe gives 1, quietly. Standard output
+    is written once the command is done (:func:`~ir_pref_measures.commands.output.main_output`)."""
+    from ir_pref_measures.commands.output import flushed, is_stdout, main_output, silence
+
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
     try:
-        args.handler(args)
+        args = parser(argv[0] if argv and argv[0] in COMMANDS else None).parse_args(argv)
+    except SystemExit as stop:  # --help, --version, a usage error: a closed pipe is status 1, no second error at exit
+        if not flushed(sys.stdout) and not stop.code:
+            raise SystemExit(1) from None
+        raise
+    to_file = getattr(args, "output", None) is not None and not is_stdout(args.output)  # experiment -o FILE
+    try:
+        with main_output(needed=not to_file):
+            args.handler(args)
     except InputError as error:
-        sys.stderr.write(f"ir-pref-measures {args.command}: {error}\n")
+        with contextlib.suppress(AttributeError, OSError):  # no stderr, or a full one: the status still says it
+            sys.stderr.write(f"ir-pref-measures {args.command}: {error}\n")
         return 2
     except BrokenPipeError:
+        silence(sys.stdout)
         return 1
     return 0

@@ -11,7 +11,8 @@ import warnings
 from ir_pref_measures.analysis.experiment import DEFAULT_SET, TESTS, DepthWarning, Experiment
 from ir_pref_measures.analysis.render import FORMATS, render
 from ir_pref_measures.analysis.stats import SAMPLES
-from ir_pref_measures.commands.options import add_dask_option, check_writable, dask_client, positive_int, probability
+from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int, probability
+from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs import sources
 from ir_pref_measures.readers.formats import PREFERENCE_FORMATS
@@ -91,13 +92,14 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--topics", metavar="ID", help="only the queries of this ir_datasets ID")
     parser.add_argument("--round", type=int, choices=range(0, 17), metavar="N", help="round to N decimals (0-16)")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output (or -)")
     add_dask_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> None:
-    check_writable(args.output)
+    inputs = {"JUDGMENTS": args.inputs[:1], "RUN": args.inputs[1:], "--prefs": args.prefs, "-j": args.judgments}
+    check_outputs({"-o": args.output}, inputs)  # before the work: no input overwritten
     if args.perquery and args.format in ("latex", "html"):
         raise InputError(f"--perquery gives the long table name, qid, measure, value: not a {args.format} table")
     if len(args.inputs) < 2:
@@ -138,7 +140,6 @@ def run(args: argparse.Namespace) -> None:
         else:
             warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(text)
+        write_text(args.output, text)  # whole or not at all
     else:
         print(text, end="")

@@ -16,7 +16,8 @@ import sys
 import pandas as pd
 
 from ir_pref_measures.analysis import meta
-from ir_pref_measures.commands.options import check_writable, positive_int, probability
+from ir_pref_measures.commands.options import positive_int, probability
+from ir_pref_measures.commands.output import check_outputs, replacing
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs import sources
 
@@ -90,10 +91,12 @@ def _runs_command(args: argparse.Namespace) -> None:
 
 
 def _wrote(figure, path: str) -> None:
-    """Save a plot and say so on stderr (stdout holds only the results)."""
+    """Save a plot (whole or not at all: :func:`replacing`) and say so on stderr (stdout holds only the results)."""
     from ir_pref_measures.analysis.plots import save
 
-    print(f"wrote {save(figure, path)}", file=sys.stderr)
+    with replacing(path) as temporary:
+        save(figure, temporary)
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -> pd.Series:
@@ -315,11 +318,14 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    """Run the analysis named on the command line."""
-    for path in (getattr(args, "plot", None), getattr(args, "query_plot", None)):
+    """Run the analysis named on the command line, once its plot files are known writable and none an input."""
+    plots = {"--plot": getattr(args, "plot", None), "--query-plot": getattr(args, "query_plot", None)}
+    for path in plots.values():
         if path is not None:
             from ir_pref_measures.analysis.plots import check_path
 
             check_path(path)
-            check_writable(path)
+    inputs = {"RUN": "runs", "-j": "judgments", "GOLD": "gold", "--image-pairs": "image_pairs"}
+    inputs |= {"--positions": "positions", "--prefs": "prefs", "--qrels": "qrels"}
+    check_outputs(plots, {label: getattr(args, name, None) for label, name in inputs.items()})
     args.analysis_handler(args)
