@@ -1,6 +1,6 @@
 """Evaluation and comparison on a Dask cluster (``pip install 'ir-pref-measures[dask]'``): see
 :mod:`ir_pref_measures.adapters.dask`."""
 
-from ir_pref_measures.adapters.dask import compare, evaluate, judgment_frames, per_query, run_frame
+from ir_pref_measures.adapters.dask import compare, connect, evaluate, judgment_frames, per_query, run_frame
 
-__all__ = ["compare", "evaluate", "judgment_frames", "per_query", "run_frame"]
+__all__ = ["compare", "connect", "evaluate", "judgment_frames", "per_query", "run_frame"]
