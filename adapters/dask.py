@@ -610,7 +610,8 @@ def per_query(
 TIMEOUT_SETTING = "distributed.comm.timeouts.connect"  # Dask's setting (default 30 s): the default bound
 TCP_SCHEMES = ("tcp", "tls", "ws", "wss")  # addresses HOST:PORT reached over TCP: refused and DNS errors come at once
 HANDSHAKE_LIMIT = 1 << 20  # bytes: Dask's handshake is a few hundred; a larger length prefix is not Dask's protocol
-FIRST_BYTES = 0.5  # seconds to wait for a plain TCP server's first 8 bytes (a Dask server sends its handshake first)
+SILENCE = 1.0  # seconds: a TCP server silent this long (at most a quarter of the bound) is not sending a handshake
+HTTP_REQUEST = b"GET / HTTP/1.0\r\n\r\n"  # sent to a silent server: an HTTP server answers, and is no scheduler
 
 
 def connect_timeout(timeout=None) -> float:
@@ -751,11 +752,12 @@ async def _handshake(address: str, scheme: str, host: str, port: int | None, sec
         try:
             if scheme == "tcp":  # a Dask server sends its handshake first, a length prefix to begin
                 try:
-                    prefix = await asyncio.wait_for(reader.readexactly(8), FIRST_BYTES)
-                except asyncio.TimeoutError:  # nothing yet (an HTTP server waits for a request): the handshake decides
-                    prefix = None
-                size = None if prefix is None else int.from_bytes(prefix, "little")
-                if size is not None and not 0 < size <= HANDSHAKE_LIMIT:
+                    first = await asyncio.wait_for(reader.readexactly(8), min(SILENCE, seconds / 4))
+                except asyncio.TimeoutError:  # silent so far: an HTTP server waits for a request, and answers it
+                    writer.write(HTTP_REQUEST)
+                    first = await reader.readexactly(8)
+                size = int.from_bytes(first, "little")
+                if not 0 < size <= HANDSHAKE_LIMIT:
                     return f"the server does not answer in Dask's protocol (it announces a message of {size} bytes)"
         finally:
             writer.close()

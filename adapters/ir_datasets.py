@@ -128,7 +128,7 @@ def qrels(dataset_id: str) -> pd.DataFrame:
     dataset = load(dataset_id)
     if not dataset.has_qrels():
         raise InputError(f"ir_datasets ID {dataset_name(dataset_id)!r} provides no qrels")
-    rows = _materialise(dataset_id, "qrels", dataset.qrels_handler(), dataset.qrels_iter)
+    rows = _materialise(dataset_id, "qrels", dataset.qrels_handler, dataset.qrels_iter)
     import pandas as pd
 
     return pd.DataFrame(
@@ -145,28 +145,34 @@ def topics(dataset_id: str) -> pd.DataFrame:
     dataset = load(dataset_id)
     if not dataset.has_queries():
         raise InputError(f"ir_datasets ID {dataset_name(dataset_id)!r} provides no queries")
-    rows = _materialise(dataset_id, "queries", dataset.queries_handler(), dataset.queries_iter)
+    rows = _materialise(dataset_id, "queries", dataset.queries_handler, dataset.queries_iter)
     import pandas as pd
 
     return pd.DataFrame({"qid": [str(r.query_id) for r in rows], "query": [r.default_text() for r in rows]})
 
 
-def _materialise(dataset_id: str, what: str, handler, iterate: Callable) -> list:
-    """All items of ``iterate()``; a failed download becomes an error naming the missing cache files."""
+def _materialise(dataset_id: str, what: str, handler: Callable, iterate: Callable) -> list:
+    """All items of ``iterate()``; a failed download becomes an error naming the missing cache files (those of
+    ``handler()``; a handler may create its folder, which fails in a read-only cache)."""
     try:
+        handler()
         return list(iterate())
     except Exception as error:  # ir_datasets raises bare exceptions (RuntimeError, requests errors) offline
         home = import_ir_datasets().util.home_path()
-        missing = [path for path in cache_files(handler) if not os.path.exists(path)]
+        try:
+            missing = [path for path in cache_files(handler()) if not os.path.exists(path)]
+        except Exception:  # the handler itself failed
+            missing = []
         looked = "; ".join(missing) if missing else f"(no file found to name; the error was: {error})"
         refused = _not_writable(error)
         if refused is not None:
+            remedy = f"point {HOME} at a writable copy of the cache"
+            if missing:
+                remedy = f"ir_datasets looked for: {looked}. Copy the dataset's files to those paths, or {remedy}"
             raise InputError(
                 f"the {what} of ir_datasets ID {dataset_name(dataset_id)!r} are not in the local cache, and "
                 f"ir_datasets cannot write there: {HOME} ({home}) is not writable "
-                f"({refused.strerror}: {refused.filename}). "
-                f"ir_datasets looked for: {looked}. Copy the dataset's files to those paths, or point {HOME} at a "
-                f"writable copy of the cache"
+                f"({refused.strerror}: {refused.filename}). {remedy[0].upper()}{remedy[1:]}"
             ) from error
         raise InputError(
             f"the {what} of ir_datasets ID {dataset_name(dataset_id)!r} are not in the local cache and could not "
