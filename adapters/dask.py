@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import glob
 import os
 import socket
@@ -647,9 +648,8 @@ def connect(address: str, timeout=None):
     if not isinstance(address, str):
         raise InputError(f"a Dask scheduler address is a string (tcp://HOST:PORT), not {type(address).__name__}")
     _check_scheduler(address, seconds)
-    from distributed import Client
-
-    client = Client.__new__(Client)  # kept, so that a failed start can be closed (its event loop thread stopped)
+    client_type = _bounded_client()
+    client = client_type.__new__(client_type)  # kept, so that a failed start can be closed (its loop thread stopped)
     try:
         client.__init__(address, timeout=max(deadline - time.monotonic(), 0.01))
     except Exception as error:
@@ -658,6 +658,20 @@ def connect(address: str, timeout=None):
             raise
         raise InputError(f"Dask scheduler {address}: {_why(error, seconds)}") from None
     return client
+
+
+@functools.cache
+def _bounded_client() -> type:
+    """``distributed.Client`` with its connection to the scheduler, handshake included, bounded by its timeout
+    (a scheduler that answered the check, then hangs, cannot hold the client)."""
+    from distributed import Client
+
+    class BoundedClient(Client):
+        async def _ensure_connected(self, timeout=None):
+            connecting = super()._ensure_connected(timeout=timeout)
+            return await (connecting if timeout is None else asyncio.wait_for(connecting, timeout))
+
+    return BoundedClient
 
 
 def _close_failed(client) -> None:

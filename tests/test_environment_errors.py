@@ -223,6 +223,23 @@ def test_the_commands_report_a_server_that_is_no_scheduler_in_one_line(kind, tmp
     assert EXPECTED[kind] in err and took < TIMEOUT + SLACK
 
 
+@needs_dask
+def test_a_client_that_hangs_after_the_check_is_bounded_and_closed(monkeypatch):
+    """A server that passed the check, then hangs in ``distributed.Client``'s handshake (which distributed does
+    not bound): the client gives up within the bound and its event loop thread is stopped."""
+    import ir_pref_measures.adapters.dask as adapter
+
+    monkeypatch.setattr(adapter, "_check_scheduler", lambda address, seconds: None)
+    with server("silent") as address:
+        before = _threads()
+        start = time.monotonic()
+        with pytest.raises(InputError, match=f"Dask scheduler {address}: no answer within {TIMEOUT:g} s"):
+            cluster.connect(address, timeout=TIMEOUT)
+        assert time.monotonic() - start < TIMEOUT + SLACK
+        assert_no_new_threads(before)
+
+
+@needs_dask
 @pytest.mark.parametrize(
     ("address", "expected"),
     [
@@ -233,7 +250,6 @@ def test_the_commands_report_a_server_that_is_no_scheduler_in_one_line(kind, tmp
         ("tcp://127.0.0.1:99999", "the port 99999 is out of range"),
     ],
 )
-@needs_dask
 def test_a_malformed_address(address, expected, tmp_path, capfd):
     with pytest.raises(InputError, match="is not a Dask scheduler address") as error:
         cluster.connect(address, timeout=TIMEOUT)
