@@ -14,6 +14,7 @@ import pandas as pd
 
 from ir_pref_measures.analysis.compare import Measure as PairwiseMeasure
 from ir_pref_measures.analysis.compare import relevant_docs
+from ir_pref_measures.analysis.scheduler import connect
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs import sources
 from ir_pref_measures.model.judgments import Judgments
@@ -92,7 +93,12 @@ def per_query(
     """:func:`ir_pref_measures.analysis.experiment.per_query` computed on the cluster of ``client`` (a
     ``distributed.Client``): the runs and qrels are split into ``npartitions`` ranges of judged query ids
     (default: twice the worker threads), each range sent with its own judgments and evaluated by the local
-    code. Same return value: per measure column, one row per query id (sorted), one column per run."""
+    code. Same return value: per measure column, one row per query id (sorted), one column per run. ``client``
+    may be a scheduler's address instead (``tcp://HOST:PORT``): a client of it (:func:`connect`, within Dask's
+    ``distributed.comm.timeouts.connect``) for this call."""
+    if isinstance(client, str):
+        with connect(client) as connected:
+            return per_query(rankings, judgments, qrels, measures, baseline, client=connected, npartitions=npartitions)
     names = list(rankings)
     npartitions = npartitions or default_partitions(client)
     chunks = [ids for ids in np.array_split(judgments.query_ids, npartitions) if len(ids)]

@@ -137,7 +137,8 @@ def Experiment(
     out, topics without judgments are ignored (``filter_by_qrels=True``: not even run through Transformers).
     ``verbose``: a progress bar for the Transformers and the evaluation.
     ``client``: a ``distributed.Client``: the per-query values are computed on its cluster
-    (:func:`ir_pref_measures.dask.per_query`; the same values).
+    (:func:`ir_pref_measures.dask.per_query`; the same values); or a scheduler's address (``tcp://HOST:PORT``),
+    reached within Dask's ``distributed.comm.timeouts.connect`` (:func:`ir_pref_measures.dask.connect`).
     """
     call = _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics)
     for option, value, allowed in (("save_mode", save_mode, SAVE_MODES), ("highlight", highlight, HIGHLIGHTS)):

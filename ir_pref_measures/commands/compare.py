@@ -57,7 +57,7 @@ def _on_cluster(args: argparse.Namespace, measures: list[str]):
     from ir_pref_measures.adapters.dask import comparison
     from ir_pref_measures.analysis.compare import load_runs
 
-    with dask_client(args.dask):
+    with dask_client(args.dask, args.dask_timeout):
         return comparison(
             load_runs(args.runs),
             args.qrels,

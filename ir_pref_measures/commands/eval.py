@@ -116,7 +116,7 @@ def _on_cluster(args: argparse.Namespace, measures: list) -> list:
 
     judgments = [] if args.qrels == "-" else [args.qrels]
     by_name = {str(measure): measure for measure in measures}
-    with dask_client(args.dask):
+    with dask_client(args.dask, args.dask_timeout):
         frame = evaluate([*judgments, *args.prefs], args.run, measures, preference_format=args.prefs_format).compute()
     return [Metric(query_id=q, measure=by_name[m], value=v) for q, m, v in frame.itertuples(index=False)]
 

@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> None:
     runs = named_paths(paths, args.names)
     by_path = {os.fspath(path): name for name, path in runs.items()}
     baseline = [by_path.get(b, b) for b in args.baseline or []]
-    with dask_client(args.dask) as client, warnings.catch_warnings(record=True) as caught:
+    with dask_client(args.dask, args.dask_timeout) as client, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DepthWarning)
         table = Experiment(
             runs,

@@ -50,20 +50,39 @@ def check_writable(path: str | None, suffixes: tuple[str, ...] | None = None) ->
         raise InputError(f"{path}: cannot be written (permission denied)")
 
 
+def positive_seconds(text: str) -> float:
+    """A number of seconds > 0 (a time limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    return value
+
+
 def add_dask_option(parser: argparse.ArgumentParser) -> None:
-    """``--dask local|ADDRESS``: compute on a Dask cluster (:mod:`ir_pref_measures.dask`)."""
+    """``--dask local|ADDRESS``: compute on a Dask cluster (:mod:`ir_pref_measures.dask`); ``--dask-timeout``."""
     parser.add_argument(
         "--dask",
         metavar="local|ADDRESS",
         help="compute on a Dask cluster: 'local' starts one on this machine (a worker process per core), "
         "ADDRESS (tcp://host:8786) is a running scheduler's; needs pip install 'ir-pref-measures[dask]'",
     )
+    parser.add_argument(
+        "--dask-timeout",
+        metavar="SECONDS",
+        type=positive_seconds,
+        help="give up on the scheduler at --dask ADDRESS if it has not answered within SECONDS (default: "
+        "Dask's distributed.comm.timeouts.connect, 30 s unless configured)",
+    )
 
 
 @contextmanager
-def dask_client(address: str | None) -> Iterator:
-    """A ``distributed.Client`` of a new local cluster (``"local"``) or of the scheduler at ``address``;
-    ``None`` without an address (compute in this process)."""
+def dask_client(address: str | None, timeout: float | None = None) -> Iterator:
+    """A ``distributed.Client`` of a new local cluster (``"local"``) or of the scheduler at ``address`` (reached
+    within ``timeout`` seconds: :func:`ir_pref_measures.analysis.scheduler.connect`); ``None`` without an address
+    (compute in this process)."""
     if address is None:
         yield None
         return
@@ -76,11 +95,9 @@ def dask_client(address: str | None) -> Iterator:
             with Client(cluster) as client:
                 yield client
         return
-    try:
-        client = Client(address, timeout="20s")
-    except (OSError, ValueError, TypeError) as error:
-        raise InputError(f"--dask {address}: cannot reach a Dask scheduler ({error})") from None
-    with client:
+    from ir_pref_measures.analysis.scheduler import connect
+
+    with connect(address, timeout) as client:
         yield client
 
 
