@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.formats import Source, is_number, load, read_preferences, text_lines
+from ir_pref_measures.formats import Source, fields, is_number, load, read_preferences, text_lines
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures.catalog import ppref_kernel
 from ir_pref_measures.measures.pair_counts import pair_counts
@@ -73,7 +73,7 @@ def _blocks(run: Source) -> Iterator[tuple[str, pd.DataFrame]]:
     qid, docs, scores = None, [], []
     raw = load(run)
     for line_no, line in text_lines(raw):
-        parts = line.lower().split()
+        parts = fields(line.lower())
         if len(parts) != 6:
             raw.fail(f"{len(parts)} fields instead of 6", line_no=line_no, expected="qid Q0 docno rank score tag")
         if not is_number(parts[4]):

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import load, read_preferences, read_run
+from ir_pref_measures.formats import fields, load, read_preferences, read_run
 from ir_pref_measures.ids import encode, intern, pair_keys
 from ir_pref_measures.judgments import Judgments
 from ir_pref_measures.measures.compatibility import compatibility
@@ -74,7 +74,7 @@ def compatibility_report(qrels, run, p: float = 0.95, normalize: bool = True) ->
     judgments = Judgments.from_qrels(grades)
     raw = load(run)
     frame = read_run(raw)
-    runid = raw.line(int(frame["line"].iloc[-1])).split()[-1]
+    runid = fields(raw.line(int(frame["line"].iloc[-1])))[-1]
     ranking = ordered_ranking(frame, -frame["score"].to_numpy(dtype=np.float64), path=raw)
     positive = set(grades["query_id"][grades["relevance"] > 0].astype(str))
     topics = [t for t in _first_appearance(frame["query_id"]) if t in positive]

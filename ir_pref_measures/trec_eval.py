@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.formats import RawFile, load, read_qrels_prefs, read_run, read_trec_prefs
+from ir_pref_measures.formats import RawFile, fields, load, read_qrels_prefs, read_run, read_trec_prefs
 from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES, MEASURES, find_inconsistency, trec_prefs_values
 
 ORDER = ("runid", "num_q", *MEASURES)  # measures.c order
@@ -67,7 +67,7 @@ def read_trec_run(source) -> tuple[pd.DataFrame, str, RawFile]:
     """A run (``query_id, doc_id, score, line``), its run id (the tag of its last line) and the file."""
     raw = load(source)
     frame = read_run(raw)
-    return frame, raw.line(int(frame["line"].iloc[-1])).split()[-1], raw
+    return frame, fields(raw.line(int(frame["line"].iloc[-1])))[-1], raw
 
 
 def selected(names: list[str] | None) -> list[str]:
