@@ -257,7 +257,7 @@ def judgment_sets(judgments) -> dict[str, Judgments]:
     """Judgment sets by name: a mapping name -> source, else one set named :data:`DEFAULT_SET`. A source is
     anything :func:`ir_pref_measures.sources.judgments` reads, a list of sources (their union), or a string
     ``A+B`` (the union of A and B, unless a file of that name exists)."""
-    if isinstance(judgments, Mapping):
+    if isinstance(judgments, Mapping) and not sources.is_records(judgments):
         if not judgments:
             raise InputError("no judgment sets given")
         for name in judgments:
@@ -270,7 +270,7 @@ def judgment_sets(judgments) -> dict[str, Judgments]:
 def _judgment_set(source) -> Judgments:
     if isinstance(source, str):
         return sources.joined(source)
-    if isinstance(source, list | tuple):
+    if isinstance(source, list | tuple) and not sources.is_records(source):
         return sources.combined(*source)
     return sources.judgments(source)
 

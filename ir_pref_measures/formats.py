@@ -396,8 +396,8 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 def _check_exact(columns: Columns, values: np.ndarray, index: int, field: str, layout: _Layout) -> None:
     """An integer written in field ``index`` that float64 cannot hold exactly (above 2**53 in size, such as
-    2**53 + 1 or 2**63 - 1) is an error naming its line; only such large values are looked at, in their text."""
-    large = np.flatnonzero(np.abs(values) > EXACT_LIMIT)
+    2**53 + 1 or 2**63 - 1) is an error naming its line; only values from 2**53 in size are looked at, in their text."""
+    large = np.flatnonzero(np.abs(values) >= EXACT_LIMIT)
     if not len(large):
         return
     raw = columns.raw or load(columns.name)

@@ -576,9 +576,10 @@ def combine(*parts: Judgments) -> Judgments:
     is taken: a doc may have a grade in each part. A query graded by one part keeps its grades; in a query graded
     by several parts, the first of them (in the order given) keeps its grades, and the preferences each later one
     derives join as explicit preferences, each pair once, leaving out the pairs the kept grades derive already
-    (``combine(q, q)`` holds the preferences of ``q``). Those explicit pairs have degree 1 in ``wppref`` (the grade difference is that
-    of the kept grades), and ir_measures' own measures see the kept grades (:meth:`Judgments.qrels`). Judgment
-    groups are kept: groups of the same name in several parts become one group (their sub-groups stay apart).
+    (``combine(q, q)`` holds the preferences of ``q``). The preference measures see the same pairs whatever the
+    order of the parts; those explicit pairs have degree 1 in ``wppref`` (a kept pair, its grade difference), and
+    ir_measures' own measures see the kept grades (:meth:`Judgments.qrels`). Judgment groups are kept: groups of
+    the same name in several parts become one group (their sub-groups stay apart).
     """
     query_codes, queries = intern(*(p.query_ids for p in parts))
     doc_codes, docs = encode(*(p.doc_text for p in parts))

@@ -47,6 +47,24 @@ def is_frame(source) -> bool:
     return is_pandas(source, "DataFrame")
 
 
+def is_records(source) -> bool:
+    """True for one table given as Python objects, which a caller taking several sources (a mapping name -> source,
+    a list of sources) must not split: a dict ``{query_id: {doc_id: value}}`` (its values dicts of numbers), or a
+    list of namedtuples (``Qrel``, ``ScoredDoc``, preferences)."""
+    if isinstance(source, Mapping):
+        inner = [value for value in source.values() if isinstance(value, Mapping)]
+        return (
+            len(inner) == len(source) > 0
+            and any(inner)
+            and all(isinstance(v, int | float) or type(v).__module__ == "numpy" for d in inner for v in d.values())
+        )
+    if not isinstance(source, list | tuple) or not source or hasattr(source, "_fields"):
+        return False
+    return all(
+        (hasattr(item, "doc_id") or hasattr(item, "doc_id_a")) and not is_pandas(item, "NDFrame") for item in source
+    )
+
+
 @dataclass(frozen=True)
 class Location:
     """A string source, resolved: a file (``path``, ``format`` if named) or an ir_datasets ID."""

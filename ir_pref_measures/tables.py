@@ -30,7 +30,7 @@ def qrels(source, *, repeated: str = "error") -> pd.DataFrame:
     """Graded qrels ``query_id, doc_id, relevance`` from a DataFrame, dict of dicts or ``Qrel`` namedtuples.
     A (query, doc) graded twice is an error, or with ``repeated="keep"`` left to the caller."""
     table = frame(source, ("query_id", "doc_id", "relevance"), "qrels")
-    table["relevance"] = numbers(table, "relevance", "grade", exact=True)
+    table["relevance"] = numbers(table, "relevance", "grade", exact=True, label=label(source, "relevance"))
     if repeated == "error":
         reject_repeated(table)
     return table
@@ -40,7 +40,7 @@ def run(source) -> pd.DataFrame:
     """A run ``query_id, doc_id, score`` from a DataFrame (PyTerrier's ``qid, docno, score`` too), a dict
     ``{query_id: {doc_id: score}}`` or ``ScoredDoc`` namedtuples."""
     table = frame(source, ("query_id", "doc_id", "score"), "run")
-    table["score"] = numbers(table, "score", "score")
+    table["score"] = numbers(table, "score", "score", label=label(source, "score"))
     return table
 
 
@@ -75,6 +75,14 @@ def reject_repeated(table: pd.DataFrame, raw: RawFile | None = None) -> None:
         raise repeated_grade(queries[q[row]], docs[d[row]], raw, row, line_no)
 
 
+def label(source, column: str) -> str:
+    """The name of ``column`` in ``source`` as the user wrote it: PyTerrier's (``qid``, ``docno``, ``label``) where
+    a DataFrame has that one, else ir_measures' (for messages)."""
+    if isinstance(source, pd.DataFrame) and column not in source.columns:
+        return next((k for k, v in PYTERRIER_COLUMNS.items() if v == column and k in source.columns), column)
+    return column
+
+
 def standard_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """ir_measures' column names for PyTerrier's (``qid``, ``docno``, ``label``): the one rename."""
     renames = {k: v for k, v in PYTERRIER_COLUMNS.items() if k in frame.columns and v not in frame.columns}
@@ -90,14 +98,16 @@ def frame(source, columns: tuple[str, ...], what: str) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
         if isinstance(source.columns, pd.MultiIndex):
             raise InputError(
-                f"the {what} have MultiIndex columns ({_short(list(source.columns))}): flatten them",
+                f"the {what} {'has' if what == 'run' else 'have'} MultiIndex columns ({_short(list(source.columns))}): "
+                "flatten them",
                 expected=f"the columns {', '.join(columns)}",
             )
         table = standard_columns(source)
         twice = [c for c in columns if int((table.columns == c).sum()) > 1]
         if twice:
             raise InputError(
-                f"the {what} have {int((table.columns == twice[0]).sum())} columns named {twice[0]!r}",
+                f"the {what} {'has' if what == 'run' else 'have'} {int((table.columns == twice[0]).sum())} columns "
+                f"named {twice[0]!r}",
                 expected=f"each of the columns {', '.join(columns)} once",
             )
     elif isinstance(source, Mapping):
@@ -120,24 +130,23 @@ def frame(source, columns: tuple[str, ...], what: str) -> pd.DataFrame:
     else:
         raise InputError(f"cannot read {what} from {type(source).__name__}")
     missing = [c for c in columns if c not in table.columns]
+    have, are = ("has", "is") if what == "run" else ("have", "are")
     if missing:
-        raise InputError(f"the {what} have no column(s) {missing} (found {list(table.columns)})")
+        raise InputError(f"the {what} {have} no column(s) {missing} (found {list(table.columns)})")
     if table.empty:
-        raise InputError(f"the {what} are empty")
+        raise InputError(f"the {what} {are} empty")
     table = table[list(columns)].reset_index(drop=True)
     for column in columns:
         if column in ID_COLUMNS:
-            table[column] = ids(table[column], column)
+            table[column] = ids(table[column], label(source, column))
     return table
 
 
 def _objects(rows: list[tuple], columns: tuple[str, ...]) -> pd.DataFrame:
-    """A table of Python values, ids kept as objects (pandas would make floats of integers mixed with floats, and
-    round those above 2**53); the values' column typed by pandas."""
+    """A table of the Python values of ``rows``, kept as objects: pandas would make floats of integers mixed with
+    floats (rounding those above 2**53) and NaN of ``None``; :func:`ids` and :func:`numbers` read them by the rule."""
     data = list(zip(*rows, strict=True)) if rows else [() for _ in columns]
-    return pd.DataFrame(
-        {c: pd.Series(list(v), dtype=object if c in ID_COLUMNS else None) for c, v in zip(columns, data, strict=True)}
-    )
+    return pd.DataFrame({c: pd.Series(list(v), dtype=object) for c, v in zip(columns, data, strict=True)})
 
 
 def ids(values: pd.Series, what: str) -> pd.Series:
@@ -154,23 +163,41 @@ def ids(values: pd.Series, what: str) -> pd.Series:
     return pd.Series(pd.arrays.ArrowStringArray(array), index=values.index, copy=False)
 
 
-def numbers(table: pd.DataFrame, column: str, what: str, *, exact: bool = False) -> np.ndarray:
+def numbers(
+    table: pd.DataFrame, column: str, what: str, *, exact: bool = False, label: str | None = None
+) -> np.ndarray:
     """A column as finite numbers: int64 when every value is an integer that int64 holds, else float64.
 
     The rule, for every column type: integers (numpy, pandas nullable, Python ``int``) and floats are taken as
     they are, booleans count 1 and 0, text must be a number as in a file (:func:`~ir_pref_measures.formats.
     is_number`), ``Decimal`` and ``Fraction`` become floats; a missing value (``None``, NaN, ``pd.NA``), an
     infinite or too large number, and any other type (dates, complex numbers, ...) are an :class:`InputError`
-    naming the column and the row. With ``exact`` (grades, kept as float64 by the judgments), an integer that
-    float64 cannot hold exactly (above 2**53 in size, such as 2**53 + 1) is an error too."""
+    naming the column (``label``, default ``column``) and the row. With ``exact`` (grades, kept as float64 by the
+    judgments), an integer that float64 cannot hold exactly (above 2**53 in size, such as 2**53 + 1) is an error
+    too."""
     values = table[column]
+    column = label or column
     missing = values.isna().to_numpy()
     if missing.any():
         row = int(np.flatnonzero(missing)[0])
-        raise InputError(f"row {row}: {what} ({column}) is missing ({_short(values.iloc[row])})")
+        value = values.iloc[row]
+        if isinstance(value, float | np.floating):  # NaN: as in a file
+            raise InputError(f"row {row}: {what} nan is not a finite number (column {column!r})")
+        raise InputError(f"row {row}: {what} is missing ({_short(value)}; column {column!r})")
     dtype = values.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         return numbers(pd.DataFrame({column: np.asarray(values)}), column, what, exact=exact)
+    if pd.api.types.is_object_dtype(dtype):  # Python objects: numpy converts a column of one type at once
+        kinds = set(map(type, values.to_numpy()))
+        if kinds <= {float, np.float64}:
+            return _finite(values.to_numpy(dtype=np.float64), column, what)
+        if kinds <= {int, np.int64}:
+            try:
+                array = values.to_numpy().astype(np.int64)
+            except OverflowError:  # beyond int64: one by one, below
+                pass
+            else:
+                return _exact(array, column, what) if exact else array
     if pd.api.types.is_bool_dtype(dtype):
         return values.to_numpy(dtype=np.int64)
     if pd.api.types.is_integer_dtype(dtype):
@@ -180,10 +207,10 @@ def numbers(table: pd.DataFrame, column: str, what: str, *, exact: bool = False)
         return _exact(array.astype(np.int64), column, what) if exact else array.astype(np.int64)
     if pd.api.types.is_float_dtype(dtype):
         return _finite(values.to_numpy(dtype=np.float64), column, what)
-    if dtype == object or pd.api.types.is_string_dtype(dtype):
+    if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
         return _numbers_of(values.to_numpy(dtype=object).tolist(), column, what, exact)
     raise InputError(
-        f"row 0: {what} ({column}) {_short(values.iloc[0])} is not a number (the column holds {dtype})",
+        f"row 0: {what} {_short(values.iloc[0])} is not a number (column {column!r} holds {dtype})",
         expected="numbers: integers, floats or booleans",
     )
 
@@ -199,7 +226,7 @@ def _numbers_of(values: list, column: str, what: str, exact: bool) -> np.ndarray
         elif isinstance(value, str) and is_number(value):
             number = int(value) if value.strip(" \t").lstrip("+-").isdigit() else float(value)
         else:
-            raise InputError(f"row {row}: {what} ({column}) {_short(value)} is not a number")
+            raise InputError(f"row {row}: {what} {_short(value)} is not a number (column {column!r})")
         out.append(number)
     if all(isinstance(n, int) and -(2**63) <= n < 2**63 for n in out):
         array = np.asarray(out, dtype=np.int64)
@@ -209,7 +236,9 @@ def _numbers_of(values: list, column: str, what: str, exact: bool) -> np.ndarray
         try:
             floats[row] = number
         except OverflowError:
-            raise InputError(f"row {row}: {what} ({column}) {_short(number)} is too large for a float") from None
+            raise InputError(
+                f"row {row}: {what} {_short(number)} is not a finite number: too large (column {column!r})"
+            ) from None
         if exact and isinstance(number, int) and int(floats[row]) != number:
             raise _inexact(row, number, column, what)
     return _finite(floats, column, what)
@@ -226,7 +255,7 @@ def _exact(array: np.ndarray, column: str, what: str) -> np.ndarray:
 
 def _inexact(row: int, number: int, column: str, what: str) -> InputError:
     return InputError(
-        f"row {row}: {what} ({column}) {number} cannot be represented exactly",
+        f"row {row}: {what} {number} cannot be represented exactly (column {column!r})",
         expected=f"{what}s that float64 holds exactly (integers up to 2**53 = 9007199254740992 in size, or floats)",
     )
 
@@ -235,7 +264,7 @@ def _finite(floats: np.ndarray, column: str, what: str) -> np.ndarray:
     bad = ~np.isfinite(floats)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise InputError(f"row {row}: {what} ({column}) {floats[row]} is not a finite number")
+        raise InputError(f"row {row}: {what} {floats[row]} is not a finite number (column {column!r})")
     return floats
 
 
