@@ -353,11 +353,16 @@ class Judgments:
         return _assemble(queries, docs, _Docs(q, d, grade, np.zeros(len(grade), bool)), lines=lines, groups=[group])
 
     @classmethod
-    def from_trec_prefs(cls, table: pd.DataFrame) -> Judgments:
+    def from_trec_prefs(cls, table: pd.DataFrame, *, checked: bool = False) -> Judgments:
         """Judgments from trec_eval's ``prefs`` / ``qrels_prefs`` rows ``query_id, jg, jsg, doc_id, level``
-        (:func:`ir_pref_measures.trec_eval.read_judgments` reads and checks them), one group per jg. The union:
-        a query with one (jg, jsg) gives grades (level = grade); otherwise each jsg gives explicit preferences,
-        a over b for every two of its lines with level(a) > level(b)."""
+        (:func:`ir_pref_measures.trec_eval.read_judgments` reads and checks them; a table is validated by
+        :func:`ir_pref_measures.tables.trec_prefs` unless ``checked``), one group per jg. The union: a query with
+        one (jg, jsg) gives grades (level = grade); otherwise each jsg gives explicit preferences, a over b for
+        every two of its lines with level(a) > level(b)."""
+        if not checked:
+            from ir_pref_measures import tables
+
+            table = tables.trec_prefs(table)
         (q,), queries = intern(table["query_id"])
         (d,), docs = encode(table["doc_id"])
         (g,), groups = intern(table["jg"])

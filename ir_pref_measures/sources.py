@@ -128,7 +128,7 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
                 raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
             from ir_pref_measures.trec_eval import read_judgments  # the drop-in's reader and checks
 
-            return Judgments.from_trec_prefs(read_judgments(location.path, location.format))
+            return Judgments.from_trec_prefs(read_judgments(location.path, location.format), checked=True)
         raw = location.path if location.format else formats.load(location.path)  # named: read from its path
         chosen = location.format or formats.detect_format(raw, preference_format)
         if chosen == "qrels":
@@ -270,7 +270,7 @@ def ranking(source) -> Ranking:
         return Ranking.from_columns(formats.read_columns(source, formats.RUN, skip=("rank",)))
     from ir_pref_measures import tables
 
-    return Ranking.from_frame(tables.run(source))
+    return Ranking.from_frame(tables.run(source), checked=True)
 
 
 # -- topics -----------------------------------------------------------------------------------------------

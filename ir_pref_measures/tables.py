@@ -65,6 +65,19 @@ def preferences(source) -> pd.DataFrame:
     return table
 
 
+TREC_PREFS_COLUMNS = ("query_id", "jg", "jsg", "doc_id", "level")
+
+
+def trec_prefs(source) -> pd.DataFrame:
+    """trec_eval's judgment rows ``query_id, jg, jsg, doc_id, level`` from a DataFrame or namedtuples: the judgment
+    group and sub-group are ids too; the level a grade."""
+    table = frame(source, TREC_PREFS_COLUMNS, "trec_eval prefs")
+    for column in ("jg", "jsg"):
+        table[column] = ids(table[column], label(source, column))
+    table["level"] = numbers(table, "level", "level", exact=True)
+    return table
+
+
 def reject_repeated(table: pd.DataFrame, raw: RawFile | None = None) -> None:
     """A (query, doc) graded twice is an error naming its second line (or row)."""
     (q,), queries = intern(table["query_id"])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io
+import json
 import math
 import re
 import warnings
@@ -1069,3 +1070,41 @@ def _edges(judgments: Judgments) -> list[tuple[str, int, int]]:
     return [
         (str(judgments.query_ids[judgments.doc_query[a]]), a, b) for a, b in zip(*judgments.strict_edges(), strict=True)
     ]
+
+
+# == the classmethods and other readers of tables ================================================================
+
+
+def test_ranking_and_trec_prefs_classmethods_validate_tables():
+    assert ipm.Ranking.from_frame(run_frame()).doc_ids.tolist() == ipm.as_ranking(run_frame()).doc_ids.tolist()
+    check_api_error(lambda: ipm.Ranking.from_frame(run_frame().assign(score=[1, 2, math.nan, 4, 5, 6])), "row 2")
+    check_api_error(lambda: ipm.Ranking.from_frame(run_frame(renamed(RUN_1, "b", "b\x85"))), "control character")
+    check_api_error(lambda: ipm.Ranking.from_frame(_duplicated(run_frame(), "doc_id")), "2 columns named")
+    rows = pd.DataFrame(
+        [(q, "g1", "s1", d, g) for q, d, g in QRELS], columns=["query_id", "jg", "jsg", "doc_id", "level"]
+    )
+    from_table = Judgments.from_trec_prefs(rows)
+    assert values(from_table, run_frame(), ORDER_MEASURES) == values(qrels_frame(), run_frame(), ORDER_MEASURES)
+    assert values(Judgments.from_trec_prefs(rows.assign(jg=7)), run_frame(), ORDER_MEASURES) == values(
+        from_table, run_frame(), ORDER_MEASURES
+    )
+    bad = rows.copy()
+    bad.loc[3, "jsg"] = "s\x9f"
+    check_api_error(lambda: Judgments.from_trec_prefs(bad), "jsg", "row 3", "control character")
+    check_api_error(lambda: Judgments.from_trec_prefs(rows.assign(level=[1, 2, None, 0, 1, 0, 2])), "level", "row 2")
+    check_api_error(lambda: Judgments.from_trec_prefs(rows.drop(columns="jsg")), "jsg")
+
+
+@pytest.mark.parametrize("key", ["qid", "runi", "runj"])
+@pytest.mark.parametrize("escape", ["\\u0085", "\\u0000", "\\u001e", "\\u009f"])
+def test_a_control_character_escaped_in_json_lines(key, escape, tmp_path):
+    record = {"qid": "q1", "runi": "a", "runj": "b", "sample": 0, "type": "preference", "rpp": 0.5}
+    lines = [dict(record, qid="q0"), record]
+    text = "".join(json.dumps(r) + "\n" for r in lines)
+    text = text.replace(f'"{key}": "{record[key]}"', f'"{key}": "{record[key]}{escape}"', 1 if key == "qid" else 2)
+    path = write(tmp_path, "prefs.jsonl", text)
+    out, err, status = run_cli(["aggregate", "-P", path, "-q"])
+    check_cli_error(out, err, status, path, 1 if key != "qid" else 2)
+    clean = write(tmp_path, "clean.jsonl", text.replace(escape, "\\u00a0"))
+    out, err, status = run_cli(["aggregate", "-P", clean, "-q"])
+    assert status == 0, err
