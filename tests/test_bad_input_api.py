@@ -1108,3 +1108,13 @@ def test_a_control_character_escaped_in_json_lines(key, escape, tmp_path):
     clean = write(tmp_path, "clean.jsonl", text.replace(escape, "\\u00a0"))
     out, err, status = run_cli(["aggregate", "-P", clean, "-q"])
     assert status == 0, err
+
+
+def test_judgment_groups_of_graded_sources_with_different_grades():
+    """Two judges' qrels as groups: each group is its own judgments, their union the union of their preferences."""
+    both = ipm.load_groups({"one": qrels_frame(), "two": qrels_frame(OTHER)})
+    assert both.groups == ["one", "two"]
+    assert values(both.group("one"), run_frame()) == clean_values()
+    assert values(both.group("two"), run_frame()) == values(qrels_frame(OTHER), run_frame())
+    expected = values(_explicit_union(QRELS, OTHER), run_frame(), ORDER_MEASURES)
+    assert values(both, run_frame(), ORDER_MEASURES) == pytest.approx(expected, abs=1e-12)
