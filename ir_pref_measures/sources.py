@@ -49,14 +49,14 @@ def is_frame(source) -> bool:
 
 def is_records(source) -> bool:
     """True for one table given as Python objects, which a caller taking several sources (a mapping name -> source,
-    a list of sources) must not split: a dict ``{query_id: {doc_id: value}}`` (its values dicts of numbers), or a
-    list of namedtuples (``Qrel``, ``ScoredDoc``, preferences)."""
+    a list of sources) must not split: a dict ``{query_id: {doc_id: value}}`` (dicts of values, not of sources), or
+    a list of namedtuples (``Qrel``, ``ScoredDoc``, preferences)."""
     if isinstance(source, Mapping):
         inner = [value for value in source.values() if isinstance(value, Mapping)]
         return (
             len(inner) == len(source) > 0
             and any(inner)
-            and all(isinstance(v, int | float) or type(v).__module__ == "numpy" for d in inner for v in d.values())
+            and not any(isinstance(v, Mapping) or is_pandas(v, "NDFrame") for d in inner for v in d.values())
         )
     if not isinstance(source, list | tuple) or not source or hasattr(source, "_fields"):
         return False
