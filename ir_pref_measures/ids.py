@@ -7,6 +7,8 @@ into one int64 key), never on Python strings.
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -21,28 +23,158 @@ def is_pandas(value, *classes: str) -> bool:
     return any(c.__name__ in classes and c.__module__.partition(".")[0] == "pandas" for c in type(value).__mro__)
 
 
-def as_text(values) -> pa.Array:
-    """Ids as an Arrow string array (numbers, as ir_datasets or users may give them, become text)."""
+def as_text(values, what: str = "id") -> pa.Array:
+    """Ids as an Arrow string array, by one rule for every in-memory form (a pandas Series or Index, a numpy or
+    Arrow array, a list), ``what`` naming the column in messages:
+
+    * text (``str``, numpy, pandas and Arrow strings, categories of text) is taken as it is;
+    * an integer (Python ``int`` of any size, numpy and pandas integer types, nullable ones too) becomes its
+      decimal string: ``7`` -> ``"7"``, ``2**70`` -> ``"1180591620717411303424"``, whatever the column's type;
+    * a float that is an integer becomes that integer's decimal string (``7.0`` -> ``"7"``: a qid column that
+      pandas made float matches the file's ``7``); another finite float its shortest round-trip text (``2.5``);
+    * ``bytes`` are decoded as UTF-8;
+    * a missing id (``None``, NaN, ``pd.NA``), a boolean, an infinite float, bytes that are not UTF-8 and any
+      other type (dates, ``Decimal``, tuples, ...) are an :class:`InputError` naming ``what`` and the row
+      (0-based position).
+    """
     if is_pandas(values, "Series", "Index"):
-        values = values.array
-    array = values if isinstance(values, pa.Array | pa.ChunkedArray) else None
-    if array is None and isinstance(values, np.ndarray) and values.dtype.kind in "OU":
-        try:  # strings, built from buffers (pa.array would import pandas)
-            array = arrow(values)
-        except AttributeError:  # not every value is a string: pa.array below says what they are
-            pass
-    if array is None:
-        try:
-            array = pa.array(values, from_pandas=True)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed types: text of each
-            array = pa.array([str(v) for v in values], pa.string())
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-        array = pc.cast(array, pa.string()) if not pa.types.is_null(array.type) else array.cast(pa.string())
+        if type(values.dtype).__name__ == "CategoricalDtype":
+            categories = as_text(values.cat.categories if hasattr(values, "cat") else values.categories, what)
+            codes = np.asarray(values.cat.codes if hasattr(values, "cat") else values.codes, dtype=np.int64)
+            _refuse_missing(codes < 0, what)
+            return categories.take(arrow(codes))
+        if isinstance(values.dtype, np.dtype):  # numpy-backed (object, numbers, ...)
+            values = values.to_numpy()
+        else:  # an extension array: Arrow-backed or nullable (masked) values
+            try:
+                values = pa.array(values.array, from_pandas=True)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+                values = np.asarray(values, dtype=object)
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        return _arrow_text(values, what)
+    if not isinstance(values, np.ndarray):
+        items = list(values)
+        values = np.empty(len(items), dtype=object)
+        values[:] = items
+    kind = values.dtype.kind
+    if kind in "iu":
+        return pc.cast(arrow(values), pa.string())
+    if kind == "f":
+        return _float_text(values.astype(np.float64), what)
+    if kind == "S":
+        return _arrow_text(pa.array(values, pa.binary()), what)
+    if kind not in "UO":
+        reason = "a boolean, not an id" if kind == "b" else f"of type {values.dtype}, not an id"
+        _refuse(0, values[0].item() if len(values) else None, reason, what)
+    try:  # strings, built from buffers (pa.array would import pandas)
+        return arrow(values)
+    except (AttributeError, TypeError, UnicodeEncodeError):  # not every value is a string: each by the rule
+        return pa.array([_text_of(v, row, what) for row, v in enumerate(values.tolist())], pa.string())
+
+
+def _arrow_text(array: pa.Array, what: str) -> pa.Array:
+    """:func:`as_text` of an Arrow array."""
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        array = array.dictionary_decode()
+        kind = array.type
     if array.null_count:
-        raise InputError(f"{array.null_count} id(s) are missing (null)")
-    return array
+        _refuse_missing(as_numpy(array.is_null()), what)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return array
+    if pa.types.is_integer(kind):
+        return pc.cast(array, pa.string())
+    if pa.types.is_floating(kind):
+        return _float_text(as_numpy(array).astype(np.float64), what)
+    if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+        try:
+            return array.cast(pa.large_string() if pa.types.is_large_binary(kind) else pa.string())
+        except pa.ArrowInvalid:  # name the first value that is not UTF-8
+            for row, value in enumerate(array.to_pylist()):
+                _text_of(value, row, what)
+            raise
+    reason = "a boolean, not an id" if pa.types.is_boolean(kind) else f"of type {kind}, not an id"
+    _refuse(0, array[0].as_py() if len(array) else None, reason, what)
+
+
+def _float_text(values: np.ndarray, what: str) -> pa.Array:
+    """Floats as ids: an integer's decimal string, else the shortest round-trip text (:func:`as_text`)."""
+    finite = np.isfinite(values)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        value = float(values[row])
+        _refuse(row, value, "missing (NaN)" if np.isnan(value) else "not a finite number", what)
+    exact = (values == np.floor(values)) & (np.abs(values) < 2.0**63)
+    if exact.all():
+        return pc.cast(arrow(values.astype(np.int64)), pa.string())
+    return pa.array([_text_of(v, row, what) for row, v in enumerate(values.tolist())], pa.string())
+
+
+def _text_of(value, row: int, what: str) -> str:
+    """One id of an object column by the rule of :func:`as_text`."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            _refuse(row, value, "not valid Unicode text (it holds a lone surrogate)", what)
+        return value
+    if isinstance(value, bool | np.bool_):
+        _refuse(row, value, "a boolean, not an id", what)
+    if isinstance(value, int | np.integer):
+        return integer_text(int(value))
+    if isinstance(value, float | np.floating):
+        value = float(value)
+        if value != value:
+            _refuse(row, value, "missing (NaN)", what)
+        if not np.isfinite(value):
+            _refuse(row, value, "not a finite number", what)
+        return integer_text(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            _refuse(row, value, "bytes that are not UTF-8", what)
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        _refuse(row, value, "missing", what)
+    _refuse(row, value, f"a {type(value).__name__}, not an id", what)
+
+
+def integer_text(number: int) -> str:
+    """The decimal string of an integer of any size (``str`` refuses more than ``sys.get_int_max_str_digits()``
+    digits)."""
+    try:
+        return str(number)
+    except ValueError:  # longer than the interpreter's limit: in blocks of 1000 digits
+        sign, number = ("-", -number) if number < 0 else ("", number)
+        blocks = []
+        while number:
+            number, block = divmod(number, 10**1000)
+            blocks.append(block)
+        return sign + str(blocks[-1]) + "".join(f"{block:01000d}" for block in reversed(blocks[:-1]))
+
+
+def _refuse_missing(missing: np.ndarray, what: str) -> None:
+    if missing.any():
+        _refuse(int(np.flatnonzero(missing)[0]), None, "missing", what)
+
+
+def _refuse(row: int, value, reason: str, what: str) -> NoReturn:
+    """Raise the :class:`InputError` of an id that breaks the rule of :func:`as_text`."""
+    shown = "" if value is None else f" {_short(value)}"
+    raise InputError(
+        f"row {row}: {what}{shown} is {reason}",
+        expected="ids as text or integers (an integer becomes its decimal string), none missing",
+    )
+
+
+def _short(value, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters."""
+    if isinstance(value, int) and value.bit_length() > 1000:
+        return f"<an integer of {value.bit_length()} bits>"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def arrow(values: np.ndarray) -> pa.Array:

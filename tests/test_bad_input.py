@@ -393,6 +393,13 @@ MUTATIONS: list[Mutation] = [
     _control_mutation("del", "\x7f", "query"),
     _control_mutation("record_separator", "\x1e", "doc"),  # str.splitlines() splits there
     _control_mutation("bell", "\x07", "doc"),
+    _control_mutation("c1_next_line", "\x85", "doc"),  # U+0085: str.splitlines() and str.split() split there
+    _control_mutation("c1_u0080", "\x80", "query"),
+    _control_mutation("c1_u009f", "\x9f", "doc"),
+    # -- Unicode spaces: ordinary characters of an id (only ASCII tabs and spaces separate fields) --
+    Mutation("nbsp_in_doc_id", _at_target(lambda line, kind: kind.insert_in_id(line, "doc", "\xa0")), "ok"),
+    Mutation("u2028_in_doc_id", _at_target(lambda line, kind: kind.insert_in_id(line, "doc", "\u2028")), "ok"),
+    Mutation("u3000_in_query_id", _at_target(lambda line, kind: kind.insert_in_id(line, "query", "\u3000")), "ok"),
     _separator_mutation("vertical_tab", "\x0b"),
     _separator_mutation("form_feed", "\x0c"),
     Mutation(

@@ -177,13 +177,6 @@ def test_bad_doc_that_also_prefers_warns_and_prefers_nothing():
     assert list(value.values()) == [0.0]
 
 
-def test_two_grades_for_one_doc_in_a_union():
-    a = ipm.Judgments.from_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [1]}))
-    b = ipm.Judgments.from_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [2]}))
-    with pytest.raises(InputError, match="'d' of query 'q' has two grades: 1 and 2"):
-        ipm.combine(a, b)
-
-
 # -- the fast path of read_columns: a regular file is checked chunk by chunk and parsed from its path ---------
 
 _PIECES = ["q1 Q0 d1 1 2.5 t\n", "q2 Q0 d2 1 1 t\n", "q1 Q0 d3 2 0.5 t\n"]

@@ -255,9 +255,8 @@ def _is_topics(value) -> bool:
 def judgment_sets(judgments) -> dict[str, Judgments]:
     """Judgment sets by name: a mapping name -> source, else one set named :data:`DEFAULT_SET`. A source is
     anything :func:`ir_pref_measures.inputs.sources.judgments` reads, a list of sources (their union), or a string
-    ``A+B`` (the union of A and B, unless a file of that name exists). A mapping ``{query_id: {doc_id: grade}}``
-    (every value a mapping of numbers) is graded qrels, one set, not a mapping of sets."""
-    if isinstance(judgments, Mapping) and not _is_qrels_dict(judgments):
+    ``A+B`` (the union of A and B, unless a file of that name exists)."""
+    if isinstance(judgments, Mapping) and not sources.is_records(judgments):
         if not judgments:
             raise InputError("no judgment sets given")
         for name in judgments:
@@ -267,20 +266,10 @@ def judgment_sets(judgments) -> dict[str, Judgments]:
     return {DEFAULT_SET: _judgment_set(judgments)}
 
 
-def _is_qrels_dict(mapping: Mapping) -> bool:
-    """True for ``{query_id: {doc_id: grade}}``: a non-empty mapping of mappings whose values are all numbers."""
-    import numbers
-
-    inner = list(mapping.values())
-    return bool(inner) and all(
-        isinstance(docs, Mapping) and all(isinstance(v, numbers.Number) for v in docs.values()) for docs in inner
-    )
-
-
 def _judgment_set(source) -> Judgments:
     if isinstance(source, str):
         return sources.joined(source)
-    if isinstance(source, list | tuple):
+    if isinstance(source, list | tuple) and not sources.is_records(source):
         return sources.combined(*source)
     return sources.judgments(source)
 

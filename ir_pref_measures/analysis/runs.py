@@ -39,6 +39,8 @@ def named_runs(
     ``topics`` (only the ``judged`` ones, when given) by :func:`ir_pref_measures.adapters.pyterrier.results`."""
     if isinstance(runs, str | os.PathLike) or _is_transformer(runs) or isinstance(runs, pd.DataFrame):
         runs = [runs]
+    elif sources.is_records(runs):  # one run as a dict {query_id: {doc_id: score}} or ScoredDoc namedtuples
+        runs = [runs]
     if names is not None:
         runs = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
         if isinstance(names, str) or len(names) != len(runs):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 
 import pandas as pd
@@ -108,12 +109,12 @@ def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -
     queries, winners = [], []
     raw = load(path)
     for k, (line_no, line) in enumerate(text_lines(raw)):
-        parts = line.rsplit(None, 1)
+        parts = re.split(r"[ \t]+(?=[^ \t]+$)", line.strip(" \t"))  # the last field (ASCII separators only)
         if k == 0 and (len(parts) < 2 or parts[1] not in mapping):
             continue
         if len(parts) != 2 or parts[1] not in mapping:
             raw.fail("not a gold preference", line_no=line_no, expected=GOLD_EXPECTED)
-        queries.append(parts[0].strip())
+        queries.append(parts[0])
         winners.append(mapping[parts[1]])
     if not queries:
         raise InputError("no gold preferences", path=path, expected=GOLD_EXPECTED)

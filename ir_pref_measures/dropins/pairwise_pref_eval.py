@@ -22,7 +22,7 @@ import pandas as pd
 from ir_pref_measures.measures.catalog import ppref_kernel
 from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.readers.formats import Source, is_number, load, read_preferences, text_lines
+from ir_pref_measures.readers.formats import Source, fields, is_number, load, read_preferences, text_lines
 
 CUTOFFS = {"ppref": (1, 5, 10, 25, 50), "rpref": (1, 5, 10, 25, 50), "fpref": (1, 5, 10)}
 CUTOFFS |= {"wpref": (1, 5, 10), "nwpref": (1, 5, 10)}
@@ -73,7 +73,7 @@ def _blocks(run: Source) -> Iterator[tuple[str, pd.DataFrame]]:
     qid, docs, scores = None, [], []
     raw = load(run)
     for line_no, line in text_lines(raw):
-        parts = line.lower().split()
+        parts = fields(line.lower())
         if len(parts) != 6:
             raw.fail(f"{len(parts)} fields instead of 6", line_no=line_no, expected="qid Q0 docno rank score tag")
         if not is_number(parts[4]):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -117,6 +118,9 @@ def is_metric_name(name: str) -> bool:
     return name.split("@")[0] in METRICS
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
 def read_preference_lines(path: str) -> pd.DataFrame:
     """The per-query lines of a ``pref_eval -q`` output, one row each, in file order (summary lines
     skipped, blank lines too). Columns: the id fields and one per measure key."""
@@ -133,6 +137,16 @@ def read_preference_lines(path: str) -> pd.DataFrame:
             ) from None
         if not isinstance(record, dict) or "qid" not in record:
             raise InputError("no qid field", path=path, line_no=line_no, line=line, expected="pref_eval output")
+        for key in ("qid", "runi", "runj", "run"):  # a JSON escape such as \u0085: the rule of every id
+            control = _CONTROL.search(record[key]) if isinstance(record.get(key), str) else None
+            if control is not None:
+                raise InputError(
+                    f"{key} holds control character U+{ord(control.group()):04X}",
+                    path=path,
+                    line_no=line_no,
+                    line=line,
+                    expected="ids without control characters (U+0000-U+001F, U+007F-U+009F)",
+                )
         if record["qid"] != SUMMARY:
             records.append(record | {"line": line_no})
     if not records:

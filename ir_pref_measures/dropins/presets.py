@@ -26,7 +26,7 @@ from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.pgc import pgc
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.readers.formats import load, read_preferences, read_run
+from ir_pref_measures.readers.formats import fields, load, read_preferences, read_run
 
 DEPTH = 1000
 
@@ -74,7 +74,7 @@ def compatibility_report(qrels, run, p: float = 0.95, normalize: bool = True) ->
     judgments = Judgments.from_qrels(grades)
     raw = load(run)
     frame = read_run(raw)
-    runid = raw.line(int(frame["line"].iloc[-1])).split()[-1]
+    runid = fields(raw.line(int(frame["line"].iloc[-1])))[-1]
     ranking = ordered_ranking(frame, -frame["score"].to_numpy(dtype=np.float64), path=raw)
     positive = set(grades["query_id"][grades["relevance"] > 0].astype(str))
     topics = [t for t in _first_appearance(frame["query_id"]) if t in positive]

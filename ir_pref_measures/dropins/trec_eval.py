@@ -21,7 +21,7 @@ import pandas as pd
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs.groups import codes
 from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES, MEASURES, trec_prefs_values
-from ir_pref_measures.readers.formats import RawFile, load, read_run
+from ir_pref_measures.readers.formats import RawFile, fields, load, read_run
 
 ORDER = ("runid", "num_q", *MEASURES)  # measures.c order
 NICKNAMES = {"all_prefs": ORDER, "prefs": ORDER[:8]}
@@ -31,7 +31,7 @@ def read_trec_run(source) -> tuple[pd.DataFrame, str, RawFile]:
     """A run (``query_id, doc_id, score, line``), its run id (the tag of its last line) and the file."""
     raw = load(source)
     frame = read_run(raw)
-    return frame, raw.line(int(frame["line"].iloc[-1])).split()[-1], raw
+    return frame, fields(raw.line(int(frame["line"].iloc[-1])))[-1], raw
 
 
 def selected(names: list[str] | None) -> list[str]:

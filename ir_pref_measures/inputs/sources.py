@@ -47,6 +47,24 @@ def is_frame(source) -> bool:
     return is_pandas(source, "DataFrame")
 
 
+def is_records(source) -> bool:
+    """True for one table given as Python objects, which a caller taking several sources (a mapping name -> source,
+    a list of sources) must not split: a dict ``{query_id: {doc_id: value}}`` (dicts of values, not of sources), or
+    a list of namedtuples (``Qrel``, ``ScoredDoc``, preferences)."""
+    if isinstance(source, Mapping):
+        inner = [value for value in source.values() if isinstance(value, Mapping)]
+        return (
+            len(inner) == len(source) > 0
+            and any(inner)
+            and not any(isinstance(v, Mapping) or is_pandas(v, "NDFrame") for d in inner for v in d.values())
+        )
+    if not isinstance(source, list | tuple) or not source or hasattr(source, "_fields"):
+        return False
+    return all(
+        (hasattr(item, "doc_id") or hasattr(item, "doc_id_a")) and not is_pandas(item, "NDFrame") for item in source
+    )
+
+
 @dataclass(frozen=True)
 class Location:
     """A string source, resolved: a file (``path``, ``format`` if named) or an ir_datasets ID."""
@@ -110,7 +128,7 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
                 raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
             from ir_pref_measures.inputs.groups import read_judgments
 
-            return Judgments.from_trec_prefs(read_judgments(location.path, location.format))
+            return Judgments.from_trec_prefs(read_judgments(location.path, location.format), checked=True)
         raw = location.path if location.format else formats.load(location.path)  # named: read from its path
         chosen = location.format or formats.detect_format(raw, preference_format)
         if chosen == "qrels":
@@ -252,7 +270,7 @@ def ranking(source) -> Ranking:
         return Ranking.from_columns(formats.read_columns(source, formats.RUN, skip=("rank",)))
     from ir_pref_measures.readers import tables
 
-    return Ranking.from_frame(tables.run(source))
+    return Ranking.from_frame(tables.run(source), checked=True)
 
 
 # -- topics -----------------------------------------------------------------------------------------------

@@ -15,8 +15,9 @@ Rules stated once, here:
 
 * a doc judged bad prefers nothing: explicit or derived preferences *out of* a bad doc are ignored by
   the pair-based kernels (a warning says how many); preferences *into* a bad doc count;
-* a doc with two different grades in one query is an error (a qrels source graded twice is rejected
-  before, by :mod:`~ir_pref_measures.inputs.sources`);
+* a qrels source that grades a doc twice in a query is rejected (by :mod:`~ir_pref_measures.inputs.sources`); several
+  graded sources each derive their own preferences and :func:`combine` takes the union (a doc may have a grade
+  in each source);
 * everything is sorted by (query id, doc id), so no result depends on input order.
 
 **Judgment groups** (trec_eval's jg / jsg, ``specs/trec_eval_prefs.md``): every judgment also belongs to a
@@ -44,7 +45,7 @@ import pyarrow as pa
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, as_objects, encode, first_repeat, intern, pair_keys, ranges, unique_sorted
 from ir_pref_measures.model import reach
-from ir_pref_measures.readers.formats import Columns, repeated_grade
+from ir_pref_measures.readers.formats import Columns, integer_grades, repeated_grade
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
@@ -225,15 +226,15 @@ class Judgments:
         )
 
     def qrels(self) -> pd.DataFrame | None:
-        """The graded docs as qrels ``query_id, doc_id, relevance`` (int64 when every grade is an integer, as
-        pytrec_eval needs); ``None`` when no doc is graded."""
+        """The graded docs as qrels ``query_id, doc_id, relevance`` (int64 when every grade is an integer that int64
+        holds, as pytrec_eval needs: :func:`~ir_pref_measures.readers.formats.integer_grades`); ``None`` when no doc is
+        graded."""
         if not self.graded.any():
             return None
         import pandas as pd
 
         frame = self.frame()[self.graded]
-        grades = frame["grade"].to_numpy()
-        relevance = grades.astype(np.int64) if np.array_equal(grades, np.round(grades)) else grades
+        relevance = integer_grades(frame["grade"].to_numpy())
         return pd.DataFrame(
             {"query_id": frame["query_id"].astype(str), "doc_id": frame["doc_id"].astype(str), "relevance": relevance}
         )
@@ -352,11 +353,16 @@ class Judgments:
         return _assemble(queries, docs, _Docs(q, d, grade, np.zeros(len(grade), bool)), lines=lines, groups=[group])
 
     @classmethod
-    def from_trec_prefs(cls, table: pd.DataFrame) -> Judgments:
+    def from_trec_prefs(cls, table: pd.DataFrame, *, checked: bool = False) -> Judgments:
         """Judgments from trec_eval's ``prefs`` / ``qrels_prefs`` rows ``query_id, jg, jsg, doc_id, level``
-        (:func:`ir_pref_measures.dropins.trec_eval.read_judgments` reads and checks them), one group per jg. The union:
-        a query with one (jg, jsg) gives grades (level = grade); otherwise each jsg gives explicit preferences,
-        a over b for every two of its lines with level(a) > level(b)."""
+        (:func:`ir_pref_measures.inputs.groups.read_judgments` reads and checks them; a table is validated by
+        :func:`ir_pref_measures.readers.tables.trec_prefs` unless ``checked``), one group per jg. The union: a query
+        with one (jg, jsg) gives grades (level = grade); otherwise each jsg gives explicit preferences, a over b for
+        every two of its lines with level(a) > level(b)."""
+        if not checked:
+            from ir_pref_measures.readers import tables
+
+            table = tables.trec_prefs(table)
         (q,), queries = intern(table["query_id"])
         (d,), docs = encode(table["doc_id"])
         (g,), groups = intern(table["jg"])
@@ -571,8 +577,14 @@ def _sorted_pairs(first: np.ndarray, second: np.ndarray, n_second: int) -> tuple
 def combine(*parts: Judgments) -> Judgments:
     """The union of several judgment sets: grades, preferences, ties and bad marks together.
 
-    A doc graded in two parts must have the same grade in both. Judgment groups are kept: groups of the same
-    name in several parts become one group (their sub-groups stay apart).
+    Graded parts each derive their own preferences (a -> b for grade(a) > grade(b) within the part), and the union
+    is taken: a doc may have a grade in each part. A query graded by one part keeps its grades; in a query graded
+    by several parts, the first of them (in the order given) keeps its grades, and the preferences each later one
+    derives join as explicit preferences, each pair once, leaving out the pairs the kept grades derive already
+    (``combine(q, q)`` holds the preferences of ``q``). The preference measures see the same pairs whatever the
+    order of the parts; those explicit pairs have degree 1 in ``wppref`` (a kept pair, its grade difference), and
+    ir_measures' own measures see the kept grades (:meth:`Judgments.qrels`). Judgment groups are kept: groups of
+    the same name in several parts become one group (their sub-groups stay apart).
     """
     query_codes, queries = intern(*(p.query_ids for p in parts))
     doc_codes, docs = encode(*(p.doc_text for p in parts))
@@ -597,6 +609,12 @@ def combine(*parts: Judgments) -> Judgments:
     def joined(kind: int, name: str) -> np.ndarray:
         return np.concatenate([getattr(piece[kind], name) for piece in pieces])
 
+    part_of = np.repeat(np.arange(len(parts)), [len(piece[0].query) for piece in pieces])
+    graded_docs, derived = _separate_grades(
+        _Docs(*(joined(0, f) for f in ("query", "doc", "grade", "bad"))), part_of, queries
+    )
+    strict = _Pairs(*(np.concatenate([joined(1, f), getattr(derived, f)]) for f in ("query", "src", "dst")))
+
     by_group = None
     if len(groups) > 1:
         by_group = {}
@@ -606,13 +624,66 @@ def combine(*parts: Judgments) -> Judgments:
     return _assemble(
         queries,
         docs,
-        _Docs(*(joined(0, f) for f in ("query", "doc", "grade", "bad"))),
-        _Pairs(*(joined(1, f) for f in ("query", "src", "dst"))),
+        graded_docs,
+        strict,
         _Pairs(*(joined(2, f) for f in ("query", "src", "dst"))),
         _Lines(*(joined(3, f) for f in ("query", "doc", "group", "subgroup", "level"))),
         groups=groups,
         parts_by_group=by_group,
     )
+
+
+def _separate_grades(docs: _Docs, part_of: np.ndarray, queries: np.ndarray) -> tuple[_Docs, _Pairs]:
+    """The union of the graded parts of :func:`combine`: ``docs`` (every part's, ``part_of`` their part) with the
+    grades of each query's first graded part alone, and the pairs the later parts derive that those grades do not,
+    as explicit preferences (codes), each once. A query whose pairs would take more than ``CLOSURE_BUDGET_BYTES`` is
+    an :class:`InputError`."""
+    graded = ~np.isnan(docs.grade)
+    keeper = np.full(len(queries), len(part_of), dtype=np.int64)  # each query's first graded part
+    np.minimum.at(keeper, docs.query[graded], part_of[graded])
+    later = np.flatnonzero(graded & (part_of > keeper[docs.query]))
+    if not len(later):
+        return docs, _Pairs()
+    query, doc, grade = docs.query[later], docs.doc[later], docs.grade[later]
+    segment = part_of[later].astype(np.int64) * len(queries) + query  # one (part, query) each
+    order = np.lexsort((grade, segment))
+    new_run = np.r_[True, (segment[order][1:] != segment[order][:-1]) | (grade[order][1:] != grade[order][:-1])]
+    lower = np.flatnonzero(new_run)[np.cumsum(new_run) - 1] - np.searchsorted(segment[order], segment[order])
+    listed = np.bincount(query[order], weights=lower, minlength=len(queries))
+    if (listed * BYTES_PER_PAIR > CLOSURE_BUDGET_BYTES).any():
+        q = int(np.argmax(listed))
+        raise InputError(
+            f"query {queries[q]!r}: the preferences its graded sources derive apart would take about "
+            f"{int(listed[q]):,} pairs (over the budget ir_pref_measures.model.judgments.CLOSURE_BUDGET_BYTES = "
+            f"{CLOSURE_BUDGET_BYTES / 2**30:.1f} GB); give one graded source for it, or raise the budget"
+        )
+    src, dst = _derived_edges(segment, grade)
+    pair_query, pair_src, pair_dst = query[src], doc[src], doc[dst]
+    kept = np.flatnonzero(graded & (part_of == keeper[docs.query]))
+    n_docs = int(max(docs.doc.max(initial=0), 0)) + 1
+    kept_keys = pair_keys(docs.query[kept], docs.doc[kept], n_docs)
+    kept_order = np.argsort(kept_keys, kind="stable")
+    kept_keys, kept_grades = kept_keys[kept_order], docs.grade[kept][kept_order]
+
+    def kept_grade(doc_codes: np.ndarray) -> np.ndarray:  # the kept grade of (pair_query, doc), NaN if none
+        keys = pair_keys(pair_query, doc_codes, n_docs)
+        at = np.minimum(np.searchsorted(kept_keys, keys), max(len(kept_keys) - 1, 0))
+        found = (kept_keys[at] == keys) if len(kept_keys) else np.zeros(len(keys), bool)
+        return np.where(found, kept_grades[at] if len(kept_keys) else np.nan, np.nan)
+
+    new = ~(kept_grade(pair_src) > kept_grade(pair_dst))
+    pair_query, pair_src, pair_dst = pair_query[new], pair_src[new], pair_dst[new]
+    if len(pair_query):  # each pair once, whichever later parts derive it
+        order = np.lexsort((pair_dst, pair_src, pair_query))
+        pair_query, pair_src, pair_dst = pair_query[order], pair_src[order], pair_dst[order]
+        first = np.r_[
+            True,
+            (pair_query[1:] != pair_query[:-1]) | (pair_src[1:] != pair_src[:-1]) | (pair_dst[1:] != pair_dst[:-1]),
+        ]
+        pair_query, pair_src, pair_dst = pair_query[first], pair_src[first], pair_dst[first]
+    grades = docs.grade.copy()
+    grades[later] = np.nan
+    return _Docs(docs.query, docs.doc, grades, docs.bad), _Pairs(pair_query, pair_src, pair_dst)
 
 
 def _derived_edges(doc_query: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

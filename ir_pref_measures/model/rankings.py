@@ -154,10 +154,15 @@ class Ranking:
         return cls._build(fields["query_id"], fields["doc_id"], fields["score"], columns)
 
     @classmethod
-    def from_frame(cls, frame, *, path: str | os.PathLike | RawFile | None = None) -> Ranking:
-        """Build from a validated ``query_id, doc_id, score`` frame (:func:`ir_pref_measures.inputs.sources.ranking`
-        reads and validates every run form); with ``path`` (the file, or its :class:`RawFile`), a ``line``
-        column names lines in messages."""
+    def from_frame(cls, frame, *, path: str | os.PathLike | RawFile | None = None, checked: bool = False) -> Ranking:
+        """Build from a ``query_id, doc_id, score`` frame, validated by :func:`ir_pref_measures.readers.tables.run`
+        unless ``checked`` (:func:`ir_pref_measures.inputs.sources.ranking` reads and validates every run form) or
+        read from a file: with ``path`` (the file, or its :class:`RawFile`), a ``line`` column names lines in
+        messages."""
+        if path is None and not checked:
+            from ir_pref_measures.readers import tables
+
+            frame = tables.run(frame)
         raw = path if isinstance(path, RawFile) else None
         name = None if path is None else raw.name if raw else os.fspath(path)
         missing = [c for c in ("query_id", "doc_id", "score") if c not in frame.columns]

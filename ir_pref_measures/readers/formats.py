@@ -2,11 +2,12 @@
 
 Every file is read under one set of rules (README, "Input rules"): UTF-8 with an optional byte-order mark;
 gzip recognised by its content, whatever the name; LF, CRLF or CR line ends; blank lines and lines whose
-first non-blank character is ``#`` skipped; fields separated by tabs and runs of spaces; no control
-characters (NUL and the like); numeric fields finite numbers. Files are parsed by Arrow's CSV reader on a
-canonical form (single spaces, data lines only) made with numpy; when anything does not fit, a line-by-line
-scan finds the first bad line and raises :class:`InputError` naming the file, the line number, the line
-and what was expected. A missing, unreadable or corrupt file is an :class:`InputError` too.
+first non-blank character is ``#`` skipped; fields separated by ASCII tabs and runs of ASCII spaces (any other
+Unicode space, such as a no-break space, U+2028 or U+3000, is an ordinary character of an id); no control
+characters (C0 but tab and line ends, DEL, C1: U+0000-U+001F, U+007F-U+009F); numeric fields finite numbers.
+Files are parsed by Arrow's CSV reader on a canonical form (single spaces, data lines only) made with numpy; when
+anything does not fit, a line-by-line scan finds the first bad line and raises :class:`InputError` naming the file,
+the line number, the line and what was expected. A missing, unreadable or corrupt file is an :class:`InputError` too.
 
 Preference formats (the in-memory form is always the ``carterette`` one: columns ``query_id, doc_id_a,
 doc_id_b, preference`` with ``-1`` = a preferred, ``1`` = b preferred, ``0`` = duplicates, ``-2`` = a bad
@@ -51,8 +52,11 @@ Source = str | os.PathLike | IO[str] | IO[bytes]
 GZIP_MAGIC = b"\x1f\x8b"
 _BOM_STARTS = (codecs.BOM_UTF8[:2], codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 NEWLINE, SPACE, HASH = ord("\n"), ord(" "), ord("#")
-_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # tab and line ends are allowed
+# control characters: C0 but tab and line ends, DEL, and C1 (U+0080-U+009F, in UTF-8 the bytes C2 80 to C2 9F)
+_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
+C1_LEAD = 0xC2  # the first byte of U+0080-U+00BF in UTF-8; C1 when the next byte is 0x80-0x9F
+_FIELD = re.compile(r"[^ \t]+")  # fields are separated by ASCII tabs and spaces only
 _CONTROL_CHUNK = 1 << 20
 _RELEASE_BYTES = 1 << 25  # files from this size give Arrow's parser memory back to the system once parsed
 _SCAN_CHUNK = 1 << 20  # bytes of a file checked at a time by the fast path of read_columns
@@ -77,6 +81,7 @@ class _Layout:
     fields: tuple[str | None, ...]
     numeric: tuple[str, ...] = ()
     note: str = ""
+    exact: tuple[str, ...] = ()  # numeric fields whose integers must be held exactly (grades: see integer_grades)
 
     @property
     def expected(self) -> str:
@@ -84,7 +89,7 @@ class _Layout:
         return f"{len(self.fields)} whitespace-separated fields ({self.name}: {shown}){self.note}"
 
 
-QRELS = _Layout("TREC qrels", ("query_id", "iteration", "doc_id", "relevance"), ("relevance",))
+QRELS = _Layout("TREC qrels", ("query_id", "iteration", "doc_id", "relevance"), ("relevance",), exact=("relevance",))
 RUN = _Layout("TREC run", ("query_id", None, "doc_id", "rank", "score", None), ("score",))
 CARTERETTE = _Layout(
     "carterette preferences",
@@ -94,7 +99,7 @@ CARTERETTE = _Layout(
 )
 WINNER = _Layout("winner preferences", ("query_id", "doc_id_a", "doc_id_b", "winner"))
 PAIRS = _Layout("pairs preferences", ("query_id", "winner", "loser"))
-TREC_PREFS = _Layout("trec_eval prefs", ("query_id", "jg", "jsg", "doc_id", "level"), ("level",))
+TREC_PREFS = _Layout("trec_eval prefs", ("query_id", "jg", "jsg", "doc_id", "level"), ("level",), exact=("level",))
 
 
 def _name(source: Source) -> str:
@@ -169,8 +174,8 @@ def _check_control(raw: RawFile) -> None:
     """No control character (other than tab and line ends), else an error naming the line."""
     view = memoryview(raw.data)
     for lo in range(0, len(view), _CONTROL_CHUNK):  # a C loop over chunks that fit a cache; the search names it
-        part = bytes(view[lo : lo + _CONTROL_CHUNK])
-        if len(part.translate(None, _CONTROL_BYTES)) != len(part):
+        part = bytes(view[lo : lo + _CONTROL_CHUNK + 1])  # one byte more: a C1 pair across two chunks
+        if len(part.translate(None, _CONTROL_BYTES)) != len(part) or (b"\xc2" in part and _CONTROL.search(part)):
             break
     else:
         return
@@ -178,9 +183,9 @@ def _check_control(raw: RawFile) -> None:
     if control is not None:
         line_no = raw.data.count(b"\n", 0, control.start()) + 1
         raw.fail(
-            f"control character U+{control.group()[0]:04X}",
+            f"control character U+{ord(control.group().decode('utf-8')):04X}",
             line_no=line_no,
-            expected="text without control characters (NUL and the like); tabs and spaces separate fields",
+            expected="text without control characters (U+0000-U+001F, U+007F-U+009F); tabs and spaces separate fields",
         )
 
 
@@ -205,6 +210,12 @@ def text_lines(source: Source | RawFile) -> Iterator[tuple[int, str]]:
         stripped = line.strip(" \t")
         if stripped and not stripped.startswith("#"):
             yield line_no, line
+
+
+def fields(line: str) -> list[str]:
+    """The fields of a line: separated by ASCII tabs and spaces only (``str.split()`` would also split at
+    no-break spaces, U+2028, U+3000 and other Unicode spaces, which are ordinary characters of an id)."""
+    return _FIELD.findall(line)
 
 
 def line_text(source: Source | RawFile, line_no: int) -> str:
@@ -242,7 +253,7 @@ def _locate(raw: RawFile, layout: _Layout) -> None:
     """Raise for the first line that does not fit ``layout`` (the slow path, run only after a failure)."""
     width = len(layout.fields)
     for line_no, line in text_lines(raw):
-        parts = line.split()
+        parts = fields(line)
         if len(parts) != width:
             raw.fail(f"{len(parts)} fields instead of {width}", line_no=line_no, expected=layout.expected)
         for field, value in zip(layout.fields, parts, strict=True):
@@ -371,10 +382,45 @@ def _columns(
                     line=columns.line(line_no),
                     expected=layout.expected,
                 )
+            if field in layout.exact:
+                _check_exact(columns, values, layout.fields.index(field), field, layout)
             columns.fields[field] = values
         else:
             columns.fields[field] = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
     return columns
+
+
+EXACT_LIMIT = 2.0**53  # float64 holds every integer up to this size exactly
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _check_exact(columns: Columns, values: np.ndarray, index: int, field: str, layout: _Layout) -> None:
+    """An integer written in field ``index`` that float64 cannot hold exactly (above 2**53 in size, such as
+    2**53 + 1 or 2**63 - 1) is an error naming its line; only values from 2**53 in size are looked at, in their text."""
+    large = np.flatnonzero(np.abs(values) >= EXACT_LIMIT)
+    if not len(large):
+        return
+    raw = columns.raw or load(columns.name)
+    lines = raw.data.split(b"\n")
+    for row in large.tolist():
+        line_no = columns.line_no(row)
+        text = fields(lines[line_no - 1].decode("utf-8"))[index]
+        if _INTEGER.fullmatch(text) and int(text) != int(values[row]):
+            raw.fail(
+                f"{field} {_cut(text)} cannot be represented exactly (numbers are float64 values)",
+                line_no=line_no,
+                expected=f"integers up to 2**53 = 9007199254740992 in size, or decimals ({layout.expected})",
+            )
+
+
+def integer_grades(grades: np.ndarray) -> np.ndarray:
+    """``grades`` (float64) as int64 when every one is an integer that int64 holds (as pytrec_eval wants them),
+    else unchanged: a grade of 1e308 or 2**63 stays a float rather than becoming a wrong integer."""
+    grades = np.asarray(grades)
+    if grades.dtype.kind in "iu":
+        return grades.astype(np.int64) if not len(grades) or grades.max() < 2**63 else grades.astype(np.float64)
+    in_range = (grades >= -(2.0**63)) & (grades < 2.0**63)
+    return grades.astype(np.int64) if np.all(in_range & (grades == np.round(grades))) else grades
 
 
 def _regular_file_table(path: str | os.PathLike, names: list[str], used: dict[str, pa.DataType]) -> pa.Table | None:
@@ -402,6 +448,7 @@ def _regular_file_table(path: str | os.PathLike, names: list[str], used: dict[st
                 or (not carried and part[0] == SPACE)
                 or HASH in part
                 or 0x7F in part
+                or _has_c1(part)
             ):
                 return None
             lines += int(np.count_nonzero(newline[carried:]))
@@ -411,6 +458,12 @@ def _regular_file_table(path: str | os.PathLike, names: list[str], used: dict[st
         return None
     table = _arrow_table(path, names, used)
     return table if table is not None and table.num_rows == lines + (buffer[0] != NEWLINE) else None
+
+
+def _has_c1(part: np.ndarray) -> bool:
+    """True when the bytes ``part`` hold a C1 control character in UTF-8 (0xC2 followed by 0x80-0x9F)."""
+    lead = np.flatnonzero(part[:-1] == C1_LEAD)
+    return bool(len(lead) and ((part[lead + 1] >= 0x80) & (part[lead + 1] <= 0x9F)).any())
 
 
 def repeated_grade(query_id: str, doc_id: str, source, row: int, line_no: int | None) -> InputError:
@@ -487,13 +540,12 @@ def _fail_at(columns: Columns, bad: np.ndarray, message, layout: _Layout) -> Non
 def read_qrels(source: Source | RawFile) -> pd.DataFrame:
     """TREC qrels ``qid iteration doc value`` -> ``query_id, iteration, doc_id, relevance, line``.
 
-    ``relevance`` is int64 when every value is integral, else float64. The second column (the
+    ``relevance`` is int64 when every value is an integer that int64 holds, else float64 (:func:`integer_grades`);
+    an integer grade that float64 cannot hold exactly (2**53 + 1) is an error. The second column (the
     iteration, or a subtopic id in diversity qrels) is kept as text.
     """
     frame = read_table(source, QRELS)
-    values = frame["relevance"].to_numpy()
-    if np.all(values == np.round(values)):
-        frame["relevance"] = values.astype(np.int64)
+    frame["relevance"] = integer_grades(frame["relevance"].to_numpy())
     return frame
 
 
@@ -547,7 +599,7 @@ def detect_format(source: Source | RawFile, preference_format: str | None = None
     candidates = set(PREFERENCE_FORMATS)
     seen = 0
     for line_no, line in text_lines(raw):
-        fits = _detect_one(line.split())
+        fits = _detect_one(fields(line))
         if not fits & candidates:
             raw.fail(
                 "this line fits no preference format"
