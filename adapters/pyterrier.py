@@ -1,4 +1,4 @@
-"""PyTerrier interop (pyterrier >= 1.0; ``specs/ecosystem.md`` §2).
+"""PyTerrier interop (pyterrier >= 1.0).
 
 Both ways:
 
