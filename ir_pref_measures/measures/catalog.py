@@ -100,7 +100,7 @@ CITE_SEED004 = (
     "SIGIR 2008 (poster), section 2 (our reading of wppref and nwppref: docs/measures.md)."
 )
 CITE_PGC = (
-    "C. Luo, C. L. A. Clarke, M. D. Smucker. Evaluation measures based on preference graphs. SIGIR 2021; "
+    "C. L. A. Clarke, C. Luo, M. D. Smucker. Evaluation measures based on preference graphs. SIGIR 2021; "
     "C. Luo. Information Retrieval Evaluation Measures Based on Preference Graphs. MMath thesis, "
     "University of Waterloo, 2021."
 )
