@@ -281,19 +281,19 @@ def test_render_formats():
 
 
 def test_docs_worked_example_runs_as_written(runs, irds_home, tmp_path, monkeypatch):
-    """The first Python block of the README's Experiments section, verbatim, on the runs named as in it."""
+    """The first Python block of docs/experiments.md, verbatim, on the runs named as in it."""
     import re
 
     from conftest import ROOT
 
     for path in runs.values():
         (tmp_path / path.rsplit("/", 1)[-1]).symlink_to(path)
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "experiments.md").read_text()
     text = readme[readme.index("## Experiments") :]
     code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/experiments.md", "exec"), namespace)
     table = namespace["table"]
     assert list(table["name"]) == ["BERT2", "CKNRM_B", "CKNRM_B50"]
     shown = re.search(r"```\n( +name +nDCG@10.*?)```", text, re.S).group(1).splitlines()[1:4]

@@ -1,11 +1,12 @@
-"""Every example of the README runs as written.
+"""Every example of the README and of docs/*.md runs as written; the pages' links resolve.
 
 Each fenced ```python block runs in a fresh namespace, each ```bash (or ```sh) block in ``bash -e``, in one
-folder prepared once for all of them: the files the examples name (:data:`FILES`, taken from
-``../shared/testdata``; never committed), ``../shared/testdata`` itself beside it (a link, for the examples that
-name it), and ``docs/images/`` for the plots they write. A block added to the README later is picked up
-without a change here; only :data:`SKIP` lists blocks that are not run, each with its reason. A block without
-a language is output; one that starts like code is an error, so no example escapes by a missing tag.
+folder prepared once for all of them: the files the examples name (:data:`FILES`, taken from the reference test
+data; never committed). A block added to a page later is picked up without a change here; only :data:`SKIP`
+lists blocks that are not run, each with its reason (they are still parsed). A block without a language is
+output; one that starts like code is an error, so no example escapes by a missing tag. Test ids name the page
+and the line of the block's fence, e.g. ``docs/compare.md:42:python``; a traceback of a Python block gives the
+page's line numbers.
 """
 
 from __future__ import annotations
@@ -19,17 +20,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, TESTDATA, testdata_path
+from conftest import ROOT, testdata_path
 
-README = ROOT / "README.md"
+# the pages whose examples run: the README, then every page of docs/ (a new page is picked up by itself)
+PAGES = ("README.md", *sorted(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md")))
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 RUNNABLE = {"python": "python", "bash": "bash", "sh": "bash"}
 LOOKS_LIKE_CODE = re.compile(r"(import |from \S+ import |ir-pref-measures |ir_measures |python|pip |pytest|\$ )")
 
-# the examples on the 16 CAsT 2019 runs take 10-35 s each; they run on these five (the README says so)
+# the examples on the 16 CAsT 2019 runs take 10-35 s each; they run on these five (docs/README.md says so)
 CAST_SUBSET = (1, 4, 7, 12, 16)
 # the file names of the examples -> the test data they hold (a ".gz" source is decompressed unless the name keeps it)
 DL19 = "dl_llm_prefs_arabzadeh"
+XIE = "xie2020_image_prefs"
 FILES = {
     "qrels.txt": (DL19, "qrels.dl19-passage.txt"),
     "run.txt": (DL19, "runs", "input.ICT-BERT2.txt.gz"),
@@ -43,52 +46,58 @@ FILES = {
     "results.txt": ("carterette", "results.txt"),
     **{name: ("trec_eval_prefs", name) for name in ("prefs.test", "prefs.results.test", "qrels.test", "results.test")},
     **{f"decaf_exp{k}.run.gz": ("cast2019_runs_decaf", f"decaf_exp{k}.run.gz") for k in CAST_SUBSET},
+    "2019qrels.txt": ("cast2019_qrels", "2019qrels.txt"),
     "TREC-CAsT-2019.pref": ("cast2019_toppref", "TREC-CAsT-2019.pref"),
+    "TREC-CAsT-2019.qrels": ("cast2019_toppref", "TREC-CAsT-2019.qrels"),
+    **{name: (XIE, name) for name in ("SERP_level_preference", "image_pairs_annotation", "Image_position.json")},
 }
 
-# a text that occurs in the block -> why the block is not run here
+# a text that occurs in the block -> why the block is not run here (it is still parsed)
 SKIP = {
     "pip install": "installs the package and runs this test suite; test_ci_runs_the_readme_test_command_verbatim "
     "checks that CI runs the test command verbatim and tests/test_packaging.py checks the install",
+    "SLURMCluster": "needs a SLURM cluster (and dask-jobqueue)",
+}
+
+# words the pages must not use: they speak of the software, not of how it was made
+NOT_IN_DOCS = {
+    r"\bseeds? \d{3}\b": "cite the paper, not the seed file",
+    r"\bspecs/": "state the rule, not a design note",
+    r"\.\./shared\b": "say 'the reference test data' (only the README's Development section names its path)",
+    r"\bissues? #?\d+\b": "no issue numbers",
+    r"\bthis session\b|\bwork in progress\b": "describe the software as it is",
 }
 
 
-def examples() -> list[tuple[int, str, str]]:
-    """(line number, language, code) of every fenced block of the README in a language that runs."""
-    text = README.read_text()
-    found = []
-    for match in FENCE.finditer(text):
-        if match.group(1) in RUNNABLE:
-            found.append((text.count("\n", 0, match.start()) + 1, RUNNABLE[match.group(1)], match.group(2)))
-    return found
+def blocks(page: str) -> list[tuple[int, str, str]]:
+    """(line of the opening fence, language tag, code) of every fenced block of ``page``."""
+    text = (ROOT / page).read_text()
+    return [(text.count("\n", 0, m.start()) + 1, m.group(1), m.group(2)) for m in FENCE.finditer(text)]
+
+
+def examples() -> list[tuple[str, int, str, str]]:
+    """(page, line, language, code) of every fenced block of the pages in a language that runs."""
+    return [(page, line, RUNNABLE[tag], code) for page in PAGES for line, tag, code in blocks(page) if tag in RUNNABLE]
+
+
+def skip_reason(code: str) -> str | None:
+    return next((reason for text, reason in SKIP.items() if text in code), None)
 
 
 def example_params():
     params = []
-    for line, language, code in examples():
-        skip = [reason for text, reason in SKIP.items() if text in code]
-        marks = [pytest.mark.skip(reason=skip[0])] if skip else []
-        params.append(pytest.param(language, code, id=f"README.md:{line}:{language}", marks=marks))
+    for page, line, language, code in examples():
+        reason = skip_reason(code)
+        marks = [pytest.mark.skip(reason=reason)] if reason else []
+        params.append(pytest.param(page, line, language, code, id=f"{page}:{line}:{language}", marks=marks))
     return params
 
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
-    """A working folder with the examples' files, ../shared/testdata beside it (links to the test data, with
-    the CAsT runs cut to :data:`CAST_SUBSET`) and docs/images/ in it."""
+    """A working folder holding the files the examples name, copied from the reference test data."""
     testdata_path()  # skips without the test data
-    root = tmp_path_factory.mktemp("readme")
-    shared = root / "shared" / "testdata"
-    (shared / "cast2019_runs_decaf").mkdir(parents=True)
-    for entry in TESTDATA.iterdir():
-        if entry.name != "cast2019_runs_decaf":
-            (shared / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
-    for k in CAST_SUBSET:
-        (shared / "cast2019_runs_decaf" / f"decaf_exp{k}.run.gz").symlink_to(
-            testdata_path(*FILES[f"decaf_exp{k}.run.gz"])
-        )
-    work = root / "project"
-    (work / "docs" / "images").mkdir(parents=True)
+    work = tmp_path_factory.mktemp("examples")
     for name, source in FILES.items():
         path = testdata_path(*source)
         if path.suffix == ".gz" and not name.endswith(".gz"):
@@ -99,37 +108,106 @@ def folder(tmp_path_factory) -> Path:
     return work
 
 
-@pytest.mark.parametrize(("language", "code"), example_params())
-def test_readme_example_runs(folder, monkeypatch, language, code):
+@pytest.mark.parametrize(("page", "line", "language", "code"), example_params())
+def test_readme_example_runs(folder, monkeypatch, page, line, language, code):
     if language == "python":
         monkeypatch.chdir(folder)
-        exec(compile(code, str(README), "exec"), {"__name__": "__readme__"})
+        # the newlines put the block at its place in the page, so a traceback names the page's lines
+        exec(compile("\n" * line + code, str(ROOT / page), "exec"), {"__name__": "__docs__"})
         return
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", code], cwd=folder, env=env, capture_output=True)
     assert result.returncode == 0, result.stderr.decode()[-2000:]
 
 
+def test_skipped_examples_still_parse():
+    """A block that cannot run here (see :data:`SKIP`) is at least valid Python or bash."""
+    skipped = [(page, line, language, code) for page, line, language, code in examples() if skip_reason(code)]
+    assert skipped
+    for page, line, language, code in skipped:
+        if language == "python":
+            compile("\n" * line + code, str(ROOT / page), "exec")
+        else:
+            result = subprocess.run(["bash", "-n", "-c", code], capture_output=True)
+            assert result.returncode == 0, f"{page}:{line}: {result.stderr.decode()}"
+
+
 def test_no_example_escapes_by_a_missing_tag_and_the_skip_list_is_used():
     """A block without a language holds output, never code or a command (tag those python or bash; usage
     lines ``text``); the fences pair up as written; every skip reason still has its block."""
-    text = README.read_text()
-    untagged = [m for m in FENCE.finditer(text) if not m.group(1)]
-    code_like = [text.count("\n", 0, m.start()) + 1 for m in untagged if LOOKS_LIKE_CODE.match(m.group(2).lstrip())]
-    assert not code_like, f"README.md lines {code_like}: code in a fence without a language (python, bash, text)"
+    for page in PAGES:
+        code_like = [line for line, tag, code in blocks(page) if not tag and LOOKS_LIKE_CODE.match(code.lstrip())]
+        assert not code_like, f"{page} lines {code_like}: code in a fence without a language (python, bash, text)"
     found = examples()
-    assert len(found) >= 15 and {language for _, language, _ in found} == {"python", "bash"}
-    assert all("```" not in code for _, _, code in found)
+    assert len(found) >= 25 and {language for page, _, language, _ in found if page == "README.md"} == {
+        "python",
+        "bash",
+    }
+    assert all("```" not in code for _, _, _, code in found)
     for text in SKIP:
-        assert any(text in code for _, _, code in found), f"SKIP entry {text!r} matches no block"
+        assert any(text in code for _, _, _, code in found), f"SKIP entry {text!r} matches no block"
+
+
+def slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(page: str) -> set[str]:
+    text = FENCE.sub("", (ROOT / page).read_text())
+    found: set[str] = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", text, re.M):
+        base = anchor = slug(heading)
+        n = 0
+        while anchor in found:
+            n += 1
+            anchor = f"{base}-{n}"
+        found.add(anchor)
+    return found
+
+
+def test_links_between_the_pages_resolve():
+    """Every relative link of the README and docs/ names a file that exists, and an anchor that its page has;
+    every page of docs/ is listed in docs/README.md."""
+    broken = []
+    for page in PAGES:
+        text = FENCE.sub("", (ROOT / page).read_text())
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            resolved = ((ROOT / page).parent / path).resolve() if path else ROOT / page
+            if not resolved.exists():
+                broken.append(f"{page}: {target} (no such file)")
+            elif anchor and resolved.suffix == ".md" and anchor not in anchors(str(resolved.relative_to(ROOT))):
+                broken.append(f"{page}: {target} (no such heading)")
+    assert not broken, "\n".join(broken)
+    index = (ROOT / "docs" / "README.md").read_text()
+    unlisted = [page for page in PAGES if page.startswith("docs/") and page != "docs/README.md"]
+    unlisted = [page for page in unlisted if f"]({page.removeprefix('docs/')})" not in index]
+    assert not unlisted, f"docs/README.md does not list {unlisted}"
+
+
+def test_the_pages_speak_of_the_software():
+    """No seed numbers, design-note paths, issue numbers or notes on the work in the pages; the path of the
+    reference test data only in the README's Development section."""
+    found = []
+    for page in PAGES:
+        text = (ROOT / page).read_text()
+        if page == "README.md":
+            text = text[: text.index("\n## Development")]
+        for pattern, why in NOT_IN_DOCS.items():
+            found += [f"{page}: {m.group(0)!r}: {why}" for m in re.finditer(pattern, text, re.I)]
+    assert not found, "\n".join(found)
 
 
 def commands() -> list[str]:
-    first_block = next(code for _, _, code in examples())
+    _, _, first_block = blocks("README.md")[0]
     return [line for line in first_block.splitlines() if line.strip() and not line.startswith("#")]
 
 
 def test_readme_opens_with_the_demo_and_the_test_command():
+    assert blocks("README.md")[0][0] == 3, "the two commands open the README, right below its title"
     demo, tests = commands()
     assert demo.endswith("ir-pref-measures demo")
     assert "pytest" in tests
@@ -142,8 +220,8 @@ def test_ci_runs_the_readme_test_command_verbatim():
 
 def test_quick_start_reads_gpt4o_style_pairs():
     """The quick start's preference file is `qid winner loser` (GPT-4o's judgments), read as such."""
-    from ir_pref_measures.readers.formats import detect_format
+    import ir_pref_measures
 
-    quick_start = next(code for _, language, code in examples() if language == "python")
+    quick_start = next(code for page, _, language, code in examples() if language == "python")
     assert 'load_judgments("prefs.txt", format="pairs")' in quick_start
-    assert detect_format(str(testdata_path(*FILES["prefs.txt"]))) == "pairs"
+    assert ir_pref_measures.detect_format(str(testdata_path(*FILES["prefs.txt"]))) == "pairs"

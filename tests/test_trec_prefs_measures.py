@@ -337,8 +337,8 @@ def test_prefs_file_names_its_groups(tmp_path):
 
 
 def test_readme_measure_tables_are_generated_from_the_catalog():
-    text = (ROOT / "README.md").read_text()
-    assert update_readme(text) == text, "run: python -m ir_pref_measures.measures.catalog README.md"
+    text = (ROOT / "docs" / "measures.md").read_text()
+    assert update_readme(text) == text, "run: python -m ir_pref_measures.measures.catalog docs/measures.md"
     for name in SPECS:
         assert f"`{name}" in text
 

@@ -1,7 +1,7 @@
 """The compare API: pairwise preferences between runs (RPP, lexicographic precision and recall) and
 metric differences, per query and averaged, as a pandas DataFrame.
 
-Conventions (those of ``pref_eval``, Diaz; ``specs/pref_eval.md``): a query counts when it has a
+Conventions (those of ``pref_eval``, Diaz): a query counts when it has a
 relevant doc (grade > 0 after ``binary`` / ``floor``); a query missing from a run is that run's worst case
 (no relevant doc retrieved); queries only in runs are ignored; every value is "run i vs run j", positive
 when run i is better; the ``all`` rows hold the mean over queries of the per-query values.

@@ -1,5 +1,5 @@
-"""Experiment tables in the conventions of PyTerrier's ``pt.Experiment`` (Macdonald and Tonellotto, ICTIR 2020;
-``specs/ecosystem.md`` §2.4): runs x measures, with a baseline, significance tests and corrections.
+"""Experiment tables in the conventions of PyTerrier's ``pt.Experiment`` (Macdonald and Tonellotto, ICTIR 2020):
+runs x measures, with a baseline, significance tests and corrections.
 
 Columns, named as ``pt.Experiment`` names them: ``name``, then one per measure (``str(measure)``; ``measure
 [set]`` on one of several judgment sets or on a judgment group); with a baseline, for each measure ``<m> +``

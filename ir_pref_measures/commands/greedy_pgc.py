@@ -16,7 +16,7 @@ def add_parser(subparsers) -> None:
     greedy = subparsers.add_parser(
         "greedy-pgc",
         help="drop-in for Luo's greedy_pgc.py (deterministic tie-break)",
-        description="Greedy PGC (Luo et al., SIGIR 2021): PREFS is 'qid winner loser', RUN a TREC run whose rank "
+        description="Greedy PGC (Clarke et al., SIGIR 2021): PREFS is 'qid winner loser', RUN a TREC run whose rank "
         "column gives the actual ranking. Output as greedy_pgc.py; ties broken by (rank, doc id).",
     )
     greedy.add_argument("-p", type=float, default=0.8, help="RBO persistence (default 0.8, as the script)")

@@ -1,6 +1,6 @@
 """The ``pairwise_pref_eval`` preset: reproduces Elsas' ``pairwise_pref_eval.py`` byte for byte.
 
-The same kernels as the library, with the tool's reading rules as options (``specs/carterette.md``):
+The same kernels as the library, with the tool's reading rules as options:
 
 * ids are lower-cased;
 * a bad mark and a preference out of the same doc: the earlier line wins (a doc is bad iff its first

@@ -1,5 +1,5 @@
 """The ``pref_eval`` preset: drop-in ``compare`` and ``aggregate`` commands for Diaz' ``pref_eval.py`` and
-``pref_aggregate.py`` (``specs/pref_eval.md``), on the kernels of :mod:`ir_pref_measures.analysis.compare` and
+``pref_aggregate.py``, on the kernels of :mod:`ir_pref_measures.analysis.compare` and
 :mod:`ir_pref_measures.analysis.fusion`.
 
 The tool's rules taken as options: queries in the order of their first relevant qrels line; run ids

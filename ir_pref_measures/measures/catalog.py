@@ -1,9 +1,9 @@
 """The one table of the measures: name, parameters and defaults, kernel and family, definition, citation.
 
 Everything else is generated from :data:`SPECS`: the ir_measures Measure classes and the provider's dispatch
-(:mod:`ir_pref_measures.adapters.ir_measures`), the parameter checks, and the README's measure tables
-(:func:`markdown_table`; ``tests/test_catalog.py`` checks the README is up to date, and
-``python -m ir_pref_measures.measures.catalog`` rewrites its tables).
+(:mod:`ir_pref_measures.adapters.ir_measures`), the parameter checks, and the measure tables of ``docs/measures.md``
+(:func:`markdown_table`; ``tests/test_trec_prefs_measures.py`` checks they are up to date, and
+``python -m ir_pref_measures.measures.catalog docs/measures.md`` rewrites them).
 
 A family names how the provider prepares a kernel's input: ``ppref`` (pair counts of the run;
 :mod:`~ir_pref_measures.measures.ppref`), ``pgc`` (:mod:`~ir_pref_measures.measures.pgc`, the image grid),
@@ -41,7 +41,7 @@ class Param:
     test: Callable[[object], bool]
     allowed: str
     default: object = None  # None: optional, without a value
-    shown_default: str | None = None  # the default in the README, when there is no value
+    shown_default: str | None = None  # the default in the docs' tables, when there is no value
 
 
 PARAMS = {
@@ -95,9 +95,12 @@ CITE_CB08 = (
     "Workshop on Beyond Binary Relevance."
 )
 CITE_TOOL = "J. Elsas. pairwise_pref_eval.py (2011), the reference implementation."
-CITE_SEED004 = "Weighted preference precision: seed 004 of this project, section 2 (our reading of nwppref: README)."
+CITE_SEED004 = (
+    "Weighted preference precision: B. Carterette, P. N. Bennett. Evaluation Measures for Preference Judgments. "
+    "SIGIR 2008 (poster), section 2 (our reading of wppref and nwppref: docs/measures.md)."
+)
 CITE_PGC = (
-    "C. Luo, C. L. A. Clarke, M. D. Smucker. Evaluation measures based on preference graphs. SIGIR 2021; "
+    "C. L. A. Clarke, C. Luo, M. D. Smucker. Evaluation measures based on preference graphs. SIGIR 2021; "
     "C. Luo. Information Retrieval Evaluation Measures Based on Preference Graphs. MMath thesis, "
     "University of Waterloo, 2021."
 )
@@ -114,7 +117,7 @@ CITE_TREC_EVAL = (
 
 @dataclass(frozen=True)
 class MeasureSpec:
-    """One measure. ``definition`` is Markdown (the README's); ``aggregate`` is how a summary combines queries
+    """One measure. ``definition`` is Markdown (the docs' tables); ``aggregate`` is how a summary combines queries
     (``mean``, or ``sum`` for trec_eval's counts, whose summary is their sum)."""
 
     name: str
@@ -287,7 +290,7 @@ def ppref_kernel(name: str, counts, cutoff=None, **kwargs) -> np.ndarray:
     return spec.kernel(counts, *(given[a] for a in spec.args if a in given))
 
 
-# -- the README's tables ---------------------------------------------------------------------------------------------
+# -- the docs' tables ------------------------------------------------------------------------------------------------
 
 
 def _shown(name: str, spec: MeasureSpec) -> str:
@@ -297,7 +300,7 @@ def _shown(name: str, spec: MeasureSpec) -> str:
 
 
 def markdown_table(family_name: str) -> str:
-    """The README's table of a family: name, definition, parameters (default); then its citations."""
+    """The docs' table of a family: name, definition, parameters (default); then its citations."""
     rows = ["| name | definition | parameters (default) |", "|---|---|---|"]
     citations: list[str] = []
     for spec in family(family_name):
@@ -318,7 +321,7 @@ def update_readme(text: str) -> str:
     return BLOCK.sub(lambda m: m.group(1) + markdown_table(m.group(2)) + m.group(4), text)
 
 
-if __name__ == "__main__":  # python -m ir_pref_measures.measures.catalog README.md: rewrite the tables
+if __name__ == "__main__":  # python -m ir_pref_measures.measures.catalog docs/measures.md: rewrite the tables
     import sys
 
     for path in sys.argv[1:]:

@@ -2,7 +2,7 @@
 
 For each evaluated query, P is the multiset of rank pairs ``(f, t)`` (preferred doc at rank f, the other
 at rank t; ``inf`` = not retrieved) of Carterette & Bennett (SIGIR 2008), built as ``pairwise_pref_eval.py``
-builds it (``specs/carterette.md`` §2.5): every strict pair of the judgments, plus every retrieved
+builds it: every strict pair of the judgments, plus every retrieved
 preferred doc against every bad doc, plus ``PU * BU`` pairs ``(inf, inf)`` (unretrieved preferred docs
 against unretrieved bad docs).
 
@@ -10,7 +10,7 @@ Every measure of the family is a prefix sum over these per-rank counts:
 
 * ``correct[r]``: pairs with ``f == r < t`` (correctly ordered, preferred doc at r);
 * ``ordered[r]``: pairs with ``min(f, t) == r`` (first touched at rank r);
-* ``gain[r]``: sum of ``2**degree - 1`` over the correct pairs at r (seed 004's weights);
+* ``gain[r]``: sum of ``2**degree - 1`` over the correct pairs at r (Carterette & Bennett's weights);
 * ``preferred[r]``: a retrieved doc at r prefers something (r is in PR).
 
 Two builders give the same counts: :func:`explicit_counts` from the pair list, and :func:`graded_counts`

@@ -14,7 +14,7 @@ only of grades take a fast path: the greedy order of a complete layered DAG is g
 list their derived edges either: :func:`.greedy_fas.layered_greedy_fas_order` counts them per grade layer.
 
 C. Luo. Information Retrieval Evaluation Measures Based on Preference Graphs. MMath thesis, University
-of Waterloo, 2021. C. Luo, C. L. A. Clarke, M. D. Smucker. Evaluation measures based on preference
+of Waterloo, 2021. C. L. A. Clarke, C. Luo, M. D. Smucker. Evaluation measures based on preference
 graphs. SIGIR 2021.
 """
 

@@ -9,7 +9,7 @@ unretrieved preferred docs):
 * ``wpref@k`` = sum over correct pairs of 1 / (log2 f + 1), ``nwpref@k`` = wpref@k / the same weight
   summed over the ordered pairs (``pairwise_pref_eval.py``, Elsas 2011);
 * ``wppref@k`` = sum over correct pairs of (2^|pref| - 1) / log2(f + 1), ``nwppref@k`` = wppref@k / wppref@k
-  of the ideal ranking (Carterette, Bennett & Chapelle 2008, seed 004 section 2; our reading, see README);
+  of the ideal ranking (Carterette & Bennett, SIGIR 2008 poster, section 2; our reading, see docs/measures.md);
 * ``rrpref`` = 1 / the best rank of a correct pair; ``pprefMax`` / ``rprefMax`` = max over r in PR;
 * ``APpref`` = (sum over r in PR of ppref@r + PU * correct(inf) / N) / (|PR| + PU) (the tool's form);
 * counts ``num_pref_ranked``, ``num_pref_total``, ``num_preferred``, ``num_preferred_unrk``, ``num_bad``.

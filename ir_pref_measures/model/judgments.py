@@ -20,7 +20,7 @@ Rules stated once, here:
   in each source);
 * everything is sorted by (query id, doc id), so no result depends on input order.
 
-**Judgment groups** (trec_eval's jg / jsg, ``specs/trec_eval_prefs.md``): every judgment also belongs to a
+**Judgment groups** (trec_eval's jg / jsg): every judgment also belongs to a
 named group (one assessor, one judge file; default :data:`DEFAULT_GROUP`) and, within it, a sub-group.
 :attr:`Judgments.lines` holds them in trec_eval's row form (group, sub-group, doc, level): a graded doc is a
 line of its group's one sub-group (level = grade); an explicit strict preference ``a > b`` is a sub-group of

@@ -1,6 +1,6 @@
 """Readers for the files of preference-based evaluation: TREC qrels, TREC runs, preference files.
 
-Every file is read under one set of rules (README, "Input rules"): UTF-8 with an optional byte-order mark;
+Every file is read under one set of rules (docs/input.md, "Input rules"): UTF-8 with an optional byte-order mark;
 gzip recognised by its content, whatever the name; LF, CRLF or CR line ends; blank lines and lines whose
 first non-blank character is ``#`` skipped; fields separated by ASCII tabs and runs of ASCII spaces (any other
 Unicode space, such as a no-break space, U+2028 or U+3000, is an ordinary character of an id); no control
