@@ -1119,3 +1119,18 @@ def test_judgment_groups_of_graded_sources_with_different_grades():
     assert values(both.group("two"), run_frame()) == values(qrels_frame(OTHER), run_frame())
     expected = values(_explicit_union(QRELS, OTHER), run_frame(), ORDER_MEASURES)
     assert values(both, run_frame(), ORDER_MEASURES) == pytest.approx(expected, abs=1e-12)
+
+
+# -- grades beyond what 2^grade holds: wppref refuses, the other measures are exact and silent -------------------------
+
+
+@pytest.mark.parametrize("grade", [2**31, 1e308, 2.0**63])
+def test_huge_grades_are_exact_for_the_order_measures_and_refused_by_wppref(grade, recwarn):
+    qrels = pd.DataFrame({"query_id": ["q", "q", "q"], "doc_id": ["a", "b", "c"], "relevance": [grade, 1, 0]})
+    small = qrels.assign(relevance=[2, 1, 0])
+    run = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["b", "a", "c"], "score": [3.0, 2.0, 1.0]})
+    measures = [ir_measures.parse_measure(m) for m in ("ppref@2", "APpref", "PGC", "rpref@2")]
+    assert ir_measures.calc_aggregate(measures, qrels, run) == ir_measures.calc_aggregate(measures, small, run)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    with pytest.raises(InputError, match="wppref@k and nwppref@k weigh"):
+        ir_measures.calc_aggregate([ir_measures.parse_measure("wppref@2")], qrels, run)

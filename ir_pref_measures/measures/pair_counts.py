@@ -190,6 +190,7 @@ def block_counts(judgments: Judgments, plan: BlockPlan, doc_rank: np.ndarray) ->
     )
 
 
+@np.errstate(over="ignore", invalid="ignore")  # a grade beyond +-1023: an infinite gain, refused by wppref
 def _correct_gain(grades: np.ndarray, src: np.ndarray, dst: np.ndarray, is_correct: np.ndarray) -> np.ndarray:
     """``2**degree - 1`` for the correct pairs, 0 for the others; the degree of preference is the grade
     difference when both docs are graded and it is positive, else 1."""
@@ -273,6 +274,7 @@ def lower_before_by_level(
     return count, weight
 
 
+@np.errstate(over="ignore", under="ignore", invalid="ignore")  # grades beyond +-1023: see _correct_gain
 def graded_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray) -> PairCounts:
     """Counts for judgments derived from grades (a -> b iff grade(a) > grade(b)), without pairs.
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ir_pref_measures.errors import InputError
 from ir_pref_measures.measures.pair_counts import PairCounts
 
 
@@ -69,6 +70,12 @@ def nwpref(c: PairCounts, k: float | None = None) -> np.ndarray:
 
 
 def wppref(c: PairCounts, k: float | None = None) -> np.ndarray:
+    if not np.isfinite(c.gain).all():
+        raise InputError(
+            "wppref@k and nwppref@k weigh a correct pair by 2^(grade difference) - 1, which float64 cannot hold "
+            "for the grades given (grades beyond +-1023)",
+            expected="grades between -1023 and 1023 for wppref and nwppref (the other measures take any)",
+        )
     return _upto(c, c.gain / np.log2(c.rank + 1.0), k)
 
 
