@@ -7,7 +7,7 @@ then indexed by ``query_id`` with the *same* divisions (ranges of equally many j
 partition ``k`` of every input holds the same query ids, a query never straddles two partitions, and
 partitions come in query id order. Each partition is evaluated by the local code path:
 :func:`ir_pref_measures.engine.evaluate` (ir_measures' ``iter_calc`` with our provider and
-pytrec_eval) and :func:`ir_pref_measures.analysis.compare.evaluate`. As queries are independent, per-query values
+pytrec_eval) and :func:`ir_pref_measures.analysis.compare.comparison`. As queries are independent, per-query values
 are bit for bit those of the local path whatever the number of partitions; means are taken on one worker in
 query id order, with the measure's own ir_measures aggregator (``evaluate``) or numpy's mean over the
 query-ordered values (``compare``), as the local path takes them.
@@ -38,7 +38,7 @@ from ir_pref_measures.analysis.compare import (
     to_frame,
 )
 from ir_pref_measures.analysis.compare import (
-    evaluate as compare_runs,
+    comparison as compare_runs,
 )
 from ir_pref_measures.dropins.pref_eval import relevant_in_file_order
 from ir_pref_measures.errors import InputError
@@ -334,7 +334,7 @@ def _means(parts: list[pd.DataFrame], names: list[str]) -> pd.DataFrame:
 
 
 def _partition_comparison(qrels: pd.DataFrame, *runs: pd.DataFrame, names, options) -> Comparison | None:
-    """The local ``compare.evaluate`` on one partition; ``None`` when no query of it has a relevant doc."""
+    """The local ``compare.comparison`` on one partition; ``None`` when no query of it has a relevant doc."""
     if not len(qrels):
         return None
     table = sources.qrels_table(qrels.reset_index(), repeated="keep")
@@ -427,7 +427,7 @@ def compare(
 
 
 def _compare_options(measures, baseline, binary, floor, topk, graded_rpp) -> dict:
-    """The keywords of the local ``compare.evaluate`` each partition calls (measures by name)."""
+    """The keywords of the local ``compare.comparison`` each partition calls (measures by name)."""
     names = [m.name for m in parse_measures(measures)]
     return {
         "measures": names,
@@ -461,7 +461,7 @@ def comparison(
     graded_rpp: bool = True,
     npartitions: int | None = None,
 ) -> Comparison:
-    """The :class:`~ir_pref_measures.analysis.compare.Comparison` of ``compare.evaluate`` (the ``compare`` command's),
+    """The :class:`~ir_pref_measures.analysis.compare.Comparison` of ``compare.comparison`` (the ``compare`` command's),
     computed on the cluster and gathered: queries in the order of their first relevant line in ``qrels``
     (``pref_eval``'s order; the qrels are read on the client for it, the runs only on the workers)."""
     options = _compare_options(measures, None, binary, floor, topk, graded_rpp)

@@ -281,8 +281,8 @@ def test_compare_reports_bad_qrels_first_and_reads_no_further_run(tmp_path, monk
     assert len(read) <= compare_module.READERS
 
 
-def test_compare_evaluate_takes_the_relevant_docs_or_a_function_reading_them():
-    from ir_pref_measures.analysis.compare import evaluate, parse_measures
+def test_compare_comparison_takes_the_relevant_docs_or_a_function_reading_them():
+    from ir_pref_measures.analysis.compare import comparison, parse_measures
 
     judgments = Judgments.from_qrels(
         pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [2, 0, 1]})
@@ -290,8 +290,8 @@ def test_compare_evaluate_takes_the_relevant_docs_or_a_function_reading_them():
     runs = {"x": pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})}
     runs["y"] = runs["x"].assign(score=[1.0, 2.0, 1.0])
     measures = parse_measures(["rpp", "lexiprecision", "ap"])
-    given = evaluate(runs, relevant_docs(judgments), measures)
-    read = evaluate(runs, lambda: relevant_docs(judgments), measures)
+    given = comparison(runs, relevant_docs(judgments), measures)
+    read = comparison(runs, lambda: relevant_docs(judgments), measures)
     assert given.query_ids.tolist() == read.query_ids.tolist() == ["q1", "q2"]
     for name in ("rpp", "lexiprecision", "ap"):
         assert given.pair_values[name].tolist() == read.pair_values[name].tolist()

@@ -13,7 +13,8 @@ from conftest import testdata_path
 from ir_pref_measures.adapters.ir_measures import MEASURES
 
 from ir_pref_measures.commands import main
-from ir_pref_measures.dropins.presets import compatibility_report, ordered_ranking
+from ir_pref_measures.dropins.compatibility import compatibility_report
+from ir_pref_measures.dropins.script_output import ordered_ranking
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs.sources import judgments as load_judgments
 from ir_pref_measures.measures.compatibility import compatibility

@@ -103,7 +103,7 @@ COMMANDS = {
     "meta-runs": ("meta runs -j {qrels} {run1} {run2} {run3} -m nDCG@10 ppref@10 APpref", (), False),
     "meta-sensitivity": (
         "meta sensitivity -j g={qrels} -j p={winner} --prefs-format winner {run1} {run2} {run3} "
-        "-m g:nDCG@10 p:PGC --test randomised --samples 200",
+        "-m g:nDCG@10 p:PGC --test permutation --samples 200",
         (),
         False,
     ),

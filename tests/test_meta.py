@@ -155,7 +155,7 @@ def test_t_test_matches_scipy(seed):
 @pytest.mark.parametrize("seed", range(3))
 def test_exact_randomised_test_matches_scipy(seed):
     values = random_values(seed, queries=9, runs=4)
-    p = meta.paired_p_values(values, "randomised", samples=2**9)
+    p = meta.paired_p_values(values, "permutation", samples=2**9)
     for a, b in itertools.combinations(values.columns, 2):
         expected = stats.permutation_test(
             (values[a].to_numpy(), values[b].to_numpy()),
@@ -168,10 +168,10 @@ def test_exact_randomised_test_matches_scipy(seed):
 
 def test_sampled_randomised_test_is_seeded_and_close_to_exact():
     values = random_values(7, queries=14, runs=3)
-    exact = meta.paired_p_values(values, "randomised", samples=2**14)
-    sampled = meta.paired_p_values(values, "randomised", samples=4000, seed=3)
-    pd.testing.assert_frame_equal(sampled, meta.paired_p_values(values, "randomised", samples=4000, seed=3))
-    assert not sampled.equals(meta.paired_p_values(values, "randomised", samples=4000, seed=4))
+    exact = meta.paired_p_values(values, "permutation", samples=2**14)
+    sampled = meta.paired_p_values(values, "permutation", samples=4000, seed=3)
+    pd.testing.assert_frame_equal(sampled, meta.paired_p_values(values, "permutation", samples=4000, seed=3))
+    assert not sampled.equals(meta.paired_p_values(values, "permutation", samples=4000, seed=4))
     np.testing.assert_allclose(sampled.to_numpy(), exact.to_numpy(), atol=0.03)
 
 

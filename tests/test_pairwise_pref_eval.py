@@ -12,7 +12,7 @@ from conftest import TESTDATA, testdata_path
 
 import ir_pref_measures as ipm
 from ir_pref_measures.commands import main
-from ir_pref_measures.dropins.pairwise_pref_eval import OUTPUT_ORDER, evaluate
+from ir_pref_measures.dropins.pairwise_pref_eval import OUTPUT_ORDER, query_values
 
 CARTERETTE = TESTDATA / "carterette"
 HASH_SEED_DEPENDENT = "c10_nondeterministic_inconsistent_dup_and_path"
@@ -73,7 +73,7 @@ def test_hash_seed_dependent_case_gets_the_deterministic_closure():
     """c10: duplicates a=b contradicted by a strict path. The tool gives 5 or 6 pairs depending on the
     hash seed; the library's rule (a pair is strict iff a walk with a strict edge joins them) gives 6."""
     prefs = testdata_path("carterette", "edge_cases", f"{HASH_SEED_DEPENDENT}.prefs")
-    (qid, values), *_ = evaluate(prefs, prefs.with_suffix(".run"))
+    (qid, values), *_ = query_values(prefs, prefs.with_suffix(".run"))
     assert values["num_pref_total"] == 6
     assert values["APpref"] == pytest.approx(0.5)
 
@@ -100,7 +100,7 @@ def test_ir_measures_gives_the_tools_numbers_under_the_trec_eval_tie_order(trans
     """The library breaks score ties by doc id descending, the tool by file order. On the upstream run
     re-sorted that way, the tool's per-query output equals ir_measures' values to the last digit printed."""
     root = testdata_path("carterette")
-    tool = evaluate(root / "preferences.txt", root / "generated" / "results_ties_docno_desc.txt", transitive)
+    tool = query_values(root / "preferences.txt", root / "generated" / "results_ties_docno_desc.txt", transitive)
     ours = library_values(root / "preferences.txt", root / "results.txt", transitive)
     for qid, values in tool:
         for name, value in values.items():
@@ -110,7 +110,7 @@ def test_ir_measures_gives_the_tools_numbers_under_the_trec_eval_tie_order(trans
 def test_the_tie_order_difference_is_pinned():
     """On the original run (ties in file order), only nwpref10 of q1435 differs: 0.9124 vs 0.9126."""
     root = testdata_path("carterette")
-    tool = dict(evaluate(root / "preferences.txt", root / "results.txt"))
+    tool = dict(query_values(root / "preferences.txt", root / "results.txt"))
     ours = library_values(root / "preferences.txt", root / "results.txt", True)
     differing = {
         (qid, name)

@@ -17,7 +17,8 @@ from conftest import testdata_path
 from ir_pref_measures.adapters.ir_measures import MEASURES, PreferenceEvaluator
 
 import ir_pref_measures as ipm
-from ir_pref_measures.dropins.presets import greedy_pgc_report, ordered_ranking
+from ir_pref_measures.dropins.greedy_pgc import greedy_pgc_report
+from ir_pref_measures.dropins.script_output import ordered_ranking
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.greedy_fas import greedy_fas_order

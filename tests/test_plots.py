@@ -190,11 +190,11 @@ def test_meta_runs_command(tmp_path, files, capsys):
     runs, prefs, qrels = files
     result = cli(
         capsys, "runs", *runs, "-j", f"graded={qrels}", "-j", f"real={prefs}", "-j", f"both={qrels}+{prefs}",
-        "-m", "graded:nDCG@3", "real:APpref", "both:PGC(p=0.8)", "--test", "randomised", "--plot", tmp_path / "s.png",
+        "-m", "graded:nDCG@3", "real:APpref", "both:PGC(p=0.8)", "--test", "permutation", "--plot", tmp_path / "s.png",
         "--query-plot", tmp_path / "q.pdf",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    for text in ("sensitivity (randomised test", "nDCG@3 [graded]", "APpref [real]", "PGC(p=0.8) [both]", "tau_AP"):
+    for text in ("sensitivity (permutation test", "nDCG@3 [graded]", "APpref [real]", "PGC(p=0.8) [both]", "tau_AP"):
         assert text in result.stdout
     written(tmp_path / "s.png")
     written(tmp_path / "q.pdf")

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import ir_pref_measures as ipm
 from ir_pref_measures.commands import main
-from ir_pref_measures.dropins.trec_eval import evaluate
+from ir_pref_measures.dropins.trec_eval import prefs_values
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs.groups import read_judgments
 from ir_pref_measures.measures.catalog import SPECS, update_readme
@@ -35,7 +35,7 @@ def _per_query(measures, judgments, run) -> dict[tuple[str, str], float]:
 
 def _drop_in(path, fmt, run_path, complete=False) -> dict[tuple[str, str], float]:
     run = ipm.read_run(run_path)
-    query_ids, values = evaluate(read_judgments(path, fmt), run, complete=complete, depth=None)
+    query_ids, values = prefs_values(read_judgments(path, fmt), run, complete=complete, depth=None)
     return {(name, q): float(values[name][i]) for name in TREC_MEASURES for i, q in enumerate(query_ids)}
 
 

@@ -244,7 +244,7 @@ def _preferences(
     return out
 
 
-def evaluate(
+def comparison(
     rankings: Mapping[str, object],
     relevant: RelevantDocs | Callable[[], RelevantDocs],
     measures: list[Measure],
@@ -370,10 +370,10 @@ def compare(
     Ferraro 2022); ``False``: RPP on binary relevance (grade > 0), as ``pref_eval`` computes it today.
     """
 
-    def relevant() -> RelevantDocs:  # read while the first runs are (evaluate)
+    def relevant() -> RelevantDocs:  # read while the first runs are (comparison)
         return relevant_docs(sources.judgments(qrels, format="qrels", repeated="max"), binary=binary, floor=floor)
 
-    result = evaluate(
+    result = comparison(
         load_runs(runs), relevant, parse_measures(measures), baseline=baseline, topk=topk, graded_rpp=graded_rpp
     )
     return to_frame(result, perquery=perquery)

@@ -32,7 +32,7 @@ from ir_pref_measures.inputs.sources import load_combined
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.readers import tables
 
-TESTS = ("t", "randomised", "bootstrap")
+TESTS = ("t", "permutation", "bootstrap")  # the names of analysis.stats
 BINOMIAL_METHODS = ("exact", "normal")
 TIE = "tie"
 
@@ -211,13 +211,14 @@ def _pair_differences(values: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.
 def paired_p_values(values: pd.DataFrame, test: str = "t", *, samples: int = 10_000, seed: int = 0) -> pd.DataFrame:
     """Two-sided p-values of a paired test between every two runs (a symmetric runs x runs frame, NaN on the
     diagonal). ``values``: one row per query, one column per run. ``test``: ``"t"`` (Student's paired t-test,
-    as ``scipy.stats.ttest_rel``; NaN when two runs never differ), ``"randomised"`` (sign flips of the per-query
-    differences; M. D. Smucker, J. Allan, B. Carterette, CIKM 2007) or ``"bootstrap"`` (Sakai 2006), each with
-    ``samples`` resamples drawn from ``numpy.random.default_rng(seed)``, the same for every pair."""
+    as ``scipy.stats.ttest_rel``; NaN when two runs never differ), ``"permutation"`` (the paired randomisation
+    test: sign flips of the per-query differences; M. D. Smucker, J. Allan, B. Carterette, CIKM 2007) or
+    ``"bootstrap"`` (Sakai 2006), each with ``samples`` resamples drawn from ``numpy.random.default_rng(seed)``,
+    the same for every pair."""
     if test not in TESTS:
         raise InputError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
     i, j, d = _pair_differences(values)
-    p = p_values(d, {"randomised": "permutation"}.get(test, test), check_samples(samples), np.random.default_rng(seed))
+    p = p_values(d, test, check_samples(samples), np.random.default_rng(seed))
     matrix = np.full((values.shape[1],) * 2, np.nan)
     matrix[i, j] = matrix[j, i] = p
     return pd.DataFrame(matrix, index=values.columns, columns=values.columns)
@@ -386,14 +387,14 @@ def stability(
     table = tables.preferences(preferences)
     table = table.sort_values(list(tables.PREFERENCE_COLUMNS), kind="stable", ignore_index=True)
 
-    def evaluate(rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    def measured(rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
         judged = Judgments.from_preferences(rows, checked=True)
         return measure_values(rankings, judged if graded is None else combine(graded, judged), measures)
 
     from ir_pref_measures.analysis.progress import progress
 
     with progress(1 + len(fractions) * int(repeats), "stability") as bar:
-        full = evaluate(table)
+        full = measured(table)
         bar.update()
         full_means = means(full)
         rng = np.random.default_rng(seed)
@@ -404,7 +405,7 @@ def stability(
             for _ in range(int(repeats)):
                 sample = subsample(table, fraction, rng)
                 kept.append(len(sample))
-                for name, frame in evaluate(sample).items():
+                for name, frame in measured(sample).items():
                     found[name][0].append(anova_f(frame))
                     found[name][1].append(kendall_tau(full_means[name], means({name: frame})[name]))
                 bar.update()

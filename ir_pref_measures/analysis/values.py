@@ -1,6 +1,6 @@
 """Per-query values of runs x measures on one judgment set: the measures of the catalog and ir_measures' through
 the engine (:func:`ir_pref_measures.engine.evaluate`), the pairwise preferences between runs through
-:func:`ir_pref_measures.analysis.compare.evaluate`. The tables of
+:func:`ir_pref_measures.analysis.compare.comparison`. The tables of
 :func:`~ir_pref_measures.analysis.experiment.Experiment`, :mod:`~ir_pref_measures.analysis.meta` and the cluster
 path (:mod:`~ir_pref_measures.analysis.cluster`) start here."""
 
@@ -13,8 +13,7 @@ import pandas as pd
 
 from ir_pref_measures import engine
 from ir_pref_measures.analysis.compare import Measure as PairwiseMeasure
-from ir_pref_measures.analysis.compare import evaluate as compare_runs
-from ir_pref_measures.analysis.compare import relevant_docs
+from ir_pref_measures.analysis.compare import comparison, relevant_docs
 from ir_pref_measures.analysis.progress import progress
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.model.judgments import Judgments
@@ -54,7 +53,7 @@ def _pairwise_values(rankings, judgments: Judgments, measures: list, baseline: s
     names = list(rankings)
     if baseline is None and len(names) < 2:
         raise InputError("pairwise preferences need at least two runs")
-    result = compare_runs(rankings, relevant_docs(judgments), measures, baseline=baseline)
+    result = comparison(rankings, relevant_docs(judgments), measures, baseline=baseline)
     out = {}
     for measure in measures:
         values = result.pair_values[measure.name].astype(np.float64)

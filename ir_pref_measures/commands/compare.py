@@ -36,7 +36,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from ir_pref_measures.analysis.compare import evaluate, load_runs, parse_measures
+    from ir_pref_measures.analysis.compare import comparison, load_runs, parse_measures
     from ir_pref_measures.dropins.pref_eval import json_lines, relevant_in_file_order, tool_measures
 
     if len(args.runs) < 2:
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> None:
         result = _on_cluster(args, [m.name for m in measures])
     else:
         relevant = partial(relevant_in_file_order, args.qrels, binary=args.binary_relevance, floor=args.relevance_floor)
-        result = evaluate(load_runs(args.runs), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp)
+        result = comparison(load_runs(args.runs), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp)
     sys.stdout.writelines(
         line + "\n" for line in json_lines(result, perquery=args.query_eval_wanted, summary=not args.nosummary)
     )

@@ -1,5 +1,5 @@
 """``ir-pref-measures compatibility``: drop-in for Clarke's ``compatibility.py`` (byte-identical output;
-:func:`ir_pref_measures.dropins.presets.compatibility_report`)."""
+:func:`ir_pref_measures.dropins.compatibility.compatibility_report`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from ir_pref_measures.commands.options import add_run_name_options
-from ir_pref_measures.dropins.presets import compatibility_report
+from ir_pref_measures.dropins.compatibility import compatibility_report
 from ir_pref_measures.readers.names import renamed_report
 
 

@@ -1,5 +1,5 @@
 """``ir-pref-measures greedy-pgc``: drop-in for Luo's ``greedy_pgc.py`` (deterministic tie-break;
-:func:`ir_pref_measures.dropins.presets.greedy_pgc_report`)."""
+:func:`ir_pref_measures.dropins.greedy_pgc.greedy_pgc_report`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from ir_pref_measures.commands.options import add_run_name_options
-from ir_pref_measures.dropins.presets import greedy_pgc_report
+from ir_pref_measures.dropins.greedy_pgc import greedy_pgc_report
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.readers.names import renamed_report
 

@@ -253,7 +253,7 @@ def add_parser(subparsers) -> None:
         parser.add_argument("--test", choices=meta.TESTS, default="t", help="paired test (default: t)")
         parser.add_argument("--alpha", type=probability, default=0.05, help="significance level (default: 0.05)")
         parser.add_argument(
-            "--samples", type=positive_int, default=10_000, help="resamples of randomised/bootstrap tests"
+            "--samples", type=positive_int, default=10_000, help="resamples of the permutation and bootstrap tests"
         )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--plot", metavar="FILE", help=f"scatter plot of the run means ({PLOT_FILE})")

@@ -20,6 +20,6 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from ir_pref_measures.dropins.pairwise_pref_eval import evaluate, report
+    from ir_pref_measures.dropins.pairwise_pref_eval import query_values, report
 
-    sys.stdout.write(report(evaluate(args.prefs, args.run, transitive=not args.i), per_query=args.q))
+    sys.stdout.write(report(query_values(args.prefs, args.run, transitive=not args.i), per_query=args.q))

@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from ir_pref_measures.commands.options import positive_int
-from ir_pref_measures.dropins.trec_eval import evaluate, read_trec_run, report, selected
+from ir_pref_measures.dropins.trec_eval import prefs_values, read_trec_run, report, selected
 from ir_pref_measures.inputs.groups import READERS, read_judgments
 
 
@@ -33,5 +33,5 @@ def run(args: argparse.Namespace) -> None:
     names = selected(args.m)
     judged = read_judgments(args.judgments, args.R, allow_cycles=False)  # trec_eval aborts on a cycle
     run_table, run_id, raw = read_trec_run(args.run)
-    query_ids, values = evaluate(judged, run_table, complete=args.c, depth=args.M, raw=raw)
+    query_ids, values = prefs_values(judged, run_table, complete=args.c, depth=args.M, raw=raw)
     sys.stdout.write(report(query_ids, values, names, run_id, per_query=args.q, summary=not args.n))

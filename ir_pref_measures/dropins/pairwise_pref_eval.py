@@ -98,7 +98,7 @@ def _ranked(docs: list[str], scores: list[float]) -> pd.DataFrame:
     return ranked.groupby("doc_id", sort=False)["rank"].max().reset_index()
 
 
-def evaluate(prefs: Source, run: Source, transitive: bool = True) -> list[tuple[str, dict[str, float]]]:
+def query_values(prefs: Source, run: Source, transitive: bool = True) -> list[tuple[str, dict[str, float]]]:
     """Per evaluated run block, in run order: (qid, {measure name: value}) with the tool's names."""
     judgments = tool_judgments(prefs)
     blocks = [(q, ranked) for q, ranked in _blocks(run) if q in set(judgments.query_ids.tolist())]

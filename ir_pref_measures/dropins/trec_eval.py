@@ -73,7 +73,7 @@ def ranks(judged: pd.DataFrame, run_table: pd.DataFrame, depth: int | None, raw:
     return found.reindex(keys).fillna(np.inf).to_numpy()
 
 
-def evaluate(judged: pd.DataFrame, run_table: pd.DataFrame, *, complete: bool, depth: int | None, raw=None):
+def prefs_values(judged: pd.DataFrame, run_table: pd.DataFrame, *, complete: bool, depth: int | None, raw=None):
     """(query ids in ``strcmp`` order, the 14 measures per query) for the judged queries."""
     query_ids = np.unique(judged["query_id"].to_numpy(dtype=str))
     missing = sorted(set(query_ids) - set(run_table["query_id"].astype(str)))
