@@ -13,7 +13,9 @@ from statsmodels.stats.multitest import multipletests
 
 import ir_pref_measures  # noqa: F401 (registers the measures)
 from ir_pref_measures.analysis.compare import compare
-from ir_pref_measures.analysis.experiment import Experiment, render, sign_test
+from ir_pref_measures.analysis.experiment import Experiment
+from ir_pref_measures.analysis.render import render
+from ir_pref_measures.analysis.stats import sign_test
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.model.judgments import Judgments
 

@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 import ir_pref_measures as ipm
-from ir_pref_measures.analysis.experiment import DepthWarning, Experiment
+from ir_pref_measures.analysis.experiment import Experiment
+from ir_pref_measures.analysis.runs import DepthWarning
 from ir_pref_measures.commands import main
 from ir_pref_measures.inputs import sources
 from ir_pref_measures.model.judgments import combine

@@ -1,5 +1,5 @@
 """Per-query values computed on a cluster: the judged queries cut into ranges, each range's runs and judgments
-sent to a worker and evaluated by the local code (:func:`ir_pref_measures.analysis.experiment.per_query`).
+sent to a worker and evaluated by the local code (:func:`ir_pref_measures.analysis.values.per_query`).
 
 ``client`` is a ``distributed.Client`` (anything with ``submit``, ``gather`` and ``nthreads``): this module imports
 no Dask; the Dask DataFrame glue is :mod:`ir_pref_measures.adapters.dask`.
@@ -59,7 +59,7 @@ def _split_by_query(frame: pd.DataFrame, bounds: np.ndarray) -> list[pd.DataFram
 def _per_query_part(
     runs: dict[str, pd.DataFrame], judgments: Judgments, qrels, query_ids: np.ndarray, measures, baseline
 ) -> dict:
-    """``experiment.per_query`` on the judged ``query_ids`` of one part: the measures of ir_measures on each
+    """``values.per_query`` on the judged ``query_ids`` of one part: the measures of ir_measures on each
     run's rows of these queries, the pairwise preferences on ``qrels`` (this part's)."""
     from ir_pref_measures.analysis.values import per_query as local_per_query
 
@@ -90,7 +90,7 @@ def per_query(
     client,
     npartitions: int | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """:func:`ir_pref_measures.analysis.experiment.per_query` computed on the cluster of ``client`` (a
+    """:func:`ir_pref_measures.analysis.values.per_query` computed on the cluster of ``client`` (a
     ``distributed.Client``): the runs and qrels are split into ``npartitions`` ranges of judged query ids
     (default: twice the worker threads), each range sent with its own judgments and evaluated by the local
     code. Same return value: per measure column, one row per query id (sorted), one column per run. ``client``

@@ -48,7 +48,8 @@ BASELINE = "weak"
 def run_demo() -> str:
     """An :func:`~ir_pref_measures.analysis.experiment.Experiment` on the example: graded, preference and pairwise
     measures on the grades combined with the explicit preferences, against a baseline, Holm-corrected."""
-    from ir_pref_measures.analysis.experiment import Experiment, render
+    from ir_pref_measures.analysis.experiment import Experiment
+    from ir_pref_measures.analysis.render import render
     from ir_pref_measures.inputs.sources import load_combined
 
     qrels, prefs, runs = example()

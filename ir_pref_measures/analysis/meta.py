@@ -377,7 +377,7 @@ def stability(
     (mean over repeats), ``tau`` (Kendall's tau between the run orderings by mean value, full vs reduced;
     mean, and ``tau min``), ``kept`` (judgments left). Seeded by ``seed``: the same call gives the same table.
     """
-    from ir_pref_measures.analysis.experiment import named_runs
+    from ir_pref_measures.analysis.runs import named_runs
 
     if int(repeats) != repeats or repeats < 1:
         raise InputError(f"repeats must be a positive integer, not {repeats!r}")

@@ -8,8 +8,9 @@ import os
 import sys
 import warnings
 
-from ir_pref_measures.analysis.experiment import DEFAULT_SET, TESTS, DepthWarning, Experiment
+from ir_pref_measures.analysis.experiment import DEFAULT_SET, TESTS, Experiment
 from ir_pref_measures.analysis.render import FORMATS, render
+from ir_pref_measures.analysis.runs import DepthWarning
 from ir_pref_measures.analysis.stats import SAMPLES
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, write_text
