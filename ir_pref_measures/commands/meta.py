@@ -240,7 +240,14 @@ def add_parser(subparsers) -> None:
     )
     main.set_defaults(handler=run)
     sub = main.add_subparsers(dest="analysis", required=True)
+    _add_runs_parsers(sub)
+    _add_agreement_parser(sub)
+    _add_stability_parser(sub)
+    _add_pr_curve_parser(sub)
 
+
+def _add_runs_parsers(sub) -> None:
+    """``meta sensitivity | consistency | runs``: analyses of the runs' values."""
     descriptions = {
         "sensitivity": "share of run pairs significantly different by a paired test (Luo 2021, Tables 4.1-4.2)",
         "consistency": "Kendall's tau and tau_AP between the run orderings of the measures (Luo 2021, Figs. 4.1-4.3)",
@@ -267,6 +274,9 @@ def add_parser(subparsers) -> None:
         )
         parser.set_defaults(analysis_handler=_runs_command)
 
+
+def _add_agreement_parser(sub) -> None:
+    """``meta agreement``: measures against per-query gold preferences."""
     agree = sub.add_parser(
         "agreement",
         help="agreement of measures with per-query gold preferences between two systems (Luo 2021, Fig. 5.8)",
@@ -289,6 +299,9 @@ def add_parser(subparsers) -> None:
     agree.add_argument("--plot", metavar="FILE", help=f"per-query score scatter of the two systems ({PLOT_FILE})")
     agree.set_defaults(analysis_handler=_agreement_command)
 
+
+def _add_stability_parser(sub) -> None:
+    """``meta stability``: measures when judgments are removed."""
     stab = sub.add_parser(
         "stability",
         help="ANOVA F and tau when preference judgments are removed (Carterette and Bennett 2008, Table 2)",
@@ -305,6 +318,9 @@ def add_parser(subparsers) -> None:
     stab.add_argument("--seed", type=int, default=0)
     stab.set_defaults(analysis_handler=_stability_command)
 
+
+def _add_pr_curve_parser(sub) -> None:
+    """``meta pr-curve``: preference precision-recall curves."""
     pr = sub.add_parser(
         "pr-curve",
         help="preference precision-recall curves (Carterette and Bennett 2008, Fig. 1)",
