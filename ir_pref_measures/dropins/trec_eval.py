@@ -18,9 +18,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures.engine import trec_positions
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs.groups import codes
 from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES, MEASURES, trec_prefs_values
+from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.readers.formats import RawFile, fields, load, read_run
 
 ORDER = ("runid", "num_q", *MEASURES)  # measures.c order
@@ -46,31 +48,18 @@ def selected(names: list[str] | None) -> list[str]:
 
 
 def ranks(judged: pd.DataFrame, run_table: pd.DataFrame, depth: int | None, raw: RawFile | None = None) -> np.ndarray:
-    """Per judgment line, its doc's position in the run (``inf`` if not retrieved).
-
-    The run is ordered by score descending, then docno ascending (``form_prefs_counts.c``), cut at ``depth``;
-    a docno listed twice in a query is an error.
-    """
+    """Per judgment line, its doc's 0-based position in the run (``inf`` if not retrieved, or at ``depth`` or
+    below): score descending, then docno ascending (``form_prefs_counts.c``), the engine's positions for the
+    prefs_* measures (:func:`ir_pref_measures.engine.trec_positions`); a doc listed twice in a query is an error."""
     run_table = run_table[run_table["query_id"].isin(judged["query_id"].unique())]
-    order = np.lexsort(
-        (run_table["doc_id"].to_numpy(dtype=str), -run_table["score"].to_numpy(), codes(run_table["query_id"]))
-    )
-    ordered = run_table.iloc[order]
-    twice = ordered.duplicated(["query_id", "doc_id"]).to_numpy()
-    if twice.any():
-        line = ordered.iloc[int(np.flatnonzero(twice)[0])]
-        message = f"doc {line['doc_id']} listed twice for query {line['query_id']}"
-        if raw is None:
-            raise InputError(message)
-        raw.fail(message, line_no=int(line["line"]), expected="each doc at most once per query")
-    position = ordered.groupby("query_id", sort=False).cumcount().to_numpy()
+    if not len(run_table):
+        return np.full(len(judged), np.inf)
+    ranking = Ranking.from_frame(run_table, path=raw, checked=True)
+    query_ids = judged["query_id"].to_numpy(dtype=object)
+    position = trec_positions(ranking, query_ids, ranking.rank_of(query_ids, judged["doc_id"].to_numpy(dtype=object)))
     if depth is not None:
-        ordered, position = ordered[position < depth], position[position < depth]
-    found = pd.Series(
-        position.astype(np.float64), index=pd.MultiIndex.from_arrays([ordered["query_id"], ordered["doc_id"]])
-    )
-    keys = pd.MultiIndex.from_arrays([judged["query_id"], judged["doc_id"]])
-    return found.reindex(keys).fillna(np.inf).to_numpy()
+        position[position >= depth] = np.inf
+    return position
 
 
 def prefs_values(judged: pd.DataFrame, run_table: pd.DataFrame, *, complete: bool, depth: int | None, raw=None):
