@@ -53,9 +53,9 @@ def _subset(path: Path, queries: tuple[str, ...], per_query: int | None = None) 
     return "\n".join(kept) + "\n"
 
 
-def _build_clean_inputs(folder: Path) -> dict[str, bytes]:
+def clean_texts() -> dict[str, str]:
     """Small real inputs: CAsT 2019 (graded and float qrels, winner prefs, 3 runs), DL 2019 (GPT-4o pairs and a
-    run), Carterette's upstream pair, and the JSON lines of ``compare -q`` on the CAsT runs."""
+    run), Carterette's upstream pair."""
     cast = testdata_path("cast2019_toppref")
     texts = {
         "qrels": _subset(testdata_path("cast2019_qrels", "2019qrels.txt"), CAST_QUERIES),
@@ -71,6 +71,12 @@ def _build_clean_inputs(folder: Path) -> dict[str, bytes]:
     for name, exp in (("run1", 1), ("run2", 7), ("run3", 11)):
         run = testdata_path("cast2019_runs_decaf", f"decaf_exp{exp}.run.gz")
         texts[name] = _subset(run, CAST_QUERIES, per_query=30)
+    return texts
+
+
+def _build_clean_inputs(folder: Path) -> dict[str, bytes]:
+    """:func:`clean_texts` written to ``folder``, and the JSON lines of ``compare -q`` on the CAsT runs."""
+    texts = clean_texts()
     data = {name: text.encode() for name, text in texts.items()}
     for name, content in data.items():
         (folder / name).write_bytes(content)

@@ -36,28 +36,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import testdata_path
+from test_bad_input import CAST_QUERIES, RUNS, _subset, clean_texts
 
 from ir_pref_measures.commands import main
 
-CAST_QUERIES = ("31_1", "31_2", "31_3")
-RUNS = ("run1", "run2", "run3")
-DL19_QUERIES = ("104861", "1063750", "1106007")
 NON_ASCII = "q\u00e9"  # the query id replacing 31_1 in the "u" inputs
 
 
 # -- the inputs ----------------------------------------------------------------------------------------------------
-
-
-def _subset(path: Path, queries: tuple[str, ...], per_query: int | None = None) -> str:
-    data = path.read_bytes()
-    lines = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8").splitlines()
-    kept, count = [], dict.fromkeys(queries, 0)
-    for line in lines:
-        query = line.split()[0]
-        if query in count and count[query] < (per_query or 10**9):
-            count[query] += 1
-            kept.append(line)
-    return "\n".join(kept) + "\n"
 
 
 @pytest.fixture(scope="module")
@@ -65,20 +51,7 @@ def source(tmp_path_factory) -> Path:
     """A folder of small inputs: CAsT 2019 qrels, winner preferences, three runs and gold preferences; DL 2019
     pairs and a run; Carterette's pair; ``compare -q``'s JSON lines; and ``u*`` copies with a non-ASCII query."""
     folder = tmp_path_factory.mktemp("inputs")
-    cast = testdata_path("cast2019_toppref")
-    texts = {
-        "qrels": _subset(testdata_path("cast2019_qrels", "2019qrels.txt"), CAST_QUERIES),
-        "winner": _subset(cast / "TREC-CAsT-2019.pref", CAST_QUERIES),
-        "pairs": _subset(
-            testdata_path("dl_llm_prefs_arabzadeh", "llm_pref_judgments", "DL2019", "judge.03"), DL19_QUERIES
-        ),
-        "dlrun": _subset(testdata_path("dl_llm_prefs_arabzadeh", "runs", "input.ICT-BERT2.txt.gz"), DL19_QUERIES),
-        "carterette": testdata_path("carterette", "preferences.txt").read_text(),
-        "crun": testdata_path("carterette", "results.txt").read_text(),
-        "gold": "query winner\n31_1 run1\n31_2 tie\n31_3 run2\n",
-    }
-    for name, exp in (("run1", 1), ("run2", 7), ("run3", 11)):
-        texts[name] = _subset(testdata_path("cast2019_runs_decaf", f"decaf_exp{exp}.run.gz"), CAST_QUERIES, 30)
+    texts = {**clean_texts(), "gold": "query winner\n31_1 run1\n31_2 tie\n31_3 run2\n"}
     for name in ("qrels", "winner", "run1", "run2", "gold"):
         texts["u" + name] = re.sub(r"^31_1(?=\s)", NON_ASCII, texts[name], flags=re.M)
     for name, text in texts.items():
