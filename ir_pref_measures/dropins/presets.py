@@ -26,7 +26,8 @@ from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.pgc import pgc
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.readers.formats import fields, load, read_preferences, read_run
+from ir_pref_measures.readers.formats import fields, load, read_run
+from ir_pref_measures.readers.preferences import read_preferences
 
 DEPTH = 1000
 

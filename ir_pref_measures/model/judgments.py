@@ -385,7 +385,7 @@ class Judgments:
         """Explicit judgments from a ``query_id, doc_id_a, doc_id_b, preference`` table (DataFrame or
         namedtuples; validated by :func:`ir_pref_measures.readers.tables.preferences` unless ``checked``) or the
         :class:`~ir_pref_measures.readers.formats.Columns` of a preference file
-        (:func:`~ir_pref_measures.readers.formats.preference_columns`, checked as read), values as in
+        (:func:`~ir_pref_measures.readers.preferences.preference_columns`, checked as read), values as in
         the ``carterette`` format (-1: a preferred, 1: b preferred, 0: duplicates, -2 / 2: a / b bad), all in
         judgment group ``group``, each strict preference a sub-group of its own (module docstring)."""
         if isinstance(prefs, Columns):
