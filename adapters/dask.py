@@ -46,7 +46,7 @@ from ir_pref_measures.inputs import sources
 from ir_pref_measures.measures import names as measure_names
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.readers import formats, tables
+from ir_pref_measures.readers import formats, preferences, tables
 
 QRELS = "qrels"
 PREFERENCES = "preferences"
@@ -91,14 +91,14 @@ def _read_qrels(source, repeated: str) -> pd.DataFrame:
 
 def _read_preferences(path: str, format: str | None, preference_format: str | None) -> pd.DataFrame:
     raw = formats.load(path)
-    format = format or formats.detect_format(raw, preference_format)
-    return formats.read_preferences(raw, format)[list(COLUMNS[PREFERENCES])]
+    format = format or preferences.detect_format(raw, preference_format)
+    return preferences.read_preferences(raw, format)[list(COLUMNS[PREFERENCES])]
 
 
 def _judgment_kind(path: str, format: str | None, preference_format: str | None = None) -> str:
     """``qrels`` or ``preferences``: the format named, or detected as the local path detects it."""
     if format is None:
-        format = formats.detect_format(formats.load(path), preference_format)
+        format = preferences.detect_format(formats.load(path), preference_format)
     return QRELS if format == QRELS else PREFERENCES
 
 

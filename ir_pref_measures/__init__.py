@@ -16,14 +16,9 @@ from ir_pref_measures.inputs.sources import load_combined
 from ir_pref_measures.inputs.sources import ranking as as_ranking
 from ir_pref_measures.model.judgments import DEFAULT_GROUP, JudgmentLines, Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.readers.formats import (
-    detect_format,
-    read_image_pairs,
-    read_image_positions,
-    read_preferences,
-    read_qrels,
-    read_run,
-)
+from ir_pref_measures.readers.formats import read_qrels, read_run
+from ir_pref_measures.readers.images import read_image_pairs, read_image_positions
+from ir_pref_measures.readers.preferences import detect_format, read_preferences
 
 _ir_measures_adapter.register()
 

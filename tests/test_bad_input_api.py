@@ -40,7 +40,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs import sources
 from ir_pref_measures.inputs.groups import read_judgments
 from ir_pref_measures.model.judgments import Judgments, combine
-from ir_pref_measures.readers import formats
+from ir_pref_measures.readers import formats, preferences
 
 # -- the clean inputs: two queries, no score ties (so that renaming a doc changes no result) --------------------------
 
@@ -187,9 +187,9 @@ def test_every_file_reader_keeps_a_unicode_space_inside_an_id(char, tmp_path):
     readers = {
         "qrels": (qrels_text(qrels), lambda p: formats.read_qrels(p)["doc_id"]),
         "run": (run_text(renamed(RUN_1, "b", doc)), lambda p: formats.read_run(p)["doc_id"]),
-        "pairs": (pairs_text(pairs), lambda p: formats.read_preferences(p, "pairs")["doc_id_a"]),
-        "carterette": (carterette_text(pairs), lambda p: formats.read_preferences(p, "carterette")["doc_id_b"]),
-        "winner": (winner_text(pairs), lambda p: formats.read_preferences(p, "winner")["doc_id_a"]),
+        "pairs": (pairs_text(pairs), lambda p: preferences.read_preferences(p, "pairs")["doc_id_a"]),
+        "carterette": (carterette_text(pairs), lambda p: preferences.read_preferences(p, "carterette")["doc_id_b"]),
+        "winner": (winner_text(pairs), lambda p: preferences.read_preferences(p, "winner")["doc_id_a"]),
         "prefs": (prefs_text(qrels), lambda p: read_judgments(p, "prefs")["doc_id"]),
         "qrels_prefs": (qrels_text(qrels), lambda p: read_judgments(p, "qrels_prefs")["doc_id"]),
     }
@@ -203,7 +203,7 @@ def test_every_file_reader_keeps_a_unicode_space_inside_an_id(char, tmp_path):
             assert doc in set(read(path).astype(str)), f"{name} ({variant}) lost the id {doc!r}"
     for name in ("pairs", "carterette", "winner", "qrels"):
         for variant in ("single", "tabs", "runs"):
-            assert formats.detect_format(str(tmp_path / f"{name}_{variant}")) == name
+            assert preferences.detect_format(str(tmp_path / f"{name}_{variant}")) == name
 
 
 def _files(folder: Path, doc: str = "b") -> dict[str, str]:
@@ -357,10 +357,10 @@ def test_every_reader_refuses_c1(reader, char, tmp_path):
     read = {
         "qrels": formats.read_qrels,
         "run": formats.read_run,
-        "pairs": lambda p: formats.read_preferences(p, "pairs"),
-        "carterette": lambda p: formats.read_preferences(p, "carterette"),
-        "winner": lambda p: formats.read_preferences(p, "winner"),
-        "detect": formats.detect_format,
+        "pairs": lambda p: preferences.read_preferences(p, "pairs"),
+        "carterette": lambda p: preferences.read_preferences(p, "carterette"),
+        "winner": lambda p: preferences.read_preferences(p, "winner"),
+        "detect": preferences.detect_format,
         "prefs": lambda p: read_judgments(p, "prefs"),
         "qrels_prefs": lambda p: read_judgments(p, "qrels_prefs"),
     }[reader]

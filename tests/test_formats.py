@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 import ir_pref_measures as ipm
 from ir_pref_measures import InputError
 from ir_pref_measures.readers import formats
-from ir_pref_measures.readers.formats import detect_format, read_preferences, read_qrels, read_run
+from ir_pref_measures.readers.formats import read_qrels, read_run
+from ir_pref_measures.readers.preferences import detect_format, read_preferences
 
 
 def write(tmp_path, name: str, text: str):

@@ -155,12 +155,13 @@ def test_a_closure_over_the_budget_is_refused_at_once(monkeypatch):
 
     from ir_pref_measures.errors import InputError
     from ir_pref_measures.model import judgments as model
+    from ir_pref_measures.model import pairs
 
     docs = [f"d{i}" for i in range(3000)]
     prefs = pd.DataFrame({"query_id": "chain", "doc_id_a": docs[:-1], "doc_id_b": docs[1:], "preference": -1})
     run = pd.DataFrame({"query_id": "chain", "doc_id": docs[::7], "score": -np.arange(len(docs[::7]), dtype=float)})
     judgments = model.Judgments.from_preferences(prefs)
-    monkeypatch.setattr(model, "CLOSURE_BUDGET_BYTES", 2**20)
+    monkeypatch.setattr(pairs, "CLOSURE_BUDGET_BYTES", 2**20)
     with pytest.raises(InputError, match=r"query 'chain'.*4,498,500 pairs.*transitive=False"):
         ir_measures.calc_aggregate([ir_measures.parse_measure("ppref@10")], judgments, run)
     value = ir_measures.calc_aggregate([ir_measures.parse_measure("ppref(transitive=False)@10")], judgments, run)

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_pref_measures.model import judgments as judgments_module
+from ir_pref_measures.model import pairs as pairs_module
 from ir_pref_measures.model import reach
-from ir_pref_measures.model.judgments import Judgments
+from ir_pref_measures.model.judgments import Judgments, combine
 
 
 def direct_closure(n, src, dst, tie_a, tie_b, bad) -> list[tuple[int, int]]:
@@ -112,19 +112,19 @@ def _combined_judgments(rng, n_queries):
     explicit = Judgments.from_preferences(
         pd.DataFrame(prefs, columns=["query_id", "doc_id_a", "doc_id_b", "preference"])
     )
-    return judgments_module.combine(graded, explicit)
+    return combine(graded, explicit)
 
 
 def test_batches_of_any_size_and_lone_queries_give_the_same_pairs(monkeypatch):
     """Every way of splitting the queries gives the pairs of the breadth-first kernel on listed edges."""
     judgments = _combined_judgments(np.random.default_rng(3), 40)
-    monkeypatch.setattr(judgments_module, "BIT_QUERY_DOCS", 0)  # every query alone, its edges listed
-    expected = judgments_module._preference_pairs(judgments, True)
+    monkeypatch.setattr(pairs_module, "BIT_QUERY_DOCS", 0)  # every query alone, its edges listed
+    expected = pairs_module.preference_pairs(judgments, True)
     assert len(expected.src) > 1000
     for docs, batch_bytes in ((2048, 1 << 24), (2048, 1), (60, 1 << 24)):
-        monkeypatch.setattr(judgments_module, "BIT_QUERY_DOCS", docs)
-        monkeypatch.setattr(judgments_module, "BIT_BATCH_BYTES", batch_bytes)  # 1: a batch per query
-        pairs = judgments_module._preference_pairs(judgments, True)
+        monkeypatch.setattr(pairs_module, "BIT_QUERY_DOCS", docs)
+        monkeypatch.setattr(pairs_module, "BIT_BATCH_BYTES", batch_bytes)  # 1: a batch per query
+        pairs = pairs_module.preference_pairs(judgments, True)
         assert pairs.src.tolist() == expected.src.tolist()
         assert pairs.dst.tolist() == expected.dst.tolist()
         assert pairs.source.tolist() == expected.source.tolist()
@@ -134,10 +134,10 @@ def test_batches_of_any_size_and_lone_queries_give_the_same_pairs(monkeypatch):
 def test_the_preferring_docs_are_the_sources_of_the_listed_good_edges(exclude):
     """Found from the grades without listing the derived edges: the sources of the listed edges, or tied."""
     judgments = _combined_judgments(np.random.default_rng(4), 30)
-    src, _, _ = judgments_module._good_edges_of(judgments, exclude)
+    src, _, _ = pairs_module._good_edges_of(judgments, exclude)
     expected = np.zeros(judgments.n_docs, dtype=bool)
     for docs in (src, judgments.tie_a, judgments.tie_b):
         expected[docs] = True
     expected &= ~judgments.bad
-    derived = judgments_module._derived_sources(judgments)
-    assert judgments_module._sources(judgments, exclude, derived).tolist() == expected.tolist()
+    derived = pairs_module._derived_sources(judgments)
+    assert pairs_module._sources(judgments, exclude, derived).tolist() == expected.tolist()

@@ -65,7 +65,7 @@ def grid_values(
     """Greedy PGC of result grids (thesis chapter 5): one row per query, one column per engine.
 
     ``positions``: ``query_id, engine, doc_id, row, col`` (and ``width``), as
-    :func:`ir_pref_measures.readers.formats.read_image_positions` reads Xie et al.'s ``Image_position.json``;
+    :func:`ir_pref_measures.readers.images.read_image_positions` reads Xie et al.'s ``Image_position.json``;
     ``order`` is an examination order of :data:`ir_pref_measures.measures.image_grid.ORDERS`; ``rbo``: ``depth``,
     ``normalize``. Only queries with judgments are scored.
     """
@@ -370,7 +370,7 @@ def stability(
 
     ``preferences``: the judgments, one row each (``query_id, doc_id_a, doc_id_b, preference``,
     as
-    :func:`~ir_pref_measures.readers.formats.read_preferences` reads them); with ``qrels``, graded judgments kept
+    :func:`~ir_pref_measures.readers.preferences.read_preferences` reads them); with ``qrels``, graded judgments kept
     whole and
     combined with them. For each fraction, ``repeats`` times: :func:`subsample`, re-evaluate ``runs`` with
     ``measures``. Returns per measure and fraction: ``F`` (:func:`anova_f`, all judgments), ``F reduced``

@@ -9,7 +9,7 @@ from ir_pref_measures.commands.options import add_dask_option, dask_client, posi
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs import sources
 from ir_pref_measures.model.judgments import combine
-from ir_pref_measures.readers.formats import PREFERENCE_FORMATS
+from ir_pref_measures.readers.preferences import PREFERENCE_FORMATS
 
 
 def add_parser(subparsers) -> None:

@@ -128,7 +128,7 @@ def _agreement_command(args: argparse.Namespace) -> None:
     if args.image_pairs:
         from ir_pref_measures.measures.image_grid import ORDERS
         from ir_pref_measures.model.judgments import Judgments
-        from ir_pref_measures.readers.formats import read_image_pairs, read_image_positions
+        from ir_pref_measures.readers.images import read_image_pairs, read_image_positions
 
         if not args.positions:
             raise InputError("--image-pairs needs --positions (the grid layout, Image_position.json)")
@@ -179,7 +179,7 @@ def _agreement_command(args: argparse.Namespace) -> None:
 
 
 def _stability_command(args: argparse.Namespace) -> None:
-    from ir_pref_measures.readers.formats import read_preferences
+    from ir_pref_measures.readers.preferences import read_preferences
 
     table = meta.stability(
         args.runs,
@@ -207,7 +207,7 @@ def _pr_command(args: argparse.Namespace) -> None:
 
 
 def _evaluation_arguments(parser: argparse.ArgumentParser, measures: bool = True) -> None:
-    from ir_pref_measures.readers.formats import PREFERENCE_FORMATS
+    from ir_pref_measures.readers.preferences import PREFERENCE_FORMATS
 
     parser.add_argument(
         "-j",

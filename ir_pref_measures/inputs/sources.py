@@ -32,7 +32,7 @@ from ir_pref_measures.ids import is_pandas
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.readers import datasets as irds
-from ir_pref_measures.readers import formats
+from ir_pref_measures.readers import formats, preferences
 
 JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "prefs", "qrels_prefs")
 TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's, with judgment groups: never detected, always named
@@ -130,10 +130,10 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
 
             return Judgments.from_trec_prefs(read_judgments(location.path, location.format), checked=True)
         raw = location.path if location.format else formats.load(location.path)  # named: read from its path
-        chosen = location.format or formats.detect_format(raw, preference_format)
+        chosen = location.format or preferences.detect_format(raw, preference_format)
         if chosen == "qrels":
             return Judgments.from_qrels(formats.read_columns(raw, formats.QRELS), **graded)
-        return Judgments.from_preferences(formats.preference_columns(raw, chosen), checked=True, **named)
+        return Judgments.from_preferences(preferences.preference_columns(raw, chosen), checked=True, **named)
     if is_frame(source):
         if "doc_id_a" in source.columns:
             return Judgments.from_preferences(source, **named)

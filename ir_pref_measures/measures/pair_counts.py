@@ -25,7 +25,8 @@ import numpy as np
 
 from ir_pref_measures.ids import unique_sorted
 from ir_pref_measures.model.closure import BlockPlan, block_plan, doc_events
-from ir_pref_measures.model.judgments import Judgments, PairSet
+from ir_pref_measures.model.judgments import Judgments
+from ir_pref_measures.model.pairs import PairSet
 
 CHUNK_PAIRS = 50_000  # pairs per block of queries in the explicit kernel (bounds its temporary memory)
 LEVEL_COUNTS = 8  # at most this many distinct grades in a block: pairs counted by running counts per grade

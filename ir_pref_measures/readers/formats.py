@@ -1,4 +1,4 @@
-"""Readers for the files of preference-based evaluation: TREC qrels, TREC runs, preference files.
+"""The reading rules of every file, and the readers of TREC qrels and TREC runs.
 
 Every file is read under one set of rules (docs/input.md, "Input rules"): UTF-8 with an optional byte-order mark;
 gzip recognised by its content, whatever the name; LF, CRLF or CR line ends; blank lines and lines whose
@@ -9,41 +9,41 @@ Files are parsed by Arrow's CSV reader on a canonical form (single spaces, data 
 anything does not fit, a line-by-line scan finds the first bad line and raises :class:`InputError` naming the file,
 the line number, the line and what was expected. A missing, unreadable or corrupt file is an :class:`InputError` too.
 
-Preference formats (the in-memory form is always the ``carterette`` one: columns ``query_id, doc_id_a,
-doc_id_b, preference`` with ``-1`` = a preferred, ``1`` = b preferred, ``0`` = duplicates, ``-2`` = a bad
-(b is ``NA``), ``2`` = b bad (a is ``NA``)):
-
-============  =============================  ==============================================
-name          line                           source
-============  =============================  ==============================================
-carterette    ``qid src tgt pref``           Carterette et al. 2008; ``pairwise_pref_eval.py``
-winner        ``qid docA docB winnerDoc``    CAsT 2019 top-k prefs; dueling bandits DL 2021
-pairs         ``qid winner loser``           Greedy PGC input; GPT-4o DL preferences
-qrels         ``qid 0 doc value``            float-valued qrels, larger = preferred
-============  =============================  ==============================================
+This module holds those rules (:func:`load`, :func:`text_lines`, :func:`read_columns` and :class:`Columns`) and the
+readers of TREC qrels and runs (:data:`QRELS`, :data:`RUN`). The preference formats are in
+:mod:`ir_pref_measures.readers.preferences`, Xie et al.'s image-study files in :mod:`ir_pref_measures.readers.images`,
+the byte-level parse with numpy and Arrow in :mod:`ir_pref_measures.readers.parsing`.
 """
 
 from __future__ import annotations
 
 import codecs
 import gzip
-import json
 import math
 import os
 import re
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, NoReturn
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
-from pyarrow import csv as pa_csv
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import arrow, as_numpy
+from ir_pref_measures.ids import as_numpy
+from ir_pref_measures.readers.parsing import (
+    HASH,
+    NEWLINE,
+    SPACE,
+    arrow_table,
+    canonical,
+    empty_field,
+    has_c1,
+    loose_separators,
+    release_parser_memory,
+)
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading a run or qrels file needs none
     import pandas as pd
@@ -51,30 +51,16 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading a run
 Source = str | os.PathLike | IO[str] | IO[bytes]
 GZIP_MAGIC = b"\x1f\x8b"
 _BOM_STARTS = (codecs.BOM_UTF8[:2], codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-NEWLINE, SPACE, HASH = ord("\n"), ord(" "), ord("#")
 # control characters: C0 but tab and line ends, DEL, and C1 (U+0080-U+009F, in UTF-8 the bytes C2 80 to C2 9F)
 _CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
-C1_LEAD = 0xC2  # the first byte of U+0080-U+00BF in UTF-8; C1 when the next byte is 0x80-0x9F
 _FIELD = re.compile(r"[^ \t]+")  # fields are separated by ASCII tabs and spaces only
 _CONTROL_CHUNK = 1 << 20
-_RELEASE_BYTES = 1 << 25  # files from this size give Arrow's parser memory back to the system once parsed
 _SCAN_CHUNK = 1 << 20  # bytes of a file checked at a time by the fast path of read_columns
-_THREADED_BYTES = 256 << 20  # larger files are parsed on every core (smaller ones: more memory, little gain)
-
-PREFERENCE_FORMATS = ("carterette", "winner", "pairs", "qrels")
-FORMATS_EXPECTED = (
-    "one of: qrels 'qid 0 doc grade', carterette 'qid src tgt pref', winner 'qid docA docB winnerDoc', "
-    "pairs 'qid winner loser'"
-)
-CARTERETTE_NUMBERS = (-2, -1, 0, 1, 2)
-CARTERETTE_VALUES = tuple(map(str, CARTERETTE_NUMBERS))  # as text, for format detection
-CARTERETTE_NOTE = "preference -1 (a preferred), 1 (b preferred), 0 (duplicates), -2 (a bad, b NA), 2 (a NA, b bad)"
-NA = "NA"
 
 
 @dataclass(frozen=True)
-class _Layout:
+class Layout:
     """A whitespace-separated line layout: field names (``None`` = read but unused) and numeric fields."""
 
     name: str
@@ -89,17 +75,8 @@ class _Layout:
         return f"{len(self.fields)} whitespace-separated fields ({self.name}: {shown}){self.note}"
 
 
-QRELS = _Layout("TREC qrels", ("query_id", "iteration", "doc_id", "relevance"), ("relevance",), exact=("relevance",))
-RUN = _Layout("TREC run", ("query_id", None, "doc_id", "rank", "score", None), ("score",))
-CARTERETTE = _Layout(
-    "carterette preferences",
-    ("query_id", "doc_id_a", "doc_id_b", "preference"),
-    ("preference",),
-    note="; " + CARTERETTE_NOTE,
-)
-WINNER = _Layout("winner preferences", ("query_id", "doc_id_a", "doc_id_b", "winner"))
-PAIRS = _Layout("pairs preferences", ("query_id", "winner", "loser"))
-TREC_PREFS = _Layout("trec_eval prefs", ("query_id", "jg", "jsg", "doc_id", "level"), ("level",), exact=("level",))
+QRELS = Layout("TREC qrels", ("query_id", "iteration", "doc_id", "relevance"), ("relevance",), exact=("relevance",))
+RUN = Layout("TREC run", ("query_id", None, "doc_id", "rank", "score", None), ("score",))
 
 
 def _name(source: Source) -> str:
@@ -189,7 +166,7 @@ def _check_control(raw: RawFile) -> None:
         )
 
 
-def _check_text(raw: RawFile) -> None:
+def check_text(raw: RawFile) -> None:
     """UTF-8 text without control characters, else an error naming the line."""
     _check_control(raw)
     try:
@@ -205,7 +182,7 @@ def text_lines(source: Source | RawFile) -> Iterator[tuple[int, str]]:
     """``(line number, text)`` of every data line of ``source``: blank lines and ``#`` comment lines
     skipped, the line end removed. Checked as every reader checks (UTF-8, no control character)."""
     raw = load(source)
-    _check_text(raw)
+    check_text(raw)
     for line_no, line in enumerate(raw.data.decode("utf-8").split("\n"), start=1):
         stripped = line.strip(" \t")
         if stripped and not stripped.startswith("#"):
@@ -223,33 +200,7 @@ def line_text(source: Source | RawFile, line_no: int) -> str:
     return load(source).line(line_no)
 
 
-def _canonical(data: bytes) -> tuple[bytes, np.ndarray]:
-    """The data lines of ``data`` (LF line ends, tabs made spaces) with single spaces between fields, and the
-    line number of each: blank and comment lines dropped, leading, trailing and repeated separators removed.
-    Every byte is classified at once with numpy: no Python loop over lines."""
-    byte = np.frombuffer(data, dtype=np.uint8)
-    n = len(byte)
-    ends = np.flatnonzero(byte == NEWLINE)  # the line end of each line; an unterminated last line ends at n
-    if not data.endswith(b"\n"):
-        ends = np.append(ends, n)
-    starts = np.r_[0, ends[:-1] + 1]
-    is_space = byte == SPACE
-    run_start = np.flatnonzero(is_space & ~np.r_[False, is_space[:-1]])  # runs of spaces, [start, end)
-    run_end = np.flatnonzero(is_space & ~np.r_[is_space[1:], False]) + 1
-    at = np.minimum(np.searchsorted(run_start, starts), max(len(run_start) - 1, 0))
-    indented = len(run_start) > 0
-    first = np.where(indented & (run_start[at] == starts), run_end[at], starts) if indented else starts
-    first_byte = np.append(byte, NEWLINE)[first]
-    kept_line = (first < ends) & (first_byte != NEWLINE) & (first_byte != HASH)
-    keep = np.repeat(kept_line, np.diff(np.r_[0, np.minimum(ends + 1, n)]))
-    inner = (run_start > 0) & (run_end < n)  # a run between two field bytes is one separator
-    inner[inner] = (byte[run_start[inner] - 1] != NEWLINE) & (byte[run_end[inner]] != NEWLINE)
-    keep &= ~is_space
-    keep[run_start[inner]] = kept_line[np.searchsorted(ends, run_start[inner])]
-    return byte[keep].tobytes(), np.flatnonzero(kept_line).astype(np.int64) + 1
-
-
-def _locate(raw: RawFile, layout: _Layout) -> None:
+def _locate(raw: RawFile, layout: Layout) -> None:
     """Raise for the first line that does not fit ``layout`` (the slow path, run only after a failure)."""
     width = len(layout.fields)
     for line_no, line in text_lines(raw):
@@ -312,14 +263,14 @@ class Columns:
         return frame
 
 
-def read_columns(source: Source | RawFile, layout: _Layout, skip: tuple[str, ...] = ()) -> Columns:
+def read_columns(source: Source | RawFile, layout: Layout, skip: tuple[str, ...] = ()) -> Columns:
     """Read ``source`` with ``layout`` into one column per named field (``skip``: named fields not needed).
 
     A regular file (single spaces, LF line ends, no blank or comment line, no byte-order mark, no gzip) is
     checked in chunks and parsed by Arrow's CSV reader from the path, never held whole in memory. Anything
     else is loaded (:func:`load`) and parsed as it is when it is regular, otherwise on its canonical form
-    (:func:`_canonical`); when that fails too, a line-by-line scan names the first bad line. Numeric fields
-    must be finite numbers. An empty file (no data line) is an error.
+    (:func:`~ir_pref_measures.readers.parsing.canonical`); when that fails too, a line-by-line scan names the first
+    bad line. Numeric fields must be finite numbers. An empty file (no data line) is an error.
     """
     names = [f"f{i}" for i in range(len(layout.fields))]
     wanted = [(n, f) for n, f in zip(names, layout.fields, strict=True) if f is not None and f not in skip]
@@ -329,19 +280,19 @@ def read_columns(source: Source | RawFile, layout: _Layout, skip: tuple[str, ...
         if table is not None:
             columns = _columns(table, wanted, layout, os.fspath(source), None, None)
             del table
-            _release_parser_memory(os.path.getsize(source))
+            release_parser_memory(os.path.getsize(source))
             return columns
     raw = load(source)
     _check_control(raw)  # UTF-8 is checked by Arrow; a failure is located by the line-by-line scan
     data = raw.data.replace(b"\t", b" ") if b"\t" in raw.data else raw.data
-    regular = b"#" not in data and not _loose_separators(data)
-    table = _arrow_table(data, names, used) if regular else None
+    regular = b"#" not in data and not loose_separators(data)
+    table = arrow_table(data, names, used) if regular else None
     lines = None
     if table is None or table.num_rows != data.count(b"\n") + (0 if data.endswith(b"\n") else 1):
-        data, lines = _canonical(data)
+        data, lines = canonical(data)
         if not len(lines):
             raw.fail("the file has no data lines", expected=layout.expected)
-        table = _arrow_table(data, names, used)
+        table = arrow_table(data, names, used)
         if table is None:
             _locate(raw, layout)
             raw.fail("the file does not fit its format", expected=layout.expected)
@@ -349,21 +300,12 @@ def read_columns(source: Source | RawFile, layout: _Layout, skip: tuple[str, ...
     del data
     columns = _columns(table, wanted, layout, raw.name, lines, None if isinstance(source, str | os.PathLike) else raw)
     del table
-    _release_parser_memory(size)
+    release_parser_memory(size)
     return columns
 
 
-def _release_parser_memory(size: int) -> None:
-    """After parsing ``size`` bytes of text, give the memory Arrow's parse freed (its blocks, the chunks combined
-    into one column) back to the system when the file was large (``_RELEASE_BYTES``): Arrow's allocator would
-    keep it for Arrow's arrays, while the numpy arrays made next come from the system's (2M run lines: 60 MB
-    less at the peak). A smaller file's freed memory is kept for the next parse (compare reads many runs)."""
-    if size >= _RELEASE_BYTES:
-        pa.default_memory_pool().release_unused()
-
-
 def _columns(
-    table: pa.Table, wanted: list, layout: _Layout, name: str, lines: np.ndarray | None, raw: RawFile | None
+    table: pa.Table, wanted: list, layout: Layout, name: str, lines: np.ndarray | None, raw: RawFile | None
 ) -> Columns:
     """The :class:`Columns` of a parsed ``table``, numeric fields checked to be finite."""
     columns = Columns(name, {}, lines, raw)
@@ -394,7 +336,7 @@ EXACT_LIMIT = 2.0**53  # float64 holds every integer up to this size exactly
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
-def _check_exact(columns: Columns, values: np.ndarray, index: int, field: str, layout: _Layout) -> None:
+def _check_exact(columns: Columns, values: np.ndarray, index: int, field: str, layout: Layout) -> None:
     """An integer written in field ``index`` that float64 cannot hold exactly (above 2**53 in size, such as
     2**53 + 1 or 2**63 - 1) is an error naming its line; only values from 2**53 in size are looked at, in their text."""
     large = np.flatnonzero(np.abs(values) >= EXACT_LIMIT)
@@ -444,11 +386,11 @@ def _regular_file_table(path: str | os.PathLike, names: list[str], used: dict[st
             control = np.count_nonzero(part[carried:] < 0x20) - np.count_nonzero(newline[carried:])
             if (
                 control  # a tab, CR or control character
-                or _empty_field(space, newline)
+                or empty_field(space, newline)
                 or (not carried and part[0] == SPACE)
                 or HASH in part
                 or 0x7F in part
-                or _has_c1(part)
+                or has_c1(part)
             ):
                 return None
             lines += int(np.count_nonzero(newline[carried:]))
@@ -456,14 +398,8 @@ def _regular_file_table(path: str | os.PathLike, names: list[str], used: dict[st
             carried = 1
     if not carried or buffer[0] == SPACE:  # an empty file, or one that ends with an empty field
         return None
-    table = _arrow_table(path, names, used)
+    table = arrow_table(path, names, used)
     return table if table is not None and table.num_rows == lines + (buffer[0] != NEWLINE) else None
-
-
-def _has_c1(part: np.ndarray) -> bool:
-    """True when the bytes ``part`` hold a C1 control character in UTF-8 (0xC2 followed by 0x80-0x9F)."""
-    lead = np.flatnonzero(part[:-1] == C1_LEAD)
-    return bool(len(lead) and ((part[lead + 1] >= 0x80) & (part[lead + 1] <= 0x9F)).any())
 
 
 def repeated_grade(query_id: str, doc_id: str, source, row: int, line_no: int | None) -> InputError:
@@ -479,54 +415,12 @@ def repeated_grade(query_id: str, doc_id: str, source, row: int, line_no: int | 
     return InputError(message, path=source.name, line_no=line_no, line=source.line(line_no), expected=expected)
 
 
-def read_table(source: Source | RawFile, layout: _Layout) -> pd.DataFrame:
+def read_table(source: Source | RawFile, layout: Layout) -> pd.DataFrame:
     """:func:`read_columns` as a DataFrame: one column per named field and ``line`` (the line number)."""
     return read_columns(source, layout).frame()
 
 
-def _arrow_table(data: bytes | str | os.PathLike, names: list[str], used: dict[str, pa.DataType]) -> pa.Table | None:
-    """The ``used`` fields of every line of ``data`` (bytes, or a file's path) split at single spaces into
-    ``names``, as text or numbers (``used`` maps a name to its type); ``None`` if a line has another number of
-    fields or a number does not parse."""
-    size = len(data) if isinstance(data, bytes) else os.path.getsize(data)
-    try:
-        return pa_csv.read_csv(
-            pa.BufferReader(data)
-            if isinstance(data, bytes)
-            else pa.OSFile(os.fspath(data)),  # no decompression by name
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=size > _THREADED_BYTES),
-            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False, ignore_empty_lines=True),
-            convert_options=pa_csv.ConvertOptions(
-                column_types=used,
-                null_values=[],
-                strings_can_be_null=False,
-                include_columns=list(used),
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
-
-
-def _loose_separators(data: bytes, chunk: int = 1 << 22) -> bool:
-    """True when two spaces meet or a line starts or ends with one (an empty field): checked with numpy in
-    chunks of ``chunk`` bytes, so that memory stays small."""
-    if data.startswith(b" ") or data.endswith(b" "):
-        return True
-    byte = np.frombuffer(data, dtype=np.uint8)
-    for lo in range(0, len(byte), chunk):
-        part = byte[lo : lo + chunk + 1]
-        if _empty_field(part == SPACE, part == NEWLINE):
-            return True
-    return False
-
-
-def _empty_field(space: np.ndarray, newline: np.ndarray) -> bool:
-    """True when, in a stretch of bytes (``space`` and ``newline`` mark those bytes), two spaces meet or a line
-    starts or ends with a space: an empty field."""
-    return bool((space[1:] & (space[:-1] | newline[:-1])).any() or (space[:-1] & newline[1:]).any())
-
-
-def _fail_at(columns: Columns, bad: np.ndarray, message, layout: _Layout) -> None:
+def fail_at(columns: Columns, bad: np.ndarray, message, layout: Layout) -> None:
     """Raise for the first row flagged in ``bad`` (a boolean mask over the rows of ``columns``); ``message``
     makes the text from the row's index."""
     if bad.any():
@@ -557,190 +451,3 @@ def read_run(source: Source | RawFile, *, keep_rank: bool = False) -> pd.DataFra
     """
     frame = read_table(source, RUN)
     return frame if keep_rank else frame.drop(columns="rank")
-
-
-def read_trec_prefs(source: Source | RawFile) -> pd.DataFrame:
-    """trec_eval's ``prefs`` judgments ``qid jg jsg docno rel_level`` (``get_prefs.c``) -> ``query_id, jg, jsg,
-    doc_id, level, line``: jg is a judgment group (one user or information need), jsg a sub-group in it."""
-    return read_table(source, TREC_PREFS)
-
-
-def read_qrels_prefs(source: Source | RawFile) -> pd.DataFrame:
-    """A TREC qrels file read as trec_eval's ``qrels_prefs`` (``get_qrels_prefs.c``): the second column is the
-    judgment group, every line in sub-group ``0``. Columns as :func:`read_trec_prefs`."""
-    frame = read_table(source, QRELS).rename(columns={"iteration": "jg", "relevance": "level"})
-    frame.insert(2, "jsg", "0")
-    return frame[["query_id", "jg", "jsg", "doc_id", "level", "line"]]
-
-
-def _detect_one(parts: Sequence[str]) -> set[str]:
-    if len(parts) == 3:
-        return {"pairs"}
-    if len(parts) != 4:
-        return set()
-    qid, a, b, last = parts
-    found = set()
-    if last in CARTERETTE_VALUES:
-        found.add("carterette")
-    if last in (a, b):
-        found.add("winner")
-    if a in ("0", "Q0") and is_number(last):
-        found.add("qrels")
-    return found
-
-
-def detect_format(source: Source | RawFile, preference_format: str | None = None, sample: int = 10_000) -> str:
-    """Name the judgment format of ``source`` (``qrels`` or a preference format) from its first ``sample``
-    data lines. A file that fits ``qrels`` is qrels (binary and 0-2 graded qrels fit ``carterette`` too, but
-    only with a doc named ``0`` on every line); any other file is in ``preference_format`` when it is given;
-    otherwise a tie raises :class:`InputError` asking for the format.
-    """
-    raw = load(source)
-    candidates = set(PREFERENCE_FORMATS)
-    seen = 0
-    for line_no, line in text_lines(raw):
-        fits = _detect_one(fields(line))
-        if not fits & candidates:
-            raw.fail(
-                "this line fits no preference format"
-                + (f" that the lines before it fit ({', '.join(sorted(candidates))})" if seen else ""),
-                line_no=line_no,
-                expected=FORMATS_EXPECTED,
-            )
-        candidates &= fits
-        seen += 1
-        if seen >= sample:
-            break
-    if not seen:
-        raw.fail("the file has no data lines", expected=FORMATS_EXPECTED)
-    if "qrels" in candidates:
-        return "qrels"
-    if preference_format is not None:
-        return preference_format
-    if len(candidates) > 1:
-        raw.fail(
-            f"the judgment format is ambiguous: the lines fit {', '.join(sorted(candidates))}; pass format= "
-            "(on the command line: --prefs-format, or FORMAT:PATH)",
-            expected=FORMATS_EXPECTED,
-        )
-    return candidates.pop()
-
-
-def read_preferences(source: Source | RawFile, format: str | None = None) -> pd.DataFrame:
-    """Read a preference file into ``query_id, doc_id_a, doc_id_b, preference, line`` (carterette values).
-
-    ``format`` is one of ``carterette``, ``winner``, ``pairs`` (``qrels`` files hold grades, not pairs:
-    read them with :func:`read_qrels`). Without ``format`` it is detected when unambiguous.
-    """
-    return preference_columns(source, format).frame()
-
-
-def preference_columns(source: Source | RawFile, format: str | None = None) -> Columns:
-    """:func:`read_preferences` as :class:`Columns` (no pandas): ``query_id, doc_id_a, doc_id_b`` (Arrow strings)
-    and ``preference`` (int8, carterette values)."""
-    raw = load(source)
-    if format is None:
-        format = detect_format(raw)
-    if format == "carterette":
-        return _carterette(raw)
-    if format == "winner":
-        columns = read_columns(raw, WINNER)
-        a, b, winner = (columns.fields[c] for c in ("doc_id_a", "doc_id_b", "winner"))
-        _fail_at(
-            columns,
-            as_numpy(pc.and_(pc.not_equal(winner, a), pc.not_equal(winner, b))),
-            lambda r: f"winner {winner[r].as_py()!r} is neither {a[r].as_py()!r} nor {b[r].as_py()!r}",
-            WINNER,
-        )
-        preference = np.where(as_numpy(pc.equal(winner, a)), -1, 1).astype(np.int8)
-        return _preferences_of(columns, a, b, preference)
-    if format == "pairs":
-        columns = read_columns(raw, PAIRS)
-        winner, loser = columns.fields["winner"], columns.fields["loser"]
-        return _preferences_of(columns, winner, loser, np.full(len(columns), -1, dtype=np.int8))
-    if format == "qrels":
-        raise InputError(f"{raw.name} holds graded qrels, not preference pairs", expected="a preference file")
-    raise InputError(f"unknown preference format {format!r}", expected=f"one of {', '.join(PREFERENCE_FORMATS)}")
-
-
-def _carterette(raw: RawFile) -> Columns:
-    columns = read_columns(raw, CARTERETTE)
-    values = columns.fields["preference"]
-    _fail_at(
-        columns, ~np.isin(values, CARTERETTE_NUMBERS), lambda r: f"unknown preference value '{values[r]:g}'", CARTERETTE
-    )
-    preference = values.astype(np.int8)
-    a, b = columns.fields["doc_id_a"], columns.fields["doc_id_b"]
-    for value, marked_doc, other, message in (
-        (-2, b, a, "preference -2 marks {} bad, so the second doc must be NA"),
-        (2, a, b, "preference 2 marks {} bad, so the first doc must be NA"),
-    ):
-        marked = np.flatnonzero(preference == value)
-        not_na = np.zeros(len(columns), dtype=bool)
-        not_na[marked] = [doc.upper() != NA for doc in marked_doc.take(arrow(marked)).to_pylist()]
-        _fail_at(columns, not_na, lambda r, m=message, o=other: m.format(repr(o[r].as_py())), CARTERETTE)
-    return _preferences_of(columns, a, b, preference)
-
-
-def _preferences_of(columns: Columns, a: pa.Array, b: pa.Array, preference: np.ndarray) -> Columns:
-    fields = {"query_id": columns.fields["query_id"], "doc_id_a": a, "doc_id_b": b, "preference": preference}
-    return Columns(columns.name, fields, columns.lines, columns.raw)
-
-
-IMAGE_TAGS = "query<TAB>engine/query_i.jpg,engine/query_j.jpg<TAB>tag<TAB>tag<TAB>tag, tags in -2..2 (- = left better)"
-IMAGE_ENGINES = {"0": "sogou", "1": "baidu"}
-
-
-def read_image_pairs(source: Source) -> pd.DataFrame:
-    """Xie et al.'s image-pair judgments (SIGIR 2020, ``image_pairs_annotation``) -> the carterette table,
-    one row per assessor tag: tag -2/-1 (left image better) -> -1, 1/2 (right better) -> 1, 0 (tie) -> 0.
-
-    Tab-separated with one header line: ``query, "left,right", tag, tag, tag``.
-    """
-    import pandas as pd
-
-    raw = load(source)
-    rows: list[tuple] = []
-    for line_no, line in list(text_lines(raw))[1:]:  # after the header line
-        parts = line.strip(" ").split("\t")
-        pair = parts[1].split(",") if len(parts) == 5 else []
-        try:
-            tags = [float(tag) for tag in parts[2:]] if len(pair) == 2 else []
-        except ValueError:
-            tags = []
-        if not tags or any(tag not in (-2, -1, 0, 1, 2) for tag in tags):
-            raw.fail("not an image-pair judgment", line_no=line_no, expected=IMAGE_TAGS)
-        rows.extend((parts[0], pair[0], pair[1], int(np.sign(tag)), line_no) for tag in tags)
-    if not rows:
-        raw.fail("the file has no data lines", expected=IMAGE_TAGS)
-    frame = pd.DataFrame(rows, columns=["query_id", "doc_id_a", "doc_id_b", "preference", "line"])
-    frame["preference"] = frame["preference"].astype(np.int8)
-    return frame
-
-
-def read_image_positions(source: Source) -> pd.DataFrame:
-    """Xie et al.'s ``Image_position.json`` (``{query: {"0" sogou | "1" baidu: {index: [row, col,
-    images in row]}}}``) -> ``query_id, engine, doc_id, row, col, width``, doc ids as in the pair file
-    (``engine/query_index.jpg``)."""
-    import pandas as pd
-
-    raw = load(source)
-    _check_text(raw)
-    try:
-        data = json.loads(raw.data)
-    except json.JSONDecodeError as error:
-        raw.fail(f"not JSON: {error.msg}", line_no=error.lineno)
-    rows = []
-    try:
-        for query, engines in data.items():
-            for code, images in engines.items():
-                engine = IMAGE_ENGINES[code]
-                for index, (row, col, width) in images.items():
-                    rows.append((query, engine, f"{engine}/{query}_{index}.jpg", int(row), int(col), int(width)))
-    except (AttributeError, KeyError, TypeError, ValueError) as error:
-        raise InputError(
-            f"unexpected image-position entry ({error!r})",
-            path=raw.name,
-            expected='{query: {"0" (sogou) | "1" (baidu): {image index: [row, col, images in row]}}}',
-        ) from None
-    return pd.DataFrame(rows, columns=["query_id", "engine", "doc_id", "row", "col", "width"])

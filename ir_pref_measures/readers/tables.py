@@ -18,7 +18,8 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import as_text, first_repeat, intern, pair_keys
-from ir_pref_measures.readers.formats import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA, RawFile, is_number, repeated_grade
+from ir_pref_measures.readers.formats import RawFile, is_number, repeated_grade
+from ir_pref_measures.readers.preferences import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA
 
 PREFERENCE_COLUMNS = ("query_id", "doc_id_a", "doc_id_b", "preference")
 PYTERRIER_COLUMNS = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
