@@ -1,5 +1,5 @@
 """Benchmark: ``ir_pref_measures.dask.evaluate`` on a ``distributed.LocalCluster`` of 1 and 2 workers beside the
-local path, and each worker's peak memory (issue 12).
+local path, and each worker's peak memory.
 
 Input (seeded, generated chunk by chunk *on the workers*, never on the client: ``dask.dataframe.from_map``):
 Q queries, each with D retrieved docs in each of R runs (scores with two decimals, so with ties) and 20 judged
@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pandas as pd
 
-SEED = 12  # issue 12
+SEED = 12
 JUDGED, RETRIEVED_JUDGED = 20, 10
 MEASURES = ["nDCG@10", "ppref@10", "APpref"]
 

@@ -1,4 +1,4 @@
-"""Benchmark: one large query (issue 11): combined judgments, long preference chains, huge RBO depths.
+"""Benchmark: one large query: combined judgments, long preference chains, huge RBO depths.
 
 Workloads (seeded, one query each; the run ranks ``RUN_DEPTH`` docs drawn from the judged ones, scored by
 grade plus noise):

@@ -1,4 +1,4 @@
-"""Benchmark: how ``ir-pref-measures eval`` scales with the run size, end to end from the TREC files (issue 11).
+"""Benchmark: how ``ir-pref-measures eval`` scales with the run size, end to end from the TREC files.
 
 Input (seeded, built with numpy in chunks of queries, written as TREC files in a temporary folder): Q
 queries x 1000 retrieved docs (a 6-field run; scores with three decimals, so with some ties; ranks in
@@ -14,7 +14,7 @@ checkout) through a small wrapper that prints the process's own peak RSS (VmHWM)
 taken around the subprocess, the best of ``--repeat`` (the peak: the largest). Variants:
 
 - floor: a Python that only reads the run and the qrels with ``pyarrow.csv.read_csv`` (delimiter ' ',
-  column names, string id columns; pyarrow's default threads), the floor issue 11 measures against;
+  column names, string id columns; pyarrow's default threads), the floor;
 - ``eval QRELS RUN ppref@10 rpref@10 APpref PGC`` (preferences derived from the grades);
 - the same with ``--prefs PAIRS --prefs-format pairs`` (the explicit pairs combined with the graded ones);
 - ``eval - RUN ppref@10 APpref --prefs PAIRS --prefs-format pairs`` (the explicit pairs alone);
@@ -46,7 +46,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_compare import PEAK_REPORTER  # noqa: E402  (the wrapper printing the child's own VmHWM)
 
-SEED = 11  # issue 11
+SEED = 11
 DOCS, JUDGED, PAIRS, POOL = 1000, 100, 85, 1500
 GRADE_P = [0.45, 0.25, 0.15, 0.10, 0.05]
 CHECK = 20  # queries of --check, and of the start-up reference

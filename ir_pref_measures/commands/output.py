@@ -1,4 +1,4 @@
-"""Outputs never lose data (DESIGN.md, "Errors and outputs"), for every command:
+"""Outputs never lose data (docs/input.md, "Outputs"), for every command:
 
 * an output path that is one of the inputs (the same file by any spelling: ``./``, absolute, a symlink, a hard
   link, ``FORMAT:PATH``, ``NAME=PATH``, ``A+B``), or two outputs naming one file, is refused before the work

@@ -3,7 +3,7 @@
 In a query judged by grades plus a few explicit preferences or ties, the docs without explicit judgments
 ("plain" docs) of one grade (and one bad mark) are twins: the same derived edges in and out. Walks treat
 twins alike, so the pair set of the ppref family (one step, or the transitive closure of
-``carterette.md`` §2.2: a walk holding at least one strict edge) is a union of products of *blocks*:
+the closure rule of the judgments: a walk holding at least one strict edge) is a union of products of *blocks*:
 one block per (grade, bad) class of plain docs, one per other doc. The block graph (derived edges between
 graded blocks, explicit edges and ties between single docs) is small when grades are few; its
 reachability (breadth-first, two layers: "no strict edge seen yet" and "one seen", as the listed closure)

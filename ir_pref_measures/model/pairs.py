@@ -39,8 +39,8 @@ class PairSet:
 
     ``src[i] -> dst[i]`` (global doc indices, unique, sorted) are the pairs with a strict preference:
     the explicit ones, or with ``transitive`` every pair joined by a walk holding at least one strict
-    edge (duplicates inherit each other's preferences; ``carterette.md`` §2.2). ``source`` marks the
-    docs that prefer anything or are a duplicate of anything (the tool counts both as "preferred").
+    edge (duplicates inherit each other's preferences, as in Carterette et al.'s pairwise_pref_eval.py).
+    ``source`` marks the docs that prefer anything or are a duplicate of anything (the tool counts both as "preferred").
     """
 
     src: np.ndarray

@@ -1,5 +1,6 @@
-"""The strict transitive closure of preference graphs (``carterette.md`` §2.2): the pairs ``(i, j)``, ``i != j``,
-joined by a walk that holds at least one strict edge, walking through ties (a tie never leads out of a bad doc),
+"""The strict transitive closure of preference graphs (the rule of Carterette et al.'s pairwise_pref_eval.py,
+made deterministic): the pairs ``(i, j)``, ``i != j``, joined by a walk that holds at least one strict edge,
+walking through ties (a tie never leads out of a bad doc),
 plus ``(i, i)`` for an explicit self-preference. Sorted by ``(i, j)``.
 
 Two kernels give the same pairs. :func:`query_closure` takes one query of any size: breadth-first search on a
