@@ -143,3 +143,26 @@ def test_only_input_errors_become_exit_status_2(files, capsys, monkeypatch):
         "ir-pref-measures eval: invalid measure PGC(p=2): p (RBO persistence, in (0, 1]) must be a number in (0, 1], "
         "not 2\n"
     )
+
+
+@pytest.mark.parametrize("measures", [["nDCG@10"], ["ppref@10"], ["nDCG@10", "APpref"]])
+def test_eval_refuses_a_run_with_no_judged_query(files, tmp_path, capsys, measures):
+    """A wrong year or collection: the run and the judgments share no query. One clear error, as `experiment` gives,
+    not a table of zeros."""
+    other = tmp_path / "other.run"
+    other.write_text(RUN.replace("q1", "q7").replace("q2", "q8"))
+    assert main(["eval", str(files["qrels"]), str(other), *measures]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "no query in common with the judgments" in captured.err
+    assert "q7" in captured.err and "q1" in captured.err
+
+
+@pytest.mark.parametrize(("scores", "first"), [((0.30000000000000004, 0.3), "a"), ((2e-300, 1e-300), "a")])
+def test_every_measure_of_eval_ranks_the_run_the_same_way(tmp_path, capsys, scores, first):
+    """Scores that differ only beyond float32 precision tie for pytrec_eval alone; nDCG@1, P@1 and ppref@1 of one
+    output all see the float64 order (score descending, then doc id descending)."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(f"q1 0 {first} 1\nq1 0 {'b' if first == 'a' else 'a'} 0\n")
+    run.write_text(f"q1 Q0 a 1 {scores[0]!r} r\nq1 Q0 b 2 {scores[1]!r} r\n")
+    assert main(["eval", str(qrels), str(run), "nDCG@1", "P@1", "ppref@1"]) == 0
+    assert capsys.readouterr().out == "nDCG@1\t1.0000\nP@1\t1.0000\nppref@1\t1.0000\n"
