@@ -9,7 +9,16 @@ import pandas as pd
 import pytest
 
 from ir_pref_measures.analysis.compare import compare
-from ir_pref_measures.analysis.fusion import aggregate, borda, majority_losses, mc4, order_runs, win_rate
+from ir_pref_measures.analysis.fusion import (
+    above_in_scores,
+    aggregate,
+    borda,
+    borda_with_ties,
+    majority_losses,
+    mc4,
+    order_runs,
+    win_rate,
+)
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
 
@@ -103,3 +112,42 @@ def test_aggregate_command_rejects_bad_lines(tmp_path, capsys):
     path.write_text('{"qid": "1", "runi": "a", "runj": "b", "type": "preference", "rpp": 1}\nnot json\n')
     assert main(["aggregate", "-P", str(path)]) == 2
     assert "prefs.jsonl:2" in capsys.readouterr().err
+
+
+def test_borda_with_ties_is_the_mean_of_the_places_and_borda_without_ties():
+    rng = np.random.default_rng(5)
+    scores = rng.normal(size=(6, 4))
+    orderings = np.argsort(-scores, axis=1, kind="stable")
+    assert borda_with_ties(scores).tolist() == borda(orderings).astype(float).tolist()
+    tied = np.array([[1.0, 1.0, 1.0, 0.0]])  # three runs share places 1-3: (4 + 3 + 2) / 3 points each
+    assert borda_with_ties(tied).tolist() == [3.0, 3.0, 3.0, 1.0]
+    assert (above_in_scores(tied) == above_in_scores(tied).T).sum() == 4 * 4 - 3 * 2  # a tie is neither above
+
+
+def _three_way_tie_table(names: list[str]) -> pd.DataFrame:
+    """Per query, the first two runs of ``names`` beat the third by 1, and tie with each other; in a third query
+    all three tie."""
+    a, b, c = names
+    rows = []
+    for query in ("q1", "q2"):
+        rows += [(query, a, b, 0.0), (query, a, c, 1.0), (query, b, c, 1.0)]
+    rows += [("q3", a, b, 0.0), ("q3", a, c, 0.0), ("q3", b, c, 0.0)]
+    return pd.DataFrame(rows, columns=["query_id", "run_i", "run_j", "rpp"])
+
+
+@pytest.mark.parametrize("rename", [{}, {"BERT2": "zBERT2"}, {"BERT2": "aBERT2", "CKNRM": "zCKNRM"}])
+def test_aggregate_keeps_ties_whatever_the_names(rename):
+    """Renaming a run changes no score and no place: tied runs share their place (the library's rule), where
+    pref_aggregate breaks ties by the larger run id."""
+    names = ["BERT2", "CKNRM", "BM25"]
+    base = aggregate(_three_way_tie_table(names))
+    renamed = aggregate(_three_way_tie_table([rename.get(n, n) for n in names]))
+    back = {v: k for k, v in rename.items()}
+    renamed["run"] = renamed["run"].map(lambda r: back.get(r, r))
+    key = ["measure", "method", "run"]
+    pd.testing.assert_frame_equal(
+        base.sort_values(key).reset_index(drop=True), renamed.sort_values(key).reset_index(drop=True)
+    )
+    for method in ("mc4", "borda", "win_rate", "mean"):
+        places = base[base.method == method].set_index("run")["place"]
+        assert places["BERT2"] == places["CKNRM"] == 1 and places["BM25"] == 3, method

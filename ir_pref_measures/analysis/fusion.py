@@ -1,8 +1,12 @@
 """Aggregation of per-query comparisons into one ordering of runs: MC4, Borda count, win rate, mean.
 
 Per query, runs are ordered by a score, higher first: the net preference (the sum of a run's values
-against all its opponents, ``pref_aggregate``'s rule) or a metric value. Exact ties in any score go to
-the larger run id (string order), as ``pref_aggregate`` does.
+against all its opponents, ``pref_aggregate``'s rule) or a metric value. In :func:`aggregate` ties stay
+ties: runs with equal scores in a query share their places (Borda gives each the mean of their points; in
+MC4's majorities a tie counts for neither run), and runs with equal final scores share a place, so no result
+depends on the runs' names. The ``pref_eval`` drop-in reproduces ``pref_aggregate``, which breaks every tie
+by the larger run id (string order): :func:`order_runs` and the ordering forms of :func:`borda` and
+:func:`mc4`.
 
 * MC4 (Dwork, Kumar, Naor and Sivakumar, WWW 2001): a Markov chain over runs that moves from run a to
   each run b ranked above a by a majority of queries with probability 1/n. ``iterations=10`` (the
@@ -50,6 +54,28 @@ def order_runs(scores: np.ndarray, names: Sequence[str]) -> np.ndarray:
     return np.lexsort((np.broadcast_to(-name_rank, scores.shape), -scores), axis=-1)
 
 
+def above_in_orderings(orderings: np.ndarray) -> np.ndarray:
+    """``above[a, b]``: the queries whose ordering (run indices, best first) places a above b."""
+    n_queries, n = orderings.shape
+    place = np.empty_like(orderings)
+    np.put_along_axis(place, orderings, np.arange(n)[None, :], axis=1)
+    return (place[:, :, None] < place[:, None, :]).sum(axis=0)
+
+
+def above_in_scores(scores: np.ndarray) -> np.ndarray:
+    """``above[a, b]``: the queries (rows of ``scores``, queries x runs) where a scores strictly above b."""
+    return (scores[:, :, None] > scores[:, None, :]).sum(axis=0)
+
+
+def borda_with_ties(scores: np.ndarray) -> np.ndarray:
+    """Borda points per run from scores (queries x runs): n - (runs strictly above) - (other runs tied) / 2, the
+    mean of the points of the places a group of tied runs spans; without ties, :func:`borda`'s points."""
+    n = scores.shape[1]
+    above = (scores[:, None, :] > scores[:, :, None]).sum(axis=2)  # [q, r]: runs strictly above r
+    tied = (scores[:, None, :] == scores[:, :, None]).sum(axis=2) - 1
+    return (n - above - tied / 2).sum(axis=0)
+
+
 def borda(orderings: np.ndarray) -> np.ndarray:
     """Borda points per run: n - t for place t (0-based) of each query's ordering, summed over queries."""
     n_queries, n = orderings.shape
@@ -58,20 +84,25 @@ def borda(orderings: np.ndarray) -> np.ndarray:
     return points
 
 
-def majority_losses(orderings: np.ndarray) -> np.ndarray:
-    """``loses[a, b]``: more queries rank b above a than a above b."""
-    n_queries, n = orderings.shape
-    place = np.empty_like(orderings)
-    np.put_along_axis(place, orderings, np.arange(n)[None, :], axis=1)
-    above = (place[:, :, None] < place[:, None, :]).sum(axis=0)  # above[a, b]: queries ranking a above b
+def majority_losses(orderings: np.ndarray, above: np.ndarray | None = None) -> np.ndarray:
+    """``loses[a, b]``: more queries rank b above a than a above b (``above``: :func:`above_in_orderings` of
+    ``orderings``, or given, e.g. :func:`above_in_scores`)."""
+    above = above_in_orderings(orderings) if above is None else above
     return above.T > above
 
 
-def mc4(orderings: np.ndarray, iterations: int | None = 10, damping: float = DAMPING) -> np.ndarray:
+def mc4(
+    orderings: np.ndarray | None,
+    iterations: int | None = 10,
+    damping: float = DAMPING,
+    *,
+    above: np.ndarray | None = None,
+) -> np.ndarray:
     """MC4 scores (Dwork et al. 2001): ``e = 1 P^T`` after ``iterations`` steps (exact; scaled by n^T), or
     the stationary distribution of ``(1 - damping) P + damping / n`` with ``iterations=None``.
-    ``P[a, b] = 1/n`` when b beats a by majority, ``P[a, a] = 1 - (#b that beat a)/n``."""
-    loses = majority_losses(orderings)
+    ``P[a, b] = 1/n`` when b beats a by majority, ``P[a, a] = 1 - (#b that beat a)/n``; the majorities come from
+    the per-query ``orderings``, or from ``above`` (:func:`majority_losses`)."""
+    loses = majority_losses(orderings, above)
     n = len(loses)
     if iterations is not None:
         steps = loses.astype(object)
@@ -110,11 +141,12 @@ def aggregate(
 ) -> pd.DataFrame:
     """Order the runs of a per-query :func:`ir_pref_measures.analysis.compare.compare` table (``perquery=True``).
 
-    Returns one row per (measure, method, place): ``measure, method, place, run, score`` (place 1 is
-    best). Per query runs are ordered by net preference, which for a metric difference orders them by
-    the metric itself; ``mean`` is the mean over queries of the net preference divided by the number of
-    runs (for a metric: the run's mean minus the mean of all runs); ``win_rate`` counts the per-query
-    pairs; ``mc4`` and ``borda`` use the per-query orderings. See the module docstring for the rules.
+    Returns one row per (measure, method, run): ``measure, method, place, run, score`` (place 1 is best; runs
+    with equal scores share a place, listed in name order). Per query runs are scored by net preference, which
+    for a metric difference scores them by the metric itself; ``mean`` is the mean over queries of the net
+    preference divided by the number of runs (for a metric: the run's mean minus the mean of all runs);
+    ``win_rate`` counts the per-query pairs; ``mc4`` and ``borda`` use the per-query scores, ties kept. See the
+    module docstring for the rules.
     """
     import pandas as pd
 
@@ -136,23 +168,22 @@ def aggregate(
     for measure in measures:
         values = rows[measure].to_numpy(dtype=np.float64)
         scores = net_preference(query, run_i, run_j, values, len(query_ids), len(names))
-        orderings = order_runs(scores, names)
         for method in methods:
             if method == "mc4":
-                total = mc4(orderings, iterations, damping)
+                total = mc4(None, iterations, damping, above=above_in_scores(scores))
             elif method == "borda":
-                total = borda(orderings).astype(np.float64)
+                total = borda_with_ties(scores)
             elif method == "win_rate":
                 total = win_rate(run_i, run_j, values, len(names))
             else:
                 total = scores.mean(axis=0) / len(names)
-            ranked = order_runs(total[None, :], names)[0]
+            ranked = np.lexsort((np.arange(len(names)), -total))  # equal totals: listed in name order, one place
             out.append(
                 pd.DataFrame(
                     {
                         "measure": measure,
                         "method": method,
-                        "place": np.arange(1, len(names) + 1),
+                        "place": 1 + (total[None, :] > total[ranked][:, None]).sum(axis=1),
                         "run": np.asarray(names, dtype=object)[ranked],
                         "score": total[ranked],
                     }
