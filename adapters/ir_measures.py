@@ -97,7 +97,7 @@ class PreferenceProvider(providers.Provider):
                 ours = ", ".join(MEASURE_CLASSES)
                 raise InputError(f"unsupported measure {measure}: the ir_pref_measures provider computes {ours}")
             validate(measure)
-        return PreferenceEvaluator(measures, sources.judgments(qrels))
+        return PreferenceEvaluator(measures, sources.judgments(_not_a_split_string(qrels)))
 
     def qrel_inputs(self, measures):
         """The qrels columns the provider reads (preference tables and Judgments are taken as they are too)."""
@@ -116,3 +116,21 @@ def register() -> PreferenceProvider:
     if provider not in ir_measures.DefaultPipeline.providers:
         ir_measures.DefaultPipeline.providers.insert(1, provider)
     return provider
+
+
+def _not_a_split_string(qrels):
+    """``qrels``, unless ir_measures took a string (a path?) apart into its characters, which it does to any
+    iterable it cannot tell: then an :class:`InputError` saying what ir_measures reads."""
+    import itertools
+
+    if not isinstance(qrels, itertools._tee):
+        return qrels
+    qrels, peek = itertools.tee(qrels)
+    first = next(peek, None)
+    if isinstance(first, str) and len(first) == 1:
+        raise InputError(
+            "ir_measures takes qrels as a DataFrame, a dict of dicts or Qrel namedtuples, not as a string (a path?)",
+            expected="ir_pref_measures.read_qrels(path), ir_pref_measures.load_judgments(path) or "
+            "ir_measures.read_trec_qrels(path)",
+        )
+    return qrels

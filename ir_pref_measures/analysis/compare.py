@@ -119,6 +119,14 @@ def relevant_docs(
     """The relevant docs of the graded ``judgments`` (grades read by :func:`compare_grades`); queries without a
     relevant doc are dropped. Queries come in query id order, or in ``query_order`` (``pref_eval``'s order of
     first relevant line in the qrels file)."""
+    if len(judgments.graded) and not judgments.graded.any():
+        raise InputError(
+            "the pairwise measures (rpp, lexiprecision, lexirecall, metric differences) need graded judgments "
+            "(qrels), and these judgments hold only preferences",
+            expected="graded qrels, alone or with the preferences (load_combined(qrels, prefs); -R QRELS); to "
+            "compare runs on preferences alone, a per-run preference measure (ppref@k, APpref, PGC) in Experiment, "
+            "whose paired tests compare each run with a baseline",
+        )
     grades = compare_grades(judgments.grades, binary, floor)
     kept = np.flatnonzero(grades > 0)
     if not len(kept):

@@ -107,8 +107,15 @@ def judgments(
     judgments form (default :data:`~ir_pref_measures.model.judgments.DEFAULT_GROUP`); trec_eval's ``prefs`` and
     ``qrels_prefs`` files name their groups themselves (the jg column), and a :class:`Judgments` keeps its
     groups unless it holds one (then it is renamed). ``repeated``: a doc graded twice in a query of graded qrels
-    is an error, or with ``"max"`` takes the largest grade (:meth:`Judgments.from_qrels`)."""
-    found = _judgments(source, format, preference_format, group, repeated)
+    is an error, or with ``"max"`` takes the largest grade (:meth:`Judgments.from_qrels`). Several sources, as a
+    list or as a string ``A+B`` (unless a file has that name), give their union (:func:`combined`), as
+    ``Experiment`` and the commands take them."""
+    if isinstance(source, str) and "+" in source and not os.path.lexists(source):
+        found = joined(source, preference_format)
+    elif isinstance(source, list | tuple) and not is_records(source):
+        found = combined(*source, preference_format=preference_format)
+    else:
+        found = _judgments(source, format, preference_format, group, repeated)
     if group is not None and found.groups != [group]:
         found = found.renamed(group)
     return found

@@ -1,0 +1,58 @@
+"""What stopped a new user in the first hour: each case gives the result a user expects or one clear error."""
+
+from __future__ import annotations
+
+import ir_measures
+import pandas as pd
+import pytest
+from conftest import testdata_path
+
+import ir_pref_measures as ipm
+from ir_pref_measures import InputError
+
+DL19 = "dl_llm_prefs_arabzadeh"
+
+
+@pytest.fixture(scope="module")
+def dl19():
+    qrels = str(testdata_path(DL19, "qrels.dl19-passage.txt"))
+    prefs = str(testdata_path(DL19, "llm_pref_judgments", "DL2019", "judge.00"))
+    run = ipm.read_run(str(testdata_path(DL19, "runs", "input.ICT-BERT2.txt.gz")))[["query_id", "doc_id", "score"]]
+    return qrels, prefs, run
+
+
+def test_load_judgments_takes_a_list_and_a_plus_as_experiment_does(dl19):
+    qrels, prefs, run = dl19
+    measures = [ipm.APpref, ipm.PGC, ipm.ppref @ 10]
+    expected = ir_measures.calc_aggregate(measures, ipm.load_combined(qrels, prefs, format="pairs"), run)
+    for source in ([qrels, f"pairs:{prefs}"], (qrels, f"pairs:{prefs}"), f"{qrels}+pairs:{prefs}"):
+        assert ir_measures.calc_aggregate(measures, ipm.load_judgments(source), run) == expected
+
+
+def test_a_qrels_path_given_to_ir_measures_is_one_clear_error(dl19):
+    qrels, _, run = dl19
+    with pytest.raises(InputError, match="(?s)not as a string .a path.*load_judgments"):
+        ir_measures.calc_aggregate([ipm.ppref @ 10], qrels, run)
+    frame = ipm.read_qrels(qrels)
+    assert ir_measures.calc_aggregate([ipm.ppref @ 10], frame, run)[ipm.ppref @ 10] > 0
+
+
+def test_pyterrier_columns_work_for_the_preference_measures(dl19):
+    qrels, _, run = dl19
+    graded = ipm.read_qrels(qrels)
+    pt_qrels = graded.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})
+    measures = [ipm.ppref @ 10, ipm.APpref]
+    assert ir_measures.calc_aggregate(measures, pt_qrels[["qid", "docno", "label"]], run) == (
+        ir_measures.calc_aggregate(measures, graded, run)
+    )
+
+
+def test_compare_on_preferences_alone_says_it_needs_grades(dl19):
+    _, prefs, run = dl19
+    judgments = ipm.load_judgments(prefs, format="pairs")
+    runs = {"a": run, "b": run.assign(score=-run["score"])}
+    with pytest.raises(InputError, match="need graded judgments .qrels., and these judgments hold only preferences"):
+        ipm.compare(runs, judgments)
+    graded = ipm.load_judgments(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [0]}))
+    with pytest.raises(InputError, match="no query has a relevant document"):
+        ipm.compare(runs, graded)
