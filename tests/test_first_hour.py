@@ -56,3 +56,19 @@ def test_compare_on_preferences_alone_says_it_needs_grades(dl19):
     graded = ipm.load_judgments(pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [0]}))
     with pytest.raises(InputError, match="no query has a relevant document"):
         ipm.compare(runs, graded)
+
+
+def test_meta_warns_about_depths_once_and_takes_the_topk_it_advises(capsys):
+    from ir_pref_measures.commands import main
+
+    run = testdata_path(DL19, "runs", "input.ICT-{}.txt.gz")
+    runs = [str(run).format(name) for name in ("BERT2", "CKNRM_B", "CKNRM_B50")]
+    qrels = str(testdata_path(DL19, "qrels.dl19-passage.txt"))
+    prefs = str(testdata_path(DL19, "llm_pref_judgments", "DL2019", "judge.00"))
+    argv = ["meta", "runs", *runs, "-j", f"g={qrels}", "-j", f"p=pairs:{prefs}", "-m", "g:nDCG@10", "p:APpref"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert err.count("warning: the runs retrieve different numbers of documents") == 1, err
+    assert "Warning" not in err and "give topk=20 (--topk 20)" in err
+    assert main([*argv, "--topk", "20"]) == 0
+    assert "different numbers of documents" not in capsys.readouterr().err

@@ -13,10 +13,12 @@ import argparse
 import math
 import re
 import sys
+import warnings
 
 import pandas as pd
 
 from ir_pref_measures.analysis import meta
+from ir_pref_measures.analysis.runs import DepthWarning
 from ir_pref_measures.commands.options import positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing
 from ir_pref_measures.errors import InputError
@@ -29,7 +31,6 @@ GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an op
 def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
     """Per-query values of every ``-m [set:]measure`` on its judgment set, named ``measure [set]``."""
     from ir_pref_measures.analysis.progress import progress
-    from ir_pref_measures.analysis.runs import named_runs
 
     sets = sources.judgment_sets(args.judgments or [], args.prefs_format)
     wanted: dict[str, list[str]] = {name: [] for name in sets}
@@ -44,7 +45,7 @@ def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
             raise InputError(f"measure {spec!r}: unknown judgment set {name!r}; known: {', '.join(sets)}")
         wanted[name].append(measure)
         order.append((name, measure))
-    rankings = named_runs(args.runs)
+    rankings = _rankings(args)
     values: dict[tuple[str, str], tuple[str, pd.DataFrame]] = {}
     used = {name: measures for name, measures in wanted.items() if measures}
     with progress(len(used), f"meta {args.analysis}") as bar:
@@ -56,6 +57,16 @@ def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
                 values[name, text] = (measure if len(sets) == 1 else f"{measure} [{name}]", frame)
             bar.update()
     return dict(values[key] for key in order)  # in command-line order
+
+
+def _rankings(args: argparse.Namespace) -> dict:
+    """The runs of the command line by name, each cut at ``--topk`` when given."""
+    from ir_pref_measures.analysis.runs import named_runs, truncate
+
+    rankings = named_runs(args.runs)
+    if args.topk is not None:
+        rankings = {name: truncate(ranking, args.topk) for name, ranking in rankings.items()}
+    return rankings
 
 
 def _table(frame: pd.DataFrame) -> str:
@@ -182,7 +193,7 @@ def _stability_command(args: argparse.Namespace) -> None:
     from ir_pref_measures.readers.preferences import read_preferences
 
     table = meta.stability(
-        args.runs,
+        _rankings(args),
         read_preferences(args.prefs, args.prefs_format),
         [m for text in args.measures for m in text],
         fractions=args.remove,
@@ -197,7 +208,7 @@ def _pr_command(args: argparse.Namespace) -> None:
     sets = sources.judgment_sets(args.judgments or [], args.prefs_format)
     if len(sets) != 1:
         raise InputError("precision-recall curves use one judgment set")
-    curves = meta.pr_curves(args.runs, next(iter(sets.values())), range(1, args.depth + 1))
+    curves = meta.pr_curves(_rankings(args), next(iter(sets.values())), range(1, args.depth + 1))
     shown = curves[curves["cutoff"].isin(args.show)]
     if args.plot:
         from ir_pref_measures.analysis.plots import pr_curves
@@ -227,6 +238,9 @@ def _evaluation_arguments(parser: argparse.ArgumentParser, measures: bool = True
             help="measures, each on a judgment set (nDCG@3, ppref@10, PGC(p=0.8), ...)",
         )
     parser.add_argument("--prefs-format", choices=PREFERENCE_FORMATS, help="format of preference files")
+    parser.add_argument(
+        "--topk", type=positive_int, metavar="K", help="cut every run at rank K first (runs of different depths)"
+    )
 
 
 def add_parser(subparsers) -> None:
@@ -345,4 +359,10 @@ def run(args: argparse.Namespace) -> None:
     inputs = {"RUN": "runs", "-j": "judgments", "GOLD": "gold", "--image-pairs": "image_pairs"}
     inputs |= {"--positions": "positions", "--prefs": "prefs", "--qrels": "qrels"}
     check_outputs(plots, {label: getattr(args, name, None) for label, name in inputs.items()})
-    args.analysis_handler(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DepthWarning)
+        args.analysis_handler(args)
+    for message in dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, DepthWarning)):
+        print(f"warning: {message}", file=sys.stderr)  # once, whatever the judgment sets and samples
+    for warning in (w for w in caught if not issubclass(w.category, DepthWarning)):
+        warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
