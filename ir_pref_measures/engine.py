@@ -27,7 +27,8 @@ from ir_pref_measures.measures.image_grid import Grid, grid_pgc
 from ir_pref_measures.measures.names import is_preference_measure
 from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.measures.pgc import pgc
-from ir_pref_measures.measures.trec_prefs import find_cycles, find_inconsistency, trec_prefs_values
+from ir_pref_measures.measures.trec_groups import find_cycles, find_inconsistency
+from ir_pref_measures.measures.trec_prefs import trec_prefs_values
 from ir_pref_measures.model.judgments import JudgmentLines, Judgments
 from ir_pref_measures.model.rankings import Ranking
 
@@ -154,7 +155,7 @@ def _trec_rows(judgments: Judgments, queries: np.ndarray) -> tuple[JudgmentLines
 
 def _warn_cycles(judgments: Judgments, queries: np.ndarray) -> None:
     """One warning naming the (query, group) of ``queries`` whose preferences hold cycles: the prefs_* measures
-    evaluate them on their condensation (:mod:`ir_pref_measures.measures.trec_prefs`), where trec_eval aborts."""
+    evaluate them on their condensation (:mod:`ir_pref_measures.measures.trec_groups`), where trec_eval aborts."""
     rows, query = _trec_rows(judgments, queries)
     cycles = find_cycles(query, rows.group, rows.subgroup, rows.doc, rows.level)
     if len(cycles.blocks):

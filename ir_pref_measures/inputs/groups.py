@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.measures.trec_prefs import find_inconsistency
+from ir_pref_measures.measures.trec_groups import find_inconsistency
 from ir_pref_measures.readers.formats import RawFile, load
 from ir_pref_measures.readers.preferences import read_qrels_prefs, read_trec_prefs
 

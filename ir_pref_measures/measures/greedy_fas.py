@@ -16,6 +16,7 @@ Information Processing Letters 47(6), 1993.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from heapq import heapify, heappop, heappush
 
 import numpy as np
@@ -153,109 +154,10 @@ def layered_greedy_fas_order(
     """
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    grades = np.asarray(grades, dtype=np.float64)
-    graded_mask = ~np.isnan(grades)
-    values, layer_of = np.unique(grades[graded_mask], return_inverse=True)
-    n_layers = len(values)
-    layer_arr = np.full(n, -1, dtype=np.int64)
-    layer_arr[graded_mask] = layer_of.reshape(-1)
-    good_arr = graded_mask & ~np.asarray(bad, dtype=bool)
-    layer = layer_arr.tolist()
-    good = good_arr.tolist()
-    graded = graded_mask.tolist()
-    prio = [int(x) for x in priority]
-    out_e, in_e, succ, succ_w, pred, pred_w = _adjacency(n, src, dst)
-    special_arr = np.zeros(n, dtype=bool)
-    special_arr[np.asarray(src, np.int64)] = True
-    special_arr[np.asarray(dst, np.int64)] = True
-    count_all = np.bincount(layer_arr[graded_mask], minlength=n_layers).tolist()
-    count_good = np.bincount(layer_arr[good_arr], minlength=n_layers).tolist()
-    members: list[list[int]] = [[] for _ in range(n_layers)]
-    for v in np.flatnonzero(graded_mask)[np.argsort(layer_arr[graded_mask], kind="stable")].tolist():
-        members[layer[v]].append(v)
-    plain_arr = good_arr & ~special_arr
-    is_plain = plain_arr.tolist()
-    plain_order = np.flatnonzero(plain_arr)
-    plain_order = plain_order[np.lexsort((np.asarray(priority)[plain_order], layer_arr[plain_order]))]
-    plain: list[list[int]] = [[] for _ in range(n_layers)]
-    for v in plain_order.tolist():
-        plain[layer[v]].append(v)
-    plain_next = [0] * n_layers
-    plain_left = [len(p) for p in plain]
-    specials = np.flatnonzero(special_arr).tolist()
-    all_below = _Counts(count_all)
-    good_below = _Counts(count_good)
-    state = {"lo": 0, "top": n_layers - 1, "plain_top": n_layers - 1, "good_left": sum(count_good)}
-    while state["lo"] < n_layers and count_all[state["lo"]] == 0:
-        state["lo"] += 1
-    while state["top"] >= 0 and count_good[state["top"]] == 0:
-        state["top"] -= 1
-    alive = [True] * n
-
-    def is_sink(v: int) -> bool:
-        return out_e[v] == 0 and (not good[v] or layer[v] == state["lo"])
-
-    def in_zero(v: int) -> bool:
-        return in_e[v] == 0 and (not graded[v] or layer[v] >= state["top"])
-
-    sinks = [(-prio[v], v) for v in range(n) if is_sink(v)]
-    sources = [(prio[v], v) for v in range(n) if in_zero(v) and not is_sink(v)]
-    heapify(sinks)
-    heapify(sources)
+    graph = _LayeredGraph(n, src, dst, priority, grades, bad)
+    alive, sinks, sources, remove = graph.alive, graph.sinks, graph.sources, graph.remove
     head: list[int] = []
     tail: list[int] = []
-
-    def remove(v: int) -> None:
-        alive[v] = False
-        for u, w in zip(pred[v], pred_w[v], strict=True):
-            if alive[u]:
-                out_e[u] -= w
-                if is_sink(u):
-                    heappush(sinks, (-prio[u], u))
-        for u, w in zip(succ[v], succ_w[v], strict=True):
-            if alive[u]:
-                in_e[u] -= w
-                if in_zero(u) and not is_sink(u):
-                    heappush(sources, (prio[u], u))
-        g = layer[v]
-        if g < 0:
-            return
-        count_all[g] -= 1
-        all_below.add(g, -1)
-        if good[v]:
-            count_good[g] -= 1
-            good_below.add(g, -1)
-            state["good_left"] -= 1
-            if is_plain[v]:
-                plain_left[g] -= 1
-        if count_all[g] == 0 and g == state["lo"]:
-            lo = g
-            while lo < n_layers and count_all[lo] == 0:
-                lo += 1
-            state["lo"] = lo
-            if lo < n_layers:
-                for u in members[lo]:
-                    if alive[u] and good[u] and out_e[u] == 0:
-                        heappush(sinks, (-prio[u], u))
-        if good[v] and count_good[g] == 0 and g == state["top"]:
-            top = g
-            while top >= 0 and count_good[top] == 0:
-                top -= 1
-            state["top"] = top
-            if top >= 0:
-                for u in members[top]:
-                    if alive[u] and in_e[u] == 0 and not is_sink(u):
-                        heappush(sources, (prio[u], u))
-
-    def delta(v: int) -> int:
-        d = out_e[v] - in_e[v]
-        g = layer[v]
-        if g >= 0:
-            if good[v]:
-                d += all_below.below(g)
-            d -= state["good_left"] - good_below.below(g + 1)
-        return d
-
     while len(head) + len(tail) < n:
         while sinks:
             v = heappop(sinks)[1]
@@ -269,24 +171,184 @@ def layered_greedy_fas_order(
                 remove(v)
         if len(head) + len(tail) == n:
             break
-        best = None
-        top = state["plain_top"]
-        while top >= 0 and plain_left[top] == 0:
+        v = graph.max_delta_vertex()
+        head.append(v)
+        remove(v)
+    return np.asarray(head + tail[::-1], dtype=np.int64)
+
+
+class _LayeredGraph:
+    """The state of :func:`layered_greedy_fas_order`: explicit degrees and edges, the remaining vertices counted
+    per grade layer, and the heaps of sink and source candidates (entries may be stale: check ``alive``).
+
+    Layers are numbered by grade ascending (``layer[v] == -1``: ungraded). ``lo`` is the lowest layer holding a
+    remaining vertex, ``top`` the highest holding a remaining good one; ``plain[g]`` lists the plain vertices of
+    layer ``g`` by priority, ``plain_next[g]`` where its remaining ones start.
+    """
+
+    __slots__ = (
+        "n_layers", "layer", "good", "graded", "prio", "out_e", "in_e", "succ", "succ_w", "pred", "pred_w",
+        "count_all", "count_good", "all_below", "good_below", "members", "is_plain", "plain", "plain_next",
+        "plain_left", "specials", "alive", "lo", "top", "plain_top", "good_left", "sinks", "sources",
+    )  # fmt: skip
+
+    def __init__(
+        self, n: int, src: np.ndarray, dst: np.ndarray, priority: np.ndarray, grades: np.ndarray, bad: np.ndarray
+    ) -> None:
+        grades = np.asarray(grades, dtype=np.float64)
+        graded_mask = ~np.isnan(grades)
+        values, layer_of = np.unique(grades[graded_mask], return_inverse=True)
+        self.n_layers = n_layers = len(values)
+        layer_arr = np.full(n, -1, dtype=np.int64)
+        layer_arr[graded_mask] = layer_of.reshape(-1)
+        good_arr = graded_mask & ~np.asarray(bad, dtype=bool)
+        self.layer, self.good, self.graded = layer_arr.tolist(), good_arr.tolist(), graded_mask.tolist()
+        self.prio = [int(x) for x in priority]
+        self.out_e, self.in_e, self.succ, self.succ_w, self.pred, self.pred_w = _adjacency(n, src, dst)
+        special_arr = np.zeros(n, dtype=bool)
+        special_arr[np.asarray(src, np.int64)] = True
+        special_arr[np.asarray(dst, np.int64)] = True
+        self.count_all = np.bincount(layer_arr[graded_mask], minlength=n_layers).tolist()
+        self.count_good = np.bincount(layer_arr[good_arr], minlength=n_layers).tolist()
+        self.all_below, self.good_below = _Counts(self.count_all), _Counts(self.count_good)
+        self.members = self._by_layer(np.flatnonzero(graded_mask), layer_arr)
+        plain_arr = good_arr & ~special_arr
+        self.is_plain = plain_arr.tolist()
+        plain_order = np.flatnonzero(plain_arr)
+        plain_order = plain_order[np.lexsort((np.asarray(priority)[plain_order], layer_arr[plain_order]))]
+        self.plain = self._by_layer(plain_order, layer_arr)
+        self.plain_next, self.plain_left = [0] * n_layers, [len(p) for p in self.plain]
+        self.specials = np.flatnonzero(special_arr).tolist()
+        self.alive = [True] * n
+        self._set_up_ends_and_heaps(n)
+
+    def _by_layer(self, vertices: np.ndarray, layer_arr: np.ndarray) -> list[list[int]]:
+        """``vertices`` (graded) grouped by layer, each layer's in their order in ``vertices``."""
+        grouped: list[list[int]] = [[] for _ in range(self.n_layers)]
+        for v in vertices[np.argsort(layer_arr[vertices], kind="stable")].tolist():
+            grouped[self.layer[v]].append(v)
+        return grouped
+
+    def _set_up_ends_and_heaps(self, n: int) -> None:
+        """The lowest and highest layers in use, and the first sinks and sources."""
+        self.lo, self.top, self.plain_top = 0, self.n_layers - 1, self.n_layers - 1
+        self.good_left = sum(self.count_good)
+        while self.lo < self.n_layers and self.count_all[self.lo] == 0:
+            self.lo += 1
+        while self.top >= 0 and self.count_good[self.top] == 0:
+            self.top -= 1
+        self.sinks = [(-self.prio[v], v) for v in range(n) if self.is_sink(v)]
+        self.sources = [(self.prio[v], v) for v in range(n) if self.in_zero(v) and not self.is_sink(v)]
+        heapify(self.sinks)
+        heapify(self.sources)
+
+    def is_sink(self, v: int) -> bool:
+        return self.out_e[v] == 0 and (not self.good[v] or self.layer[v] == self.lo)
+
+    def in_zero(self, v: int) -> bool:
+        return self.in_e[v] == 0 and (not self.graded[v] or self.layer[v] >= self.top)
+
+    def remove(self, v: int) -> None:
+        """Takes ``v`` out: its explicit edges, then its layer's counts; pushes the vertices it makes sinks or
+        sources."""
+        self.alive[v] = False
+        if self.pred[v] or self.succ[v]:  # most vertices of a large combined graph have no explicit edge
+            self._remove_edges(v)
+        g = self.layer[v]
+        if g >= 0:
+            self._remove_from_layer(v, g)
+
+    def _remove_edges(self, v: int) -> None:
+        alive, prio, is_sink, in_zero = self.alive, self.prio, self.is_sink, self.in_zero
+        out_e, in_e, sinks, sources = self.out_e, self.in_e, self.sinks, self.sources
+        for u, w in zip(self.pred[v], self.pred_w[v], strict=True):
+            if alive[u]:
+                out_e[u] -= w
+                if is_sink(u):
+                    heappush(sinks, (-prio[u], u))
+        for u, w in zip(self.succ[v], self.succ_w[v], strict=True):
+            if alive[u]:
+                in_e[u] -= w
+                if in_zero(u) and not is_sink(u):
+                    heappush(sources, (prio[u], u))
+
+    def _remove_from_layer(self, v: int, g: int) -> None:
+        self.count_all[g] -= 1
+        self.all_below.add(g, -1)
+        good = self.good[v]
+        if good:
+            self.count_good[g] -= 1
+            self.good_below.add(g, -1)
+            self.good_left -= 1
+            if self.is_plain[v]:
+                self.plain_left[g] -= 1
+        if self.count_all[g] == 0 and g == self.lo:
+            self._lowest_layer_emptied(g)
+        if good and self.count_good[g] == 0 and g == self.top:
+            self._top_layer_emptied(g)
+
+    def _lowest_layer_emptied(self, g: int) -> None:
+        """Moves ``lo`` up past the empty layers; the good vertices of the new lowest layer without explicit
+        out-edges become sinks."""
+        lo = g
+        while lo < self.n_layers and self.count_all[lo] == 0:
+            lo += 1
+        self.lo = lo
+        if lo < self.n_layers:
+            alive, good, out_e, prio = self.alive, self.good, self.out_e, self.prio
+            for u in self.members[lo]:
+                if alive[u] and good[u] and out_e[u] == 0:
+                    heappush(self.sinks, (-prio[u], u))
+
+    def _top_layer_emptied(self, g: int) -> None:
+        """Moves ``top`` down past the layers without good vertices; the vertices of the new top layer without
+        explicit in-edges become sources (unless sinks)."""
+        top = g
+        while top >= 0 and self.count_good[top] == 0:
             top -= 1
-        state["plain_top"] = top
+        self.top = top
         if top >= 0:
-            members_top, i = plain[top], plain_next[top]
+            alive, in_e, prio, is_sink = self.alive, self.in_e, self.prio, self.is_sink
+            for u in self.members[top]:
+                if alive[u] and in_e[u] == 0 and not is_sink(u):
+                    heappush(self.sources, (prio[u], u))
+
+    def delta_function(self) -> Callable[[int], int]:
+        """``v -> outdeg - indeg`` of ``v`` (explicit plus derived edges) in the current state, with the state
+        bound as locals: it runs once per vertex with explicit edges at every max-delta step (the hot loop)."""
+        out_e, in_e, layer, good = self.out_e, self.in_e, self.layer, self.good
+        all_below, good_below, good_left = self.all_below.below, self.good_below.below, self.good_left
+
+        def delta(v: int) -> int:
+            d = out_e[v] - in_e[v]
+            g = layer[v]
+            if g >= 0:
+                if good[v]:
+                    d += all_below(g)
+                d -= good_left - good_below(g + 1)
+            return d
+
+        return delta
+
+    def max_delta_vertex(self) -> int:
+        """The remaining vertex of largest delta, smallest priority among equals: the best plain vertex (the
+        first of the highest layer holding one) against every remaining vertex with explicit edges."""
+        best = None
+        top = self.plain_top
+        while top >= 0 and self.plain_left[top] == 0:
+            top -= 1
+        self.plain_top = top
+        alive, prio, delta = self.alive, self.prio, self.delta_function()
+        if top >= 0:
+            members_top, i = self.plain[top], self.plain_next[top]
             while not alive[members_top[i]]:
                 i += 1
-            plain_next[top] = i
+            self.plain_next[top] = i
             v = members_top[i]
             best = (-delta(v), prio[v], v)
-        specials = [v for v in specials if alive[v]]
+        self.specials = specials = [v for v in self.specials if alive[v]]
         for v in specials:
             candidate = (-delta(v), prio[v], v)
             if best is None or candidate < best:
                 best = candidate
-        v = best[2]
-        head.append(v)
-        remove(v)
-    return np.asarray(head + tail[::-1], dtype=np.int64)
+        return best[2]
