@@ -835,7 +835,8 @@ def test_namedtuples_missing_a_field_on_a_later_row():
     records = [Qrel(*QRELS[0]), Qrel(*QRELS[1]), Short("q1", "c")]
     check_api_error(lambda: ipm.load_judgments(records), "row 2", "relevance")
     check_api_error(lambda: ipm.as_ranking([ScoredDoc(*RUN_1[0]), Short("q1", "x")]), "row 1", "score")
-    check_api_error(lambda: ipm.load_judgments(["q1 0 a 1"]), "row 0")
+    # a list of strings is a list of sources (their union), as Experiment takes judgment sources
+    check_api_error(lambda: ipm.load_judgments(["q1 0 a 1"]), "'q1 0 a 1' is neither an existing file")
 
 
 def test_namedtuples_generators_and_dicts_equal_the_frame():

@@ -112,7 +112,7 @@ def judgments(
     ``Experiment`` and the commands take them."""
     if isinstance(source, str) and "+" in source and not os.path.lexists(source):
         found = joined(source, preference_format)
-    elif isinstance(source, list | tuple) and not is_records(source):
+    elif isinstance(source, list | tuple) and source and not is_records(source):
         found = combined(*source, preference_format=preference_format)
     else:
         found = _judgments(source, format, preference_format, group, repeated)
