@@ -163,16 +163,31 @@ def _value_text(table: pd.DataFrame, measure: str, value, digits: int | None) ->
 def _paper_rows(table: pd.DataFrame, digits: int | None, alpha: float):
     """Per measure, per row: ``(text, bold, markers)``."""
     cells = {}
+    baselines = {name for name, _ in _baselines(table)}
     for measure in measure_columns(table):
         values = table[measure].to_numpy(dtype=np.float64)
         shown = [_value_text(table, measure, v, digits) for v in table[measure]]
-        best = max((float(s) for s in shown if s), default=math.nan)
+        # a pairwise preference is over the baseline: the baseline's 0 is no value to compare, never the best
+        candidate = [
+            bool(s) and not (measure in table.attrs.get("pairwise", ()) and name in baselines)
+            for s, name in zip(shown, table["name"], strict=True)
+        ]
+        best = max((float(s) for s, c in zip(shown, candidate, strict=True) if c), default=math.nan)
         markers = _markers(table, measure, alpha)
         cells[measure] = [
-            (text, bool(text) and float(text) == best and not math.isnan(v), marks)
-            for text, v, marks in zip(shown, values, markers, strict=True)
+            (text, c and float(text) == best and not math.isnan(v), marks)
+            for text, c, v, marks in zip(shown, candidate, values, markers, strict=True)
         ]
     return cells
+
+
+TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+    "permutation": "paired permutation (randomisation) test",
+    "bootstrap": "paired bootstrap test",
+}
 
 
 def _legend(table: pd.DataFrame, alpha: float, letters: bool) -> str:
@@ -186,7 +201,21 @@ def _legend(table: pd.DataFrame, alpha: float, letters: bool) -> str:
             f"\u2191/\u2193: significantly better/worse than the baseline{'s' if len(baselines) > 1 else ''} "
             f"{named} ({which} < {alpha:g})."
         )
-    return " ".join(parts)
+        parts.append(_tests_used(table))
+    return " ".join(part for part in parts if part)
+
+
+def _tests_used(table: pd.DataFrame) -> str:
+    """The test and the correction, as the table's ``attrs`` record them (``summary_table``); pairwise
+    preferences take the sign test unless the test resamples."""
+    test = table.attrs.get("test")
+    if test is None:
+        return ""
+    text = f"Test: {TEST_NAMES.get(test, test)}"
+    if table.attrs.get("pairwise") and test not in ("permutation", "bootstrap"):
+        text += f" (sign test for {', '.join(table.attrs['pairwise'])})"
+    correction = table.attrs.get("correction")
+    return text + (f"; {correction} correction." if correction else "; no correction.")
 
 
 def _letter(number: int) -> str:

@@ -70,6 +70,9 @@ def summary_table(
         for column, frame in values.items():
             for name, result in _compare(frame, names, baseline, settings, column in pairwise).items():
                 table[f"{column} {name}{suffix}"] = result
+    if baselines:  # what a report's legend says of the tests (analysis.render)
+        test = settings.test if isinstance(settings.test, str) else getattr(settings.test, "__name__", "custom")
+        table.attrs.update(test=test, correction=settings.correction, pairwise=sorted(pairwise & set(values)))
     return table
 
 

@@ -30,11 +30,11 @@ def add_parser(subparsers) -> None:
         "by their file name without folder, 'input.', '.gz' and extension, or by --names. Put the runs before -m.",
     )
     parser.add_argument(
-        "inputs",
-        nargs="+",
-        metavar="JUDGMENTS RUN",
-        help="JUDGMENTS ([NAME=]SOURCE; NAME= makes it a judgment group; measures without SET: use it), then the runs",
+        "judged",
+        metavar="JUDGMENTS",
+        help="[NAME=]SOURCE (NAME= makes it a judgment group); the measures without SET: use it",
     )
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="the runs")
     parser.add_argument(
         "-j",
         "--judgments",
@@ -99,18 +99,16 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    inputs = {"JUDGMENTS": args.inputs[:1], "RUN": args.inputs[1:], "--prefs": args.prefs, "-j": args.judgments}
+    inputs = {"JUDGMENTS": [args.judged], "RUN": args.runs, "--prefs": args.prefs, "-j": args.judgments}
     check_outputs({"-o": args.output}, inputs)  # before the work: no input overwritten
     if args.perquery and args.format in ("latex", "html"):
         raise InputError(f"--perquery gives the long table name, qid, measure, value: not a {args.format} table")
-    if len(args.inputs) < 2:
-        raise InputError("give JUDGMENTS and at least one RUN")
-    judgments = {DEFAULT_SET: sources.grouped([args.inputs[0], *args.prefs], preference_format=args.prefs_format)}
+    judgments = {DEFAULT_SET: sources.grouped([args.judged, *args.prefs], preference_format=args.prefs_format)}
     for name, judged in sources.judgment_sets(args.judgments, args.prefs_format).items() if args.judgments else ():
         if name in judgments:
             raise InputError(f"-j {name}=...: the judgment set {name!r} is named twice (or needs a name)")
         judgments[name] = judged
-    paths = args.inputs[1:]
+    paths = args.runs
     runs = named_paths(paths, args.names)
     by_path = {os.fspath(path): name for name, path in runs.items()}
     baseline = [by_path.get(b, b) for b in args.baseline or []]
