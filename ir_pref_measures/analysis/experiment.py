@@ -286,12 +286,14 @@ def _unjudged(topics: pd.DataFrame, judged: set[str]) -> list[str]:
 
 
 def _with_unjudged(long: pd.DataFrame, unjudged: list[str], run_names, columns) -> pd.DataFrame:
-    """The long table with NaN rows for topics without judgments, and ``pt.Experiment``'s warning."""
-    warnings.warn(
-        f"{len(unjudged)} topic(s) not found in qrels. Scores for these topics are given as NaN and should not "
-        f"contribute to averages.",
-        stacklevel=3,
-    )
+    """The long table with NaN rows for topics without judgments, and ``pt.Experiment``'s warning (once per run, as
+    PyTerrier)."""
+    for _ in run_names:
+        warnings.warn(
+            f"{len(unjudged)} topic(s) not found in qrels. Scores for these topics are given as NaN and should not "
+            f"contribute to averages.",
+            stacklevel=3,
+        )
     rows = pd.DataFrame(
         [(name, qid, column, np.nan) for name in run_names for qid in unjudged for column in columns],
         columns=["name", "qid", "measure", "value"],

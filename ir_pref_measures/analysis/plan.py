@@ -134,11 +134,18 @@ def parse_measures(measures) -> list[tuple[str, object]]:
         elif isinstance(measure, ir_measures.Measure):
             validate(measure)
         else:
-            raise InputError(f"a measure must be an ir_measures Measure or a name, not {type(measure).__name__}")
+            raise MeasureTypeError(f"a measure must be an ir_measures Measure or a name, not {type(measure).__name__}")
         parsed.setdefault(str(measure), measure)
     if not parsed:
         raise InputError("no measures given")
     return list(parsed.items())
+
+
+class MeasureTypeError(InputError, KeyError):
+    """A measure neither a name nor a Measure: an :class:`InputError`, and the ``KeyError`` ``pt.Experiment``
+    raises for it."""
+
+    __str__ = InputError.__str__
 
 
 def trec_eval_measures(text: str) -> list[tuple[str, object]]:
