@@ -19,9 +19,12 @@ measures:
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from ir_pref_measures.analysis import stats as tests
@@ -29,7 +32,7 @@ from ir_pref_measures.analysis.cluster import per_query as cluster_per_query
 from ir_pref_measures.analysis.plan import DEFAULT_SET, Plan, is_pairwise, summed  # noqa: F401  (DEFAULT_SET: the CLI's)
 from ir_pref_measures.analysis.render import HIGHLIGHTS
 from ir_pref_measures.analysis.render import highlight as styled
-from ir_pref_measures.analysis.runs import SAVE_MODES, named_runs, truncate, warn_depths
+from ir_pref_measures.analysis.runs import SAVE_MODES, named_runs, save_tables, truncate, warn_depths
 from ir_pref_measures.analysis.table import (  # noqa: F401  (TESTS: the CLI's)
     TESTS,
     Tests,
@@ -74,9 +77,13 @@ def Experiment(
     filter_by_topics: bool = True,
     save_dir: str | os.PathLike | None = None,
     save_mode: str = "warn",
+    save_format="trec",
     batch_size: int | None = None,
-    verbose: bool = False,
+    verbose: bool | str = False,
     client=None,
+    plan: str = "linear",
+    validate: str = "warn",
+    precompute_prefix: bool = False,
 ):
     """Evaluate ``runs`` with ``measures`` on ``judgments``: one row per run, as ``pt.Experiment`` makes it.
 
@@ -125,26 +132,44 @@ def Experiment(
     """
     call = _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics)
     _check_options(save_mode, highlight, perquery, round)
+    _check_pyterrier_options(plan, validate, precompute_prefix)
+    verbose = False if verbose == "auto" else bool(verbose)
     settings = Tests(test, correction, correction_alpha, samples, seed, ci, effect_size)
     check_tests(settings)
-    plan = Plan.of(call.judgments, call.measures)
+    wanted, mrt = _without_mrt(call.measures)
+    experiment = Plan.of(call.judgments, wanted)
+    frame_topics = call.topics if isinstance(call.topics, pd.DataFrame) else None
+    if frame_topics is not None:
+        _check_topic_overlap(frame_topics, experiment.judged, filter_by_qrels, filter_by_topics)
+    times: dict[str, float] = {}
     rankings = named_runs(
         call.runs,
         call.names,
         topics=call.topics,
-        judged=plan.judged if filter_by_qrels else None,
+        judged=experiment.judged if filter_by_qrels else None,
         batch_size=batch_size,
         verbose=verbose,
         save_dir=save_dir,
         save_mode=save_mode,
+        save_format=save_format,
+        times=times,
     )
     if topk is not None:
         rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
     warn_depths(rankings)
     baselines = baseline_names(baseline, list(rankings))
     restrict = sources.topic_ids(call.topics) if call.topics is not None and filter_by_topics else None
-    values = experiment_values(rankings, plan, baselines, settings, restrict=restrict, client=client, verbose=verbose)
-    return _output(values, plan, list(rankings), baselines, settings, round, perquery, dataframe, highlight)
+    values = experiment_values(
+        rankings, experiment, baselines, settings, restrict=restrict, client=client, verbose=verbose,
+        check_runs=frame_topics is None,
+    )  # fmt: skip
+    unjudged = [] if frame_topics is None or filter_by_qrels else _unjudged(frame_topics, experiment.judged)
+    table, long = _tables(values, experiment, list(rankings), baselines, settings, round, times if mrt else None)
+    if long is not None and unjudged and perquery:
+        long = _with_unjudged(long, unjudged, list(rankings), list(values))
+    if save_dir is not None:
+        save_tables(save_dir, table, long if long is not None else long_table(values, round))
+    return _output(table, long, values, perquery, dataframe, highlight)
 
 
 def experiment_values(
@@ -156,10 +181,13 @@ def experiment_values(
     restrict: set[str] | None = None,
     client=None,
     verbose: bool = False,
+    check_runs: bool = True,
 ) -> dict[str, pd.DataFrame]:
     """The core of :func:`Experiment`: per column of ``plan``, the per-query values (queries x runs) of the named
     ``rankings``, on the queries in ``restrict`` (all judged queries by default); computed here, or on the
-    cluster of ``client`` (:func:`ir_pref_measures.analysis.cluster.per_query`: the same values)."""
+    cluster of ``client`` (:func:`ir_pref_measures.analysis.cluster.per_query`: the same values).
+    ``check_runs``: a run with no judged query is an :class:`InputError` (else it scores the defaults, as
+    ``pt.Experiment`` does for a Transformer run on topics without judgments)."""
     if settings.correction is not None and not baselines:
         raise InputError("a multiple-testing correction needs a baseline")
     if len(baselines) > 1 and plan.columns(is_pairwise):
@@ -167,7 +195,7 @@ def experiment_values(
     for key, items in plan.items.items():
         _check_graded(items, plan.judgments(key).qrels())
     for judged in plan.sets.values():
-        _check_overlap(rankings, judged, restrict)
+        _check_overlap(rankings if check_runs else {}, judged, restrict)
     values: dict[str, pd.DataFrame] = {}
     pairwise_baseline = baselines[0] if baselines else None
     for key, items in plan.items.items():
@@ -182,19 +210,95 @@ def experiment_values(
     return values
 
 
-def _output(values, plan: Plan, run_names, baselines, settings: Tests, round, perquery, dataframe, highlight):
-    """What :func:`Experiment` returns: the long table, the summary table (a DataFrame, a dict or a Styler), or
-    both."""
-    long = long_table(values, round) if perquery else None
-    if perquery is True:
-        return long
+class Results(NamedTuple):
+    """``perquery="both"``: the table and the long table, as ``pt.Experiment``'s ``EvaluationDataTuple`` (shown
+    one above the other in a notebook)."""
+
+    averages: pd.DataFrame
+    perquery: pd.DataFrame
+
+    def _repr_html_(self) -> str:
+        return self.averages._repr_html_() + self.perquery._repr_html_()
+
+
+def _tables(values, plan: Plan, run_names, baselines, settings: Tests, round, times) -> tuple:
+    """The summary table (with PyTerrier's ``mrt`` column after the measures when ``times`` is given) and the long
+    table."""
     sums, pairwise = plan.columns(summed), plan.columns(is_pairwise)
     table = summary_table(values, run_names, baselines, settings, round, sums=sums, pairwise=pairwise)
-    if perquery == "both":
-        return table, long
+    if times is not None:
+        table.insert(1 + len(values), "mrt", [times[name] for name in run_names])
+    return table, long_table(values, round)
+
+
+def _output(table: pd.DataFrame, long: pd.DataFrame, values, perquery, dataframe, highlight):
+    """What :func:`Experiment` returns: the long table, the summary table (a DataFrame, a dict or a Styler), or
+    both (:class:`Results`; a plain tuple with ``dataframe=False``), as ``pt.Experiment``."""
     if not dataframe:
-        return {row["name"]: {c: row[c] for c in values} for _, row in table.iterrows()}
-    return table if highlight is None else styled(table, highlight)
+        means = {row["name"]: {c: row[c] for c in table.columns[1:] if c in values or c == "mrt"} for _, row in
+                 table.iterrows()}  # fmt: skip
+        by_query = {
+            i: {str(q): dict(zip(g["measure"], g["value"], strict=True)) for q, g in run.groupby("qid", sort=False)}
+            for i, (_, run) in enumerate(long.groupby("name", sort=False))
+        }
+        return means if not perquery else by_query if perquery is True else (means, by_query)
+    if perquery is True:
+        return long
+    shown = table if highlight is None else styled(table, highlight)
+    return Results(shown, long) if perquery == "both" else shown
+
+
+def _without_mrt(measures) -> tuple[object, bool]:
+    """The measures without PyTerrier's ``"mrt"`` (mean response time, not a measure of the results), and whether
+    it was asked for."""
+    if isinstance(measures, list | tuple) and "mrt" in measures:
+        return [m for m in measures if not (isinstance(m, str) and m == "mrt")], True
+    return measures, False
+
+
+def _check_pyterrier_options(plan, validate, precompute_prefix) -> None:
+    """``pt.Experiment``'s execution options: ``plan`` ("linear" or "tree": the runs are the same either way),
+    ``validate`` ("warn", "error", "ignore"), ``precompute_prefix`` (deprecated in PyTerrier: a warning)."""
+    for option, value, allowed in (("plan", plan, ("linear", "tree")), ("validate", validate, VALIDATE)):
+        if value not in allowed:
+            raise InputError(f"unknown {option} {value!r}", expected=", ".join(allowed))
+    if precompute_prefix:
+        warnings.warn("precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=3)
+
+
+VALIDATE = ("warn", "error", "ignore")
+NO_OVERLAP = (
+    "There is no overlap between the qids found in the topics and qrels. If this is intentional, set "
+    "filter_by_topics=False and filter_by_qrels=False."
+)
+
+
+def _check_topic_overlap(topics: pd.DataFrame, judged: set[str], filter_by_qrels: bool, filter_by_topics: bool):
+    """``pt.Experiment``'s error (its message) when a filter is on and no topic is judged."""
+    if (filter_by_qrels or filter_by_topics) and not sources.topic_ids(topics) & judged:
+        raise InputError(NO_OVERLAP)
+
+
+def _unjudged(topics: pd.DataFrame, judged: set[str]) -> list[str]:
+    """The topics' query ids without judgments, in the topics' order."""
+    column = "qid" if "qid" in topics.columns else "query_id"
+    return [q for q in dict.fromkeys(topics[column].astype(str)) if q not in judged]
+
+
+def _with_unjudged(long: pd.DataFrame, unjudged: list[str], run_names, columns) -> pd.DataFrame:
+    """The long table with NaN rows for topics without judgments, and ``pt.Experiment``'s warning (once per run, as
+    PyTerrier)."""
+    for _ in run_names:
+        warnings.warn(
+            f"{len(unjudged)} topic(s) not found in qrels. Scores for these topics are given as NaN and should not "
+            f"contribute to averages.",
+            stacklevel=3,
+        )
+    rows = pd.DataFrame(
+        [(name, qid, column, np.nan) for name in run_names for qid in unjudged for column in columns],
+        columns=["name", "qid", "measure", "value"],
+    )
+    return pd.concat([long, rows], ignore_index=True).sort_values(["name", "qid"], kind="stable", ignore_index=True)
 
 
 def _check_options(save_mode: str, highlight: str | None, perquery, round) -> None:
@@ -239,6 +343,8 @@ def _call(runs, judgments, measures, positional, names, eval_metrics, qrels, top
         given[key] = value if value is not None else given[key]
     if given["qrels"] is None or given["eval_metrics"] is None:
         raise InputError("give the qrels and the measures: Experiment(systems, topics, qrels, eval_metrics)")
+    if isinstance(runs, Mapping) and not sources.is_records(runs):
+        given["names"] = None  # PyTerrier ignores names= when the systems are a dict: its keys name them
     return _Call(runs, given["qrels"], given["eval_metrics"], given["names"], given["topics"])
 
 

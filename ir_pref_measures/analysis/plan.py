@@ -110,8 +110,9 @@ def summed(measure) -> bool:
 
 def parse_measures(measures) -> list[tuple[str, object]]:
     """``(column name, measure)`` pairs: an ir_measures Measure, or for a pairwise preference a
-    :class:`~ir_pref_measures.analysis.compare.Measure`. A measure given twice counts once; an unknown name lists the
-    known ones."""
+    :class:`~ir_pref_measures.analysis.compare.Measure`. A string is read by PyTerrier's rule: a trec_eval name
+    (:func:`trec_eval_measures`) if it is one, else an ir_measures name (ours too). A measure given twice counts
+    once; an unknown name lists the known ones."""
     import ir_measures
 
     from ir_pref_measures.measures.names import parse, validate
@@ -123,16 +124,47 @@ def parse_measures(measures) -> list[tuple[str, object]]:
         if isinstance(measure, str) and measure in PAIRWISE_NAMES:
             parsed.setdefault(measure, parse_pairwise(measure))
             continue
+        if isinstance(measure, str) and (trec := trec_eval_measures(measure)):
+            for column, m in trec:
+                validate(m)
+                parsed.setdefault(column, m)
+            continue
         if isinstance(measure, str):
             measure = parse(measure, others=f"; or a pairwise preference: {', '.join(PAIRWISE_NAMES)}")
         elif isinstance(measure, ir_measures.Measure):
             validate(measure)
         else:
-            raise InputError(f"a measure must be an ir_measures Measure or a name, not {type(measure).__name__}")
+            raise MeasureTypeError(f"a measure must be an ir_measures Measure or a name, not {type(measure).__name__}")
         parsed.setdefault(str(measure), measure)
     if not parsed:
         raise InputError("no measures given")
     return list(parsed.items())
+
+
+class MeasureTypeError(InputError, KeyError):
+    """A measure neither a name nor a Measure: an :class:`InputError`, and the ``KeyError`` ``pt.Experiment``
+    raises for it."""
+
+    __str__ = InputError.__str__
+
+
+def trec_eval_measures(text: str) -> list[tuple[str, object]]:
+    """``(column, measure)`` for a trec_eval measure name, as ``pt.Experiment`` reads it (ir_measures'
+    ``parse_trec_measure``): one measure keeps the name given as its column (``map``, ``ndcg_cut_10``, ``P_10``);
+    a family (``P``, ``official``) gives its measures, each under its ir_measures name. Empty for other names."""
+    import contextlib
+    import io
+
+    import ir_measures
+
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # "skipped [...]: measures not yet supported" for families
+            found = ir_measures.parse_trec_measure(text)
+    except (NameError, ValueError, SyntaxError, KeyError, TypeError):
+        return []
+    if len(found) == 1:
+        return [(text, found[0])]
+    return [(str(m), m) for m in found]
 
 
 @dataclass(frozen=True)

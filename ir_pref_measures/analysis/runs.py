@@ -6,6 +6,8 @@ runs' depths differ)."""
 from __future__ import annotations
 
 import os
+import time
+import types
 import warnings
 from collections.abc import Mapping, Sequence
 
@@ -33,10 +35,14 @@ def named_runs(
     verbose: bool = False,
     save_dir: str | os.PathLike | None = None,
     save_mode: str = "warn",
+    save_format="trec",
+    times: dict[str, float] | None = None,
 ) -> dict[str, Ranking]:
     """Runs by name as :class:`Ranking` s (each read once): from a mapping, from ``names`` and a sequence of
     runs, or from a sequence of runs named by :func:`default_names`. PyTerrier Transformers are run on
-    ``topics`` (only the ``judged`` ones, when given) by :func:`ir_pref_measures.adapters.pyterrier.results`."""
+    ``topics`` (only the ``judged`` ones, when given) by :func:`results`, their results saved in ``save_dir`` as
+    ``save_format`` says (:func:`save_file`); ``times`` (if given) receives each run's milliseconds per topic
+    spent in its Transformer (0 for a run read from a file or a frame), PyTerrier's ``mrt``."""
     if isinstance(runs, str | os.PathLike) or _is_transformer(runs) or isinstance(runs, pd.DataFrame):
         runs = [runs]
     elif sources.is_records(runs):  # one run as a dict {query_id: {doc_id: score}} or ScoredDoc namedtuples
@@ -55,25 +61,80 @@ def named_runs(
         raise InputError("no runs to evaluate")
     rankings = {}
     for name, run in named.items():
+        spent = 0.0
         if _is_transformer(run):
+            asked = _topics_for(topics, judged, name)
+            start = time.perf_counter()
             run = results(
-                run, _topics_for(topics, judged, name), batch_size=batch_size, verbose=verbose,
-                save_file=None if save_dir is None else os.path.join(os.fspath(save_dir), f"{name}.res.gz"),
-                save_mode=save_mode,
+                run, asked, batch_size=batch_size, verbose=verbose,
+                save_file=None if save_dir is None else save_file(save_dir, name, save_format),
+                save_mode=save_mode, save_format=save_format,
             )  # fmt: skip
+            spent = 1000 * (time.perf_counter() - start) / max(len(asked), 1)
+            if len(run) == 0:
+                raise InputError(f"{len(asked)} topics, but no results received from {name}")
+        elif isinstance(run, pd.DataFrame) and len(run) == 0:
+            raise InputError(f"run {name!r} is an empty DataFrame: no results")
+        if times is not None:
+            times[name] = spent
         rankings[name] = sources.ranking(run)
     return rankings
 
 
+def save_file(save_dir: str | os.PathLike, name: str, save_format="trec") -> str:
+    """Where ``pt.Experiment`` saves a run's results in ``save_dir``: ``NAME.res.gz`` (a TREC run, ``"trec"``),
+    ``NAME.mod`` (a module with ``dump`` / ``load``, e.g. ``pickle``) or ``NAME.custom`` (a ``(read, write)``
+    pair of functions)."""
+    if not os.path.isdir(save_dir):
+        raise InputError(f"save_dir {os.fspath(save_dir)} does not exist or is not a directory")
+    if save_format == "trec":
+        ext = "res.gz"
+    elif isinstance(save_format, types.ModuleType):
+        ext = "mod"
+    elif isinstance(save_format, tuple) and len(save_format) == 2:
+        ext = "custom"
+    else:
+        raise InputError(f"unknown save_format {save_format!r}", expected="'trec', a module (pickle) or (read, write)")
+    return os.path.join(os.fspath(save_dir), f"{name}.{ext}")
+
+
+def save_tables(save_dir: str | os.PathLike, table: pd.DataFrame, long: pd.DataFrame) -> None:
+    """``aggregated.csv`` (the table) and ``perquery.csv`` (the long table) in ``save_dir``, as ``pt.Experiment``
+    writes them: rows of runs not in this experiment, already in the files, are kept (a warning when the
+    columns differ)."""
+    for file, frame in (("aggregated.csv", table), ("perquery.csv", long)):
+        path = os.path.join(os.fspath(save_dir), file)
+        if os.path.exists(path):
+            old = pd.read_csv(path)
+            if file == "aggregated.csv" and set(old.columns) != set(frame.columns):
+                warnings.warn(
+                    f"Evaluation measures differ between the existing '{path}' (columns: "
+                    f"{', '.join(sorted(map(str, old.columns)))}) and the current run (columns: "
+                    f"{', '.join(sorted(map(str, frame.columns)))}). Missing values will be filled with NaN.",
+                    stacklevel=3,
+                )
+            old = old[~old["name"].isin(set(frame["name"]))]
+            if not old.empty:
+                frame = pd.concat([frame, old], ignore_index=True)
+        frame.to_csv(path, index=False)
+
+
 def default_names(runs: Sequence) -> list[str]:
     """Each run's default name: a file's :func:`~ir_pref_measures.readers.names.run_name`, a Transformer's ``str()``
-    (PyTerrier's rule), ``run<i>`` (1-based position) otherwise."""
+    (PyTerrier's rule; a second Transformer with the same ``str()`` is ``NAME (2)``, as the table's rows need
+    distinct names), ``run<i>`` (1-based position) otherwise."""
     from ir_pref_measures.readers.names import run_name
 
-    return [
+    names = [
         run_name(run) if isinstance(run, str | os.PathLike) else str(run) if _is_transformer(run) else f"run{i}"
         for i, run in enumerate(runs, 1)
     ]
+    seen: dict[str, int] = {}
+    for i, (run, name) in enumerate(zip(runs, names, strict=True)):
+        if _is_transformer(run):  # PyTerrier allows two Transformers with one str(): the second is "NAME (2)"
+            seen[name] = seen.get(name, 0) + 1
+            names[i] = name if seen[name] == 1 else f"{name} ({seen[name]})"
+    return names
 
 
 def _is_transformer(run) -> bool:
@@ -137,12 +198,12 @@ def results(
     verbose: bool = False,
     save_file: str | os.PathLike | None = None,
     save_mode: str = "warn",
+    save_format="trec",
 ) -> pd.DataFrame:
     """The result frame of a PyTerrier Transformer on ``topics`` (``batch_size`` topics per call, all at once by
     default). With ``save_file`` (a TREC run, ``pt.io.write_results``), as ``pt.Experiment``'s ``save_dir``: an
     existing file is read instead (``save_mode="reuse"``), replaced (``"overwrite"``; ``"warn"`` says so), or an
     error (``"error"``)."""
-    import pyterrier as pt
     from tqdm.auto import tqdm
 
     if save_mode not in SAVE_MODES:
@@ -151,7 +212,7 @@ def results(
         raise InputError(f"batch_size must be a positive integer, not {batch_size!r}")
     if save_file is not None and os.path.exists(save_file):
         if save_mode == "reuse":
-            return pt.io.read_results(os.fspath(save_file))
+            return _read_saved(os.fspath(save_file), save_format)
         if save_mode == "error":
             raise InputError(
                 f"{os.fspath(save_file)}: exists (save_mode='error'; 'reuse' reads it, 'overwrite' replaces it)"
@@ -165,5 +226,30 @@ def results(
     found = [system.transform(batch) for batch in tqdm(batches, desc=str(system), disable=not verbose)]
     frame = pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=["qid", "docno", "score"])
     if save_file is not None:
-        pt.io.write_results(frame if "rank" in frame.columns else pt.model.add_ranks(frame), os.fspath(save_file))
+        _write_saved(frame, os.fspath(save_file), save_format)
     return frame
+
+
+def _read_saved(path: str, save_format) -> pd.DataFrame:
+    import pyterrier as pt
+
+    if save_format == "trec":
+        return pt.io.read_results(path)
+    with pt.io.autoopen(path, "rb") as f:
+        return save_format.load(f) if isinstance(save_format, types.ModuleType) else save_format[0](f)
+
+
+def _write_saved(frame: pd.DataFrame, path: str, save_format) -> None:
+    import pyterrier as pt
+
+    if save_format == "trec":
+        missing = [c for c in ("qid", "docno", "score") if c not in frame.columns]
+        if missing:  # PyTerrier's TypeError
+            raise TypeError(
+                f"save_dir was set, but results dont look like R (missing {missing}); set save_format, "
+                f"e.g. save_format=pickle"
+            )
+        pt.io.write_results(frame if "rank" in frame.columns else pt.model.add_ranks(frame), path)
+        return
+    with pt.io.autoopen(path, "wb") as f:
+        save_format.dump(frame, f) if isinstance(save_format, types.ModuleType) else save_format[1](frame, f)
