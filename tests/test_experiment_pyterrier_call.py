@@ -92,7 +92,7 @@ def test_filter_by_qrels_and_topics(dl19):
 def test_save_dir_modes(dl19, tmp_path):
     topics, qrels, frames = dl19
     first = Experiment(systems(frames), topics, qrels, MEASURES, names=["a", "b"], save_dir=tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.res.gz", "b.res.gz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.res.gz", "aggregated.csv", "b.res.gz", "perquery.csv"]
     saved = pt.io.read_results(str(tmp_path / "a.res.gz"))
     assert len(saved) == frames[0]["qid"].isin(topics["qid"]).sum()  # the Transformer ran on the topics
     empty = [pt.Transformer.from_df(frames[0].iloc[:0]), pt.Transformer.from_df(frames[1].iloc[:0])]
