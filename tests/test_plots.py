@@ -209,6 +209,8 @@ def test_meta_stability_pr_and_agreement_commands(tmp_path, files, capsys):
     result = cli(capsys, "stability", *runs, "--prefs", prefs, "-m", "ppref@5", "--remove", "0.5", "--repeats", "2")
     assert result.returncode == 0, result.stderr
     assert "F reduced" in result.stdout and "ppref@5" in result.stdout
+    measure, removed, kept, *_ = result.stdout.splitlines()[2].split()  # under the header and the index names
+    assert (measure, removed) == ("ppref@5", "0.5") and kept.isdigit(), result.stdout  # a count: not 64.0000
     result = cli(
         capsys, "pr-curve", *runs, "-j", prefs, "--depth", "8", "--show", "1", "8", "--plot", tmp_path / "pr.pdf"
     )

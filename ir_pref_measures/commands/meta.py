@@ -201,6 +201,8 @@ def _stability_command(args: argparse.Namespace) -> None:
         seed=args.seed,
         qrels=args.qrels,
     )
+    if (table["kept"] % 1 == 0).all():  # a count of judgments: printed as one
+        table["kept"] = table["kept"].astype("int64")
     print(_table(table.set_index(["measure", "removed"])))
 
 
