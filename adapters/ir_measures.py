@@ -123,7 +123,7 @@ def _not_a_split_string(qrels):
     iterable it cannot tell: then an :class:`InputError` saying what ir_measures reads."""
     import itertools
 
-    if not isinstance(qrels, itertools._tee):
+    if not isinstance(qrels, type(itertools.tee(())[0])):  # ir_measures' peek at an iterable it cannot tell
         return qrels
     qrels, peek = itertools.tee(qrels)
     first = next(peek, None)

@@ -306,9 +306,8 @@ def ranked_frame(ranking: Ranking):
     return frame.assign(score=-frame["rank"].to_numpy(np.float64))[["query_id", "doc_id", "score"]]
 
 
-GRADE_LIMIT = (
-    1_000_000  # largest |grade| for pytrec_eval: it allocates per grade level (8 bytes each) up to the largest
-)
+# the largest |grade| for pytrec_eval: it allocates per grade level (8 bytes each) up to the largest
+GRADE_LIMIT = 1_000_000
 
 
 def integer_qrels(measures, qrels):

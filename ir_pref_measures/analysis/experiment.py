@@ -43,7 +43,7 @@ from ir_pref_measures.analysis.table import (  # noqa: F401  (TESTS: the CLI's)
     summary_table,
 )
 from ir_pref_measures.analysis.values import per_query
-from ir_pref_measures.engine import examples
+from ir_pref_measures.engine import check_overlap, examples
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs import sources
 from ir_pref_measures.measures.names import is_preference_measure
@@ -164,7 +164,10 @@ def Experiment(
         check_runs=frame_topics is None,
     )  # fmt: skip
     unjudged = [] if frame_topics is None or filter_by_qrels else _unjudged(frame_topics, experiment.judged)
-    table, long = _tables(values, experiment, list(rankings), baselines, settings, round, times if mrt else None)
+    summary = perquery is not True or save_dir is not None  # the tests and resampling only when the table is used
+    table, long = _tables(
+        values, experiment, list(rankings), baselines, settings, round, times if mrt else None, summary
+    )
     if long is not None and unjudged and perquery:
         long = _with_unjudged(long, unjudged, list(rankings), list(values))
     if save_dir is not None:
@@ -221,9 +224,11 @@ class Results(NamedTuple):
         return self.averages._repr_html_() + self.perquery._repr_html_()
 
 
-def _tables(values, plan: Plan, run_names, baselines, settings: Tests, round, times) -> tuple:
-    """The summary table (with PyTerrier's ``mrt`` column after the measures when ``times`` is given) and the long
-    table."""
+def _tables(values, plan: Plan, run_names, baselines, settings: Tests, round, times, summary: bool = True) -> tuple:
+    """The summary table (with PyTerrier's ``mrt`` column after the measures when ``times`` is given; ``None``
+    unless ``summary``) and the long table."""
+    if not summary:
+        return None, long_table(values, round)
     sums, pairwise = plan.columns(summed), plan.columns(is_pairwise)
     table = summary_table(values, run_names, baselines, settings, round, sums=sums, pairwise=pairwise)
     if times is not None:
@@ -231,12 +236,18 @@ def _tables(values, plan: Plan, run_names, baselines, settings: Tests, round, ti
     return table, long_table(values, round)
 
 
-def _output(table: pd.DataFrame, long: pd.DataFrame, values, perquery, dataframe, highlight):
+def _output(table: pd.DataFrame | None, long: pd.DataFrame, values, perquery, dataframe, highlight):
     """What :func:`Experiment` returns: the long table, the summary table (a DataFrame, a dict or a Styler), or
     both (:class:`Results`; a plain tuple with ``dataframe=False``), as ``pt.Experiment``."""
     if not dataframe:
-        means = {row["name"]: {c: row[c] for c in table.columns[1:] if c in values or c == "mrt"} for _, row in
-                 table.iterrows()}  # fmt: skip
+        means = (
+            None
+            if table is None
+            else {
+                row["name"]: {c: row[c] for c in table.columns[1:] if c in values or c == "mrt"}
+                for _, row in table.iterrows()
+            }
+        )
         by_query = {
             i: {str(q): dict(zip(g["measure"], g["value"], strict=True)) for q, g in run.groupby("qid", sort=False)}
             for i, (_, run) in enumerate(long.groupby("name", sort=False))
@@ -374,10 +385,4 @@ def _check_overlap(rankings: Mapping[str, Ranking], judgments: Judgments, wanted
             f"(topics e.g. {examples(wanted)}; judged e.g. {examples(judged)})"
         )
     for name, ranking in rankings.items():
-        queries = set(map(str, ranking.query_ids))
-        if not queries & judged:
-            raise InputError(
-                f"run {name!r} has no query in common with the judgments "
-                f"(run: {len(queries)} queries, e.g. {examples(queries)}; judged: {len(judged)}, "
-                f"e.g. {examples(judged)})"
-            )
+        check_overlap(ranking, judgments, f"run {name!r}")
