@@ -29,10 +29,11 @@ import pandas as pd
 
 from ir_pref_measures.analysis import stats as tests
 from ir_pref_measures.analysis.cluster import per_query as cluster_per_query
+from ir_pref_measures.analysis.pipelines import VALIDATE, check_outputs, is_runtime_measure, plan_drawing
 from ir_pref_measures.analysis.plan import DEFAULT_SET, Plan, is_pairwise, summed  # noqa: F401  (DEFAULT_SET: the CLI's)
 from ir_pref_measures.analysis.render import HIGHLIGHTS
 from ir_pref_measures.analysis.render import highlight as styled
-from ir_pref_measures.analysis.runs import SAVE_MODES, named_runs, save_tables, truncate, warn_depths
+from ir_pref_measures.analysis.runs import SAVE_MODES, read_runs, run_sources, save_tables, truncate, warn_depths
 from ir_pref_measures.analysis.table import (  # noqa: F401  (TESTS: the CLI's)
     TESTS,
     Tests,
@@ -142,9 +143,14 @@ def Experiment(
     if frame_topics is not None:
         _check_topic_overlap(frame_topics, experiment.judged, filter_by_qrels, filter_by_topics)
     times: dict[str, float] = {}
-    rankings = named_runs(
-        call.runs,
-        call.names,
+    systems = run_sources(call.runs, call.names)
+    measures = [m for items in experiment.items.values() for _, m in items]
+    check_outputs(systems, call.topics, measures, validate)
+    if verbose and plan == "tree":
+        print(plan_drawing(systems))
+    frames = {} if any(map(is_runtime_measure, measures)) else None
+    rankings = read_runs(
+        systems,
         topics=call.topics,
         judged=experiment.judged if filter_by_qrels else None,
         batch_size=batch_size,
@@ -153,6 +159,8 @@ def Experiment(
         save_mode=save_mode,
         save_format=save_format,
         times=times,
+        frames=frames,
+        need_documents=not all(map(is_runtime_measure, measures)),
     )
     if topk is not None:
         rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
@@ -161,7 +169,7 @@ def Experiment(
     restrict = sources.topic_ids(call.topics) if call.topics is not None and filter_by_topics else None
     values = experiment_values(
         rankings, experiment, baselines, settings, restrict=restrict, client=client, verbose=verbose,
-        check_runs=frame_topics is None,
+        check_runs=frame_topics is None, frames=frames,
     )  # fmt: skip
     unjudged = [] if frame_topics is None or filter_by_qrels else _unjudged(frame_topics, experiment.judged)
     summary = perquery is not True or save_dir is not None  # the tests and resampling only when the table is used
@@ -185,12 +193,14 @@ def experiment_values(
     client=None,
     verbose: bool = False,
     check_runs: bool = True,
+    frames: Mapping[str, pd.DataFrame] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The core of :func:`Experiment`: per column of ``plan``, the per-query values (queries x runs) of the named
     ``rankings``, on the queries in ``restrict`` (all judged queries by default); computed here, or on the
     cluster of ``client`` (:func:`ir_pref_measures.analysis.cluster.per_query`: the same values).
     ``check_runs``: a run with no judged query is an :class:`InputError` (else it scores the defaults, as
-    ``pt.Experiment`` does for a Transformer run on topics without judgments)."""
+    ``pt.Experiment`` does for a Transformer run on topics without judgments). ``frames``: the result frames as
+    given, for the measures defined at run time (:func:`~ir_pref_measures.analysis.values.per_query`)."""
     if settings.correction is not None and not baselines:
         raise InputError("a multiple-testing correction needs a baseline")
     if len(baselines) > 1 and plan.columns(is_pairwise):
@@ -204,7 +214,7 @@ def experiment_values(
     for key, items in plan.items.items():
         part = plan.judgments(key)
         if client is None:
-            values |= per_query(rankings, part, part.qrels(), items, pairwise_baseline, verbose=verbose)
+            values |= per_query(rankings, part, part.qrels(), items, pairwise_baseline, verbose=verbose, frames=frames)
         else:
             values |= cluster_per_query(rankings, part, part.qrels(), items, pairwise_baseline, client=client)
     values = {column: values[column] for column in plan.order}
@@ -277,7 +287,6 @@ def _check_pyterrier_options(plan, validate, precompute_prefix) -> None:
         warnings.warn("precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=3)
 
 
-VALIDATE = ("warn", "error", "ignore")
 NO_OVERLAP = (
     "There is no overlap between the qids found in the topics and qrels. If this is intentional, set "
     "filter_by_topics=False and filter_by_qrels=False."

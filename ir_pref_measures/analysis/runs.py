@@ -13,7 +13,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
+from ir_pref_measures.analysis.pipelines import is_transformer
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow
 from ir_pref_measures.inputs import sources
@@ -25,25 +27,15 @@ class DepthWarning(UserWarning):
     """The runs retrieve different numbers of documents per query."""
 
 
-def named_runs(
-    runs,
-    names: Sequence[str] | None = None,
-    *,
-    topics=None,
-    judged: set[str] | None = None,
-    batch_size: int | None = None,
-    verbose: bool = False,
-    save_dir: str | os.PathLike | None = None,
-    save_mode: str = "warn",
-    save_format="trec",
-    times: dict[str, float] | None = None,
-) -> dict[str, Ranking]:
-    """Runs by name as :class:`Ranking` s (each read once): from a mapping, from ``names`` and a sequence of
-    runs, or from a sequence of runs named by :func:`default_names`. PyTerrier Transformers are run on
-    ``topics`` (only the ``judged`` ones, when given) by :func:`results`, their results saved in ``save_dir`` as
-    ``save_format`` says (:func:`save_file`); ``times`` (if given) receives each run's milliseconds per topic
-    spent in its Transformer (0 for a run read from a file or a frame), PyTerrier's ``mrt``."""
-    if isinstance(runs, str | os.PathLike) or _is_transformer(runs) or isinstance(runs, pd.DataFrame):
+def named_runs(runs, names: Sequence[str] | None = None, **options) -> dict[str, Ranking]:
+    """Runs by name as :class:`Ranking` s: :func:`run_sources`, then :func:`read_runs` with ``options``."""
+    return read_runs(run_sources(runs, names), **options)
+
+
+def run_sources(runs, names: Sequence[str] | None = None) -> dict[str, object]:
+    """Runs by name, not yet read: from a mapping, from ``names`` and a sequence of runs, or from a sequence of
+    runs named by :func:`default_names`."""
+    if isinstance(runs, str | os.PathLike) or is_transformer(runs) or isinstance(runs, pd.DataFrame):
         runs = [runs]
     elif sources.is_records(runs):  # one run as a dict {query_id: {doc_id: score}} or ScoredDoc namedtuples
         runs = [runs]
@@ -59,10 +51,34 @@ def named_runs(
         named = named_paths(runs, default_names(runs))
     if not named:
         raise InputError("no runs to evaluate")
-    rankings = {}
+    return named
+
+
+def read_runs(
+    named: Mapping[str, object],
+    *,
+    topics=None,
+    judged: set[str] | None = None,
+    batch_size: int | None = None,
+    verbose: bool = False,
+    save_dir: str | os.PathLike | None = None,
+    save_mode: str = "warn",
+    save_format="trec",
+    times: dict[str, float] | None = None,
+    frames: dict[str, pd.DataFrame] | None = None,
+    need_documents: bool = True,
+) -> dict[str, Ranking]:
+    """The runs of :func:`run_sources` as :class:`Ranking` s (each read once). PyTerrier Transformers are run on
+    ``topics`` (only the ``judged`` ones, when given) by :func:`results`, their results saved in ``save_dir`` as
+    ``save_format`` says (:func:`save_file`); ``times`` (if given) receives each run's milliseconds per topic
+    spent in its Transformer (0 for a run read from a file or a frame), PyTerrier's ``mrt``. ``frames`` (if given)
+    receives each result frame as given (a DataFrame run, a Transformer's results), all its columns in
+    ir_measures' names, for the measures defined at run time; unless ``need_documents``, such a frame without
+    ``docno`` or ``score`` is a ranking of its queries without documents (when only those measures read it)."""
+    found = {}
     for name, run in named.items():
         spent = 0.0
-        if _is_transformer(run):
+        if is_transformer(run):
             asked = _topics_for(topics, judged, name)
             start = time.perf_counter()
             run = results(
@@ -77,8 +93,25 @@ def named_runs(
             raise InputError(f"run {name!r} is an empty DataFrame: no results")
         if times is not None:
             times[name] = spent
-        rankings[name] = sources.ranking(run)
-    return rankings
+        if frames is not None and isinstance(run, pd.DataFrame):
+            frames[name] = run.rename(columns={"qid": "query_id", "docno": "doc_id"})
+            columns = set(frames[name].columns)
+            if not need_documents and not {"doc_id", "score"} <= columns and "query_id" in columns:
+                found[name] = queries_only(frames[name]["query_id"])
+                continue
+        found[name] = sources.ranking(run)
+    return found
+
+
+def queries_only(query_ids) -> Ranking:
+    """A ranking of ``query_ids`` (sorted, distinct) without documents."""
+    queries = np.unique(np.asarray(query_ids, dtype=str)).astype(object)
+    return Ranking(
+        query_ids=queries,
+        offsets=np.zeros(len(queries) + 1, dtype=np.int64),
+        doc_text=pa.array([], pa.string()),
+        scores=np.zeros(0),
+    )
 
 
 def save_file(save_dir: str | os.PathLike, name: str, save_format="trec") -> str:
@@ -126,19 +159,15 @@ def default_names(runs: Sequence) -> list[str]:
     from ir_pref_measures.readers.names import run_name
 
     names = [
-        run_name(run) if isinstance(run, str | os.PathLike) else str(run) if _is_transformer(run) else f"run{i}"
+        run_name(run) if isinstance(run, str | os.PathLike) else str(run) if is_transformer(run) else f"run{i}"
         for i, run in enumerate(runs, 1)
     ]
     seen: dict[str, int] = {}
     for i, (run, name) in enumerate(zip(runs, names, strict=True)):
-        if _is_transformer(run):  # PyTerrier allows two Transformers with one str(): the second is "NAME (2)"
+        if is_transformer(run):  # PyTerrier allows two Transformers with one str(): the second is "NAME (2)"
             seen[name] = seen.get(name, 0) + 1
             names[i] = name if seen[name] == 1 else f"{name} ({seen[name]})"
     return names
-
-
-def _is_transformer(run) -> bool:
-    return callable(getattr(run, "transform", None)) and not isinstance(run, pd.DataFrame)
 
 
 def _topics_for(topics, judged: set[str] | None, name: str) -> pd.DataFrame:

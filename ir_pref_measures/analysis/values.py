@@ -14,6 +14,7 @@ import pandas as pd
 from ir_pref_measures import engine
 from ir_pref_measures.analysis.compare import Measure as PairwiseMeasure
 from ir_pref_measures.analysis.compare import comparison, relevant_docs
+from ir_pref_measures.analysis.pipelines import is_runtime_measure
 from ir_pref_measures.analysis.progress import progress
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.model.judgments import Judgments
@@ -28,8 +29,11 @@ def per_query(
     baseline: str | None,
     *,
     verbose: bool = False,
+    frames: Mapping[str, pd.DataFrame] | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """Per measure column: a frame of per-query values, one row per query id (sorted), one column per run."""
+    """Per measure column: a frame of per-query values, one row per query id (sorted), one column per run.
+    ``frames``: a run's results as given (all their columns), which the measures defined at run time
+    (``ir_measures.define_byquery``) read instead of the ranking, as in ``pt.Experiment``."""
     ordinary = [m for _, m in measures if not isinstance(m, PairwiseMeasure)]
     preferences = [m for _, m in measures if isinstance(m, PairwiseMeasure)]
     names = list(rankings)
@@ -37,7 +41,7 @@ def per_query(
     steps = (len(names) if ordinary else 0) + (1 if preferences else 0)
     with progress(steps, "experiment", verbose) as bar:
         for name in names if ordinary else ():
-            for metric in engine.evaluate(ordinary, rankings[name], qrels=qrels, judgments=judgments):
+            for metric in _metrics(ordinary, rankings[name], (frames or {}).get(name), qrels, judgments):
                 found[metric.measure].setdefault(name, {})[str(metric.query_id)] = metric.value
             bar.update()
         columns = {m: pd.DataFrame(found[m]).reindex(columns=names).sort_index() for m in ordinary}
@@ -45,6 +49,17 @@ def per_query(
             columns |= _pairwise_values(rankings, judgments, preferences, baseline)
             bar.update()
     return {column: columns[m] for column, m in measures}
+
+
+def _metrics(measures: list, ranking: Ranking, frame: pd.DataFrame | None, qrels, judgments: Judgments):
+    """The per-query metrics of one run: the measures defined at run time on ``frame`` when given (by
+    ir_measures), the others on ``ranking`` (:func:`ir_pref_measures.engine.evaluate`)."""
+    import ir_measures
+
+    runtime = [m for m in measures if frame is not None and is_runtime_measure(m)]
+    others = [m for m in measures if m not in runtime]
+    yield from engine.evaluate(others, ranking, qrels=qrels, judgments=judgments) if others else ()
+    yield from ir_measures.iter_calc(runtime, qrels, frame) if runtime else ()
 
 
 def _pairwise_values(rankings, judgments: Judgments, measures: list, baseline: str | None) -> dict:
