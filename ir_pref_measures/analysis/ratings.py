@@ -137,7 +137,7 @@ def check_identifiable(points: np.ndarray, names: Sequence[str]) -> None:
     if reason is not None:
         raise InputError(
             reason,
-            expected="battles where every group of systems won and lost against the rest, or a prior (prior=..., --prior)",
+            expected="battles in which every group of systems won and lost against the rest, or a prior (--prior)",
         )
 
 

@@ -4,7 +4,8 @@
 ``model_b`` too) or is ``tie`` (FastChat's ``tie (bothbad)`` in a table). A winner that fits more than one reading
 (a system named ``b`` on the other side) is an error, as is a system against itself or a weight that is not a
 positive number. An optional fifth field (a column ``weight`` in a table) weighs the battle; every line of a file
-has the same number of fields. Files are read under the rules of :mod:`ir_pref_measures.readers.formats`; tables
+has the same number of fields. A table may give ``outcome`` (1, 0 or 0.5) instead of ``winner`` (the form this
+module returns). Files are read under the rules of :mod:`ir_pref_measures.readers.formats`; tables
 (DataFrames, namedtuples) under those of :mod:`ir_pref_measures.readers.tables`.
 
 The result is one table ``query_id, system_a, system_b, outcome, weight, line``: ``outcome`` is 1 when a won, 0 when
@@ -31,6 +32,7 @@ WEIGHTED = Layout(
 A_WINS = ("a", "model_a")
 B_WINS = ("b", "model_b")
 TIES = ("tie", "tie (bothbad)")
+OUTCOMES = (0.0, 0.5, 1.0)
 
 
 def read_battles(source) -> pd.DataFrame:
@@ -55,19 +57,33 @@ def _is_rows(source) -> bool:
 
 
 def _from_table(source) -> pd.DataFrame:
-    has_weight = isinstance(source, pd.DataFrame) and "weight" in source.columns
-    table = tables.frame(source, (*COLUMNS, "weight") if has_weight else COLUMNS, "battles")
-    text = {c: as_text(tables.ids(table[c], c), c) for c in COLUMNS}
-    weight = tables.numbers(table, "weight", "weight").astype(np.float64) if has_weight else None
+    given = source.columns if isinstance(source, pd.DataFrame) else ()
+    scored = "winner" not in given and "outcome" in given  # outcomes given as numbers (a table read before)
+    columns = (*COLUMNS[:3], "outcome" if scored else "winner", *(("weight",) if "weight" in given else ()))
+    table = tables.frame(source, columns, "battles")
+    text = {c: as_text(tables.ids(table[c], c), c) for c in columns[: 3 if scored else 4]}
+    weight = tables.numbers(table, "weight", "weight").astype(np.float64) if "weight" in given else None
 
     def fail(bad: np.ndarray, message) -> None:
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise InputError(f"row {row}: {message(row)}", expected=BATTLES.expected)
 
-    outcome = _outcomes(text["system_a"], text["system_b"], text["winner"], weight, fail)
-    columns = Columns("<table>", {c: text[c] for c in COLUMNS}, np.arange(len(table)))
-    return _frame(columns, outcome, weight)
+    if scored:
+        outcome = tables.numbers(table, "outcome", "outcome").astype(np.float64)
+        fail(
+            ~np.isin(outcome, OUTCOMES), lambda r: f"outcome {outcome[r]:g} is not 1 (a won), 0 (b won) or 0.5 (a tie)"
+        )
+        fail(
+            as_numpy(pc.equal(text["system_a"], text["system_b"])),
+            lambda r: f"system {text['system_a'][r]} battles itself",
+        )
+        if weight is not None:
+            fail(~(weight > 0), lambda r: f"weight {weight[r]:g} is not a positive number")
+    else:
+        outcome = _outcomes(text["system_a"], text["system_b"], text["winner"], weight, fail)
+    found = Columns("<table>", {c: text[c] for c in COLUMNS[:3]}, np.arange(len(table)))
+    return _frame(found, outcome, weight)
 
 
 def _outcomes(a: pa.Array, b: pa.Array, winner: pa.Array, weight, fail) -> np.ndarray:
