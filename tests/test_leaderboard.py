@@ -175,7 +175,7 @@ def test_bootstrap_is_seeded_and_its_intervals_hold_the_rating():
     assert ((by_query["ci high"] - by_query["ci low"]) > 0).all()
     result = rate(battles, rounds=200)
     above = result.above().to_numpy()
-    assert np.allclose(above + above.T, 1.0)
+    assert np.allclose((above + above.T)[~np.eye(len(above), dtype=bool)], 1.0)
     anchored = leaderboard(battles, rounds=50, anchor="sys03", anchor_rating=1200)
     row = anchored.set_index("system").loc["sys03"]
     assert row["rating"] == row["ci low"] == row["ci high"] == 1200
@@ -257,3 +257,46 @@ def test_battle_file_forms(tmp_path):
     assert read_battles(frame)[["outcome", "weight"]].values.tolist() == [[0.0, 2.0]]
     with pytest.raises(InputError, match="row 0: winner 'w'"):
         read_battles(frame.assign(winner="w"))
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "ir_pref_measures", "leaderboard", *argv], capture_output=True, text=True, check=False
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_cli_rates_a_battle_file_and_runs(tmp_path):
+    status, out, err = cli(str(DATA / "generated_small.battles.gz"), "--rounds", "50", "--format", "csv")
+    assert status == 0, err
+    table = pd.read_csv(__import__("io").StringIO(out))
+    expected = leaderboard(read_battles(DATA / "generated_small.battles.gz"), rounds=50)
+    assert table["system"].tolist() == expected["system"].tolist()
+    assert np.allclose(table["rating"], expected["rating"]) and np.allclose(table["ci low"], expected["ci low"])
+    status, out, err = cli(str(DATA / "generated_small.battles.gz"), "--method", "elo", "--anchor", "sys00=1100")
+    assert status == 0 and "1100.0000" in out
+    folder = testdata_path("dl_llm_prefs_arabzadeh")
+    runs = [str(folder / "runs" / f"input.{r}.txt.gz") for r in RUNS["dl19_rpp"][1]]
+    status, out, err = cli(
+        "--qrels", str(folder / "qrels.dl19-passage.txt"), *runs, "--rounds", "20", "--format", "csv"
+    )
+    assert status == 0, err
+    rating = pd.read_csv(__import__("io").StringIO(out)).set_index("system")["rating"]
+    reference_ = reference("fastchat_bt.csv", "dl19_rpp")
+    assert np.abs(rating.to_numpy() - reference_.reindex([s.removesuffix(".txt") for s in rating.index])).max() < 1e-2
+
+
+def test_cli_refuses_unidentifiable_battles_with_status_2(tmp_path):
+    path = tmp_path / "battles.txt"
+    path.write_text("q1 a1 a2 a1\nq1 a2 a1 a2\nq2 b1 b2 b1\nq2 b2 b1 tie\n")
+    status, out, err = cli(str(path))
+    assert status == 2 and out == ""
+    assert "never met: {a1, a2}; {b1, b2}" in err
+    path.write_text("q1 x y x\nq1 y z y\nq2 z y z\n")
+    status, out, err = cli(str(path))
+    assert status == 2 and "system x never lost a battle" in err and "--prior" in err
+    status, out, err = cli(str(path), "--prior", "1", "--rounds", "10", "--plot", str(tmp_path / "f.png"))
+    assert status == 0 and out.splitlines()[1].split()[0] == "x" and (tmp_path / "f.png").stat().st_size > 0

@@ -21,6 +21,7 @@ import pandas as pd
 from ir_pref_measures.analysis import ratings as kernels
 from ir_pref_measures.analysis.compare import SUMMARY
 from ir_pref_measures.analysis.rating_intervals import Resamples, bootstrap
+from ir_pref_measures.analysis.render import render
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import intern
 from ir_pref_measures.readers.battles import read_battles
@@ -211,6 +212,17 @@ def _counts(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n: int) -> dict[s
         "ties": np.bincount(both[np.concatenate([outcome == 0.5] * 2)], minlength=n),
         "losses": np.bincount(both[lost], minlength=n),
     }
+
+
+def report(table: pd.DataFrame, format: str = "table", digits: int | None = None) -> str:
+    """A :meth:`Ratings.table` as text in any format of :func:`~ir_pref_measures.analysis.render.render` (the
+    aligned, LaTeX and HTML forms name the system column ``name``, as an experiment table; the latter two bold
+    the best rating only)."""
+    if format in ("csv", "json", "markdown"):
+        return render(table, format, digits)
+    shown = table.rename(columns={"system": "name"})
+    shown.attrs["plain"] = [c for c in shown.columns if c not in ("name", "rating")]
+    return render(shown, format, digits)
 
 
 def leaderboard(battles, **options) -> pd.DataFrame:

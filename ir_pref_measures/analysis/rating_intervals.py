@@ -52,11 +52,13 @@ class Resamples:
         return np.percentile(values, tail, axis=0), np.percentile(values, 100 - tail, axis=0)
 
     def above(self) -> np.ndarray:
-        """``P[i, j]``: the share of rounds in which i's rating is above j's (a tie counts one half)."""
+        """``P[i, j]``: the share of rounds in which i's rating is above j's, a tie counting one half (NaN on the
+        diagonal)."""
         beta = self.beta
-        return (beta[:, :, None] > beta[:, None, :]).mean(axis=0) + (beta[:, :, None] == beta[:, None, :]).mean(
-            axis=0
-        ) / 2
+        above = (beta[:, :, None] > beta[:, None, :]).mean(axis=0)
+        above += (beta[:, :, None] == beta[:, None, :]).mean(axis=0) / 2
+        np.fill_diagonal(above, np.nan)
+        return above
 
 
 def unit_points(
