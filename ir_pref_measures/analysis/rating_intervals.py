@@ -26,7 +26,7 @@ from ir_pref_measures.analysis.ratings import bradley_terry, identifiability
 from ir_pref_measures.errors import InputError
 
 RESAMPLES = ("battles", "queries")
-CHUNK_CELLS = 1 << 24  # rounds x systems^2 per batch of Newton solves (memory: a few such float64 arrays)
+CHUNK_CELLS = 1 << 22  # rounds x systems^2 per batch of Newton solves (memory: a few such float64 arrays)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ import numpy as np
 from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
+from threadpoolctl import threadpool_limits
 
 from ir_pref_measures.errors import InputError
 
@@ -59,7 +60,11 @@ def bradley_terry(points: np.ndarray, prior: float = 0.0, tolerance: float = STE
     The caller checks :func:`identifiability` first when ``prior`` is 0: otherwise there is no maximum and a
     :class:`ValueError` says the iterations did not converge.
     """
-    points = np.asarray(points, dtype=np.float64)
+    with threadpool_limits(1, user_api="blas"):  # small solves: threads of a busy machine only slow them down
+        return _newton(np.asarray(points, dtype=np.float64), prior, tolerance)
+
+
+def _newton(points: np.ndarray, prior: float, tolerance: float) -> np.ndarray:
     shape, n = points.shape[:-2], points.shape[-1]
     points = points.reshape(-1, n, n)
     games = points + np.swapaxes(points, -1, -2)

@@ -14,6 +14,8 @@ b won, 0.5 for a tie; ``line`` is the line of the file (the row of a table), in 
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -22,7 +24,7 @@ import pyarrow.compute as pc
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import as_numpy, as_text
 from ir_pref_measures.readers import tables
-from ir_pref_measures.readers.formats import Columns, Layout, fail_at, fields, load, read_columns, text_lines
+from ir_pref_measures.readers.formats import Columns, Layout, fail_at, fields, load, read_columns
 
 COLUMNS = ("query_id", "system_a", "system_b", "winner")
 BATTLES = Layout("battles", COLUMNS, note="; winner: system_a's or system_b's name, a, b or tie")
@@ -41,15 +43,24 @@ def read_battles(source) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame) or not isinstance(source, str | bytes | pa.Array) and _is_rows(source):
         return _from_table(source)
     raw = load(source)
-    first = next(text_lines(raw), None)
+    first = _first_data_line(raw.data)
     if first is None:
         raw.fail("the file has no data lines", expected=BATTLES.expected)
-    layout = WEIGHTED if len(fields(first[1])) == 5 else BATTLES
+    layout = WEIGHTED if len(fields(first)) == 5 else BATTLES
     columns = read_columns(raw, layout)
     query, a, b, winner = (columns.fields[c] for c in COLUMNS)
     weight = columns.fields.get("weight")
     outcome = _outcomes(a, b, winner, weight, lambda bad, message: fail_at(columns, bad, message, layout))
     return _frame(columns, outcome, weight)
+
+
+def _first_data_line(data: bytes) -> str | None:
+    """The first line that is neither blank nor a comment (the number of its fields names the layout)."""
+    for line in io.BytesIO(data):
+        text = line.decode("utf-8", "replace").strip(" \t\r\n")
+        if text and not text.startswith("#"):
+            return text
+    return None
 
 
 def _is_rows(source) -> bool:
