@@ -176,33 +176,6 @@ def online_elo(
     return np.array(ratings)
 
 
-def online_elo_batch(
-    a: np.ndarray,
-    b: np.ndarray,
-    outcome: np.ndarray,
-    order: np.ndarray,
-    n: int,
-    weight: np.ndarray | None = None,
-    *,
-    k: float = ELO_K,
-    base: float = BASE,
-    scale: float = SCALE,
-    init: float = INIT,
-) -> np.ndarray:
-    """:func:`online_elo` on many sequences of battles at once: ``order[t, s]`` is the battle played at step t of
-    sequence s; returns ``(sequences, n)`` ratings (FastChat's ``fit_vectorized_elo``)."""
-    alpha = math.log(base) / scale
-    ratings = np.full((order.shape[1], n), init)
-    columns = np.arange(order.shape[1])
-    weight = np.ones(len(a)) if weight is None else np.asarray(weight, dtype=np.float64)
-    for step in order:
-        i, j = a[step], b[step]
-        update = k * weight[step] * (outcome[step] - expit(alpha * (ratings[columns, i] - ratings[columns, j])))
-        ratings[columns, i] += update
-        ratings[columns, j] -= update
-    return ratings
-
-
 def win_rates(points: np.ndarray) -> np.ndarray:
     """``W[i, j] / (W[i, j] + W[j, i])``: the share of points i took from its battles against j (NaN when
     they never met)."""
