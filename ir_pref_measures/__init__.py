@@ -30,12 +30,17 @@ _LAZY = {  # name -> (module, attribute; None: the module itself)
     "Experiment": ("ir_pref_measures.analysis.experiment", "Experiment"),
     "topics": ("ir_pref_measures.readers.datasets", "topics"),
     "dask": ("ir_pref_measures.dask", None),
+    **{
+        name: ("ir_pref_measures.analysis.leaderboard", name)
+        for name in ("leaderboard", "rate", "battles_from_compare", "battles_from_values")
+    },
+    "read_battles": ("ir_pref_measures.readers.battles", "read_battles"),
 }
 
 
 def __getattr__(name: str):
-    """``meta``, ``plots``, ``Experiment``, ``topics`` and ``dask`` are imported on first use, so that ``import
-    ir_pref_measures`` loads neither pandas nor statsmodels, matplotlib or Dask."""
+    """``meta``, ``plots``, ``Experiment``, ``topics``, ``dask`` and the leaderboard functions are imported on
+    first use, so that ``import ir_pref_measures`` loads neither pandas nor statsmodels, matplotlib or Dask."""
     if name in _LAZY:
         import importlib
 
@@ -51,7 +56,12 @@ __all__ = [
     "Experiment",
     "InputError",
     "aggregate",
+    "battles_from_compare",
+    "battles_from_values",
     "compare",
+    "leaderboard",
+    "rate",
+    "read_battles",
     "Judgments",
     "Ranking",
     "as_ranking",

@@ -117,6 +117,7 @@ def test_every_command_module_adds_its_parser_and_runs():
         "trec-eval",
         "compare",
         "aggregate",
+        "leaderboard",
         "compatibility",
         "greedy-pgc",
         "experiment",

@@ -4,6 +4,7 @@
   Bennett, SIGIR 2008, Fig. 1; Carterette, Bennett, Chapelle 2008, Fig. 3);
 * :func:`measure_scatter`: one measure against another, one point per run, Kendall's tau in the title (Luo 2021,
   Figs. 4.1-4.3);
+* :func:`rating_forest`, :func:`win_rate_heatmap`: a leaderboard's ratings with their intervals, and its win rates;
 * :func:`query_scatter`: one measure against another, one point per query and run, coloured by run;
 * :func:`engine_scatter`: per query, one engine's score against the other's, Kendall's tau in the title (Luo
   2021, Fig. 5.9).
@@ -21,6 +22,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ir_pref_measures.analysis.meta import kendall_tau
@@ -221,4 +223,44 @@ def _scatter(panels: list, styles: Mapping[str, dict], path: str | os.PathLike |
         axes.set_visible(False)
     if styles:
         _legend(figure, styles, "points")
+    return _done(figure, path)
+
+
+def rating_forest(table: pd.DataFrame, path: str | os.PathLike | None = None, title: str | None = None):
+    """A forest plot of a leaderboard (:func:`ir_pref_measures.analysis.leaderboard.leaderboard`): one row per
+    system, best at the top, its rating as a point and its interval (``ci low`` to ``ci high``) as a bar."""
+    figure = _figure(6.0, 1.0 + 0.28 * len(table))
+    axes = figure.add_subplot()
+    place = -np.arange(len(table))
+    if "ci low" in table.columns:
+        errors = [table["rating"] - table["ci low"], table["ci high"] - table["rating"]]
+        axes.errorbar(table["rating"], place, xerr=errors, fmt="o", color="tab:blue", capsize=3)
+    else:
+        axes.plot(table["rating"], place, "o", color="tab:blue")
+    axes.set_yticks(place, [str(s) for s in table["system"]])
+    axes.set_xlabel("rating")
+    axes.grid(axis="x", alpha=0.3)
+    if title:
+        axes.set_title(title)
+    return _done(figure, path)
+
+
+def win_rate_heatmap(matrix: pd.DataFrame, path: str | os.PathLike | None = None, title: str | None = None):
+    """A heatmap of a win-rate matrix (row system against column system; :meth:`~ir_pref_measures.analysis.
+    leaderboard.Ratings.win_rates`), blank where two systems never met, each cell labelled when there are at most
+    20 systems."""
+    n = len(matrix)
+    figure = _figure(2.0 + 0.45 * n, 1.5 + 0.4 * n)
+    axes = figure.add_subplot()
+    values = matrix.to_numpy(dtype=float)
+    image = axes.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=0.0, vmax=1.0)
+    labels = [str(s) for s in matrix.index]
+    axes.set_xticks(range(n), labels, rotation=90)
+    axes.set_yticks(range(n), labels)
+    if n <= 20:
+        for i, j in zip(*np.nonzero(np.isfinite(values)), strict=True):
+            axes.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize="x-small")
+    figure.colorbar(image, ax=axes, label="win rate (row against column)")
+    if title:
+        axes.set_title(title)
     return _done(figure, path)

@@ -169,7 +169,9 @@ def _paper_rows(table: pd.DataFrame, digits: int | None, alpha: float):
         shown = [_value_text(table, measure, v, digits) for v in table[measure]]
         # a pairwise preference is over the baseline: the baseline's 0 is no value to compare, never the best
         candidate = [
-            bool(s) and not (measure in table.attrs.get("pairwise", ()) and name in baselines)
+            bool(s)
+            and not (measure in table.attrs.get("pairwise", ()) and name in baselines)
+            and measure not in table.attrs.get("plain", ())  # columns where the largest is not the best
             for s, name in zip(shown, table["name"], strict=True)
         ]
         best = max((float(s) for s, c in zip(shown, candidate, strict=True) if c), default=math.nan)

@@ -18,6 +18,7 @@ COMMANDS = {  # subcommand -> its module, in the order ``--help`` lists them
     "trec-eval": "trec_eval",
     "compare": "compare",
     "aggregate": "aggregate",
+    "leaderboard": "leaderboard",
     "compatibility": "compatibility",
     "greedy-pgc": "greedy_pgc",
     "experiment": "experiment",

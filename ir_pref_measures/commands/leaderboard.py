@@ -1,0 +1,152 @@
+"""``ir-pref-measures leaderboard``: systems rated from battles (Bradley-Terry or online Elo), with bootstrap
+intervals (:mod:`ir_pref_measures.analysis.leaderboard`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ir_pref_measures.analysis.render import FORMATS
+from ir_pref_measures.commands.options import probability
+from ir_pref_measures.commands.output import check_outputs, replacing
+from ir_pref_measures.errors import InputError
+
+PLOT_FILE = "FILE: a matplotlib format by its suffix (.png, .pdf, .svg, ...)"
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 0")
+    return value
+
+
+def non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative number")
+    return value
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "leaderboard",
+        help="rate systems from pairwise battles: Bradley-Terry (or Elo) ratings with bootstrap intervals",
+        description="Rate the systems of a battle file (lines 'qid system_a system_b winner [weight]', winner a "
+        "system's name, a, b or tie), or of RUN files compared per query on --qrels by a pairwise measure (each "
+        "query is a battle between two runs, won by the sign of the measure). Bradley-Terry ratings are on the Elo "
+        "scale (mean 1000), with percentile intervals and rank intervals from bootstrap rounds.",
+    )
+    parser.add_argument("inputs", nargs="+", metavar="BATTLES|RUN", help="a battle file, or with --qrels the runs")
+    parser.add_argument("--qrels", metavar="QRELS", help="compare the RUN files on these judgments (file or ID)")
+    parser.add_argument(
+        "-m", "--measure", default="rpp", help="with --qrels: the compare measure deciding each battle (default rpp)"
+    )
+    parser.add_argument("--method", choices=("bt", "elo"), default="bt", help="Bradley-Terry (default) or online Elo")
+    parser.add_argument(
+        "--prior",
+        type=non_negative,
+        default=0.0,
+        metavar="L",
+        help="L2 penalty L/2 * sum(beta^2) on the log-strengths (default 0: the battles must identify the ratings)",
+    )
+    parser.add_argument("--anchor", metavar="SYSTEM[=RATING]", help="fix SYSTEM's rating at RATING (default 1000)")
+    parser.add_argument(
+        "--rounds", type=non_negative_int, default=1000, help="bootstrap rounds (default 1000; 0: no intervals)"
+    )
+    parser.add_argument(
+        "--resample", choices=("battles", "queries"), default="battles", help="what a bootstrap round draws"
+    )
+    parser.add_argument("--level", type=probability, default=0.95, help="interval level (default 0.95)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    parser.add_argument("--digits", type=non_negative_int, help="decimal places shown")
+    parser.add_argument("--win-rates", action="store_true", help="print the win-rate matrix after the table")
+    parser.add_argument("--plot", metavar="FILE", help=f"forest plot of the ratings and intervals ({PLOT_FILE})")
+    parser.add_argument("--heatmap", metavar="FILE", help=f"heatmap of the win rates ({PLOT_FILE})")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    from ir_pref_measures.analysis import leaderboard
+
+    plots = {"--plot": args.plot, "--heatmap": args.heatmap}
+    if any(plots.values()):
+        from ir_pref_measures.analysis.plots import check_path
+
+        for path in filter(None, plots.values()):
+            check_path(path)
+    check_outputs(plots, {"BATTLES|RUN": args.inputs, "--qrels": args.qrels})
+    if args.method == "elo" and args.resample != "battles":
+        raise InputError("--resample goes with --method bt (online Elo has no intervals)")
+    anchor, anchor_rating = _anchor(args.anchor)
+    battles = _battles(args)
+    result = leaderboard.rate(
+        battles,
+        method=args.method,
+        prior=args.prior,
+        anchor=anchor,
+        anchor_rating=anchor_rating,
+        rounds=args.rounds if args.method == "bt" else 0,
+        resample=args.resample,
+        level=args.level,
+        seed=args.seed,
+    )
+    table = result.table()
+    order = list(table["system"])
+    win_rates = result.win_rates().loc[order, order]  # best first, as the table
+    text = leaderboard.report(table, args.format, args.digits)
+    if args.win_rates:
+        matrix = win_rates.reset_index().rename(columns={"system": "name"})
+        text += "\n" + leaderboard.render(matrix, "csv" if args.format == "csv" else "markdown", args.digits)
+    if args.plot or args.heatmap:
+        from ir_pref_measures.analysis import plots
+
+        if args.plot:
+            _wrote(plots.rating_forest(table), args.plot)
+        if args.heatmap:
+            _wrote(plots.win_rate_heatmap(win_rates), args.heatmap)
+    sys.stdout.write(text)
+
+
+def _anchor(spec: str | None) -> tuple[str | None, float]:
+    if spec is None:
+        return None, 1000.0
+    name, equals, rating = spec.rpartition("=")
+    if not equals:
+        return spec, 1000.0
+    try:
+        return name, float(rating)
+    except ValueError:
+        return spec, 1000.0  # a system whose name holds '='
+
+
+def _battles(args: argparse.Namespace):
+    from ir_pref_measures.analysis.compare import compare, load_runs
+    from ir_pref_measures.analysis.leaderboard import battles_from_compare
+
+    if args.qrels is None:
+        if len(args.inputs) != 1:
+            raise InputError(
+                f"one battle file, or runs with --qrels; got {len(args.inputs)} files without --qrels",
+                expected="leaderboard BATTLES, or leaderboard --qrels QRELS RUN RUN...",
+            )
+        return args.inputs[0]
+    if len(args.inputs) < 2:
+        raise InputError(f"need at least two runs, got {len(args.inputs)}")
+    table = compare(load_runs(args.inputs), args.qrels, measures=[args.measure], perquery=True)
+    return battles_from_compare(table, args.measure)
+
+
+def _wrote(figure, path: str) -> None:
+    from ir_pref_measures.analysis.plots import save
+
+    with replacing(path) as temporary:
+        save(figure, temporary)
+    print(f"wrote {path}", file=sys.stderr)
