@@ -25,7 +25,7 @@ H. Arabzadeh, C. L. A. Clarke, SIGIR 2025 (GPT-4o preference judgments against p
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
 

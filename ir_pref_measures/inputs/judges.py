@@ -3,10 +3,11 @@
 A judge is a preference file (``carterette``, ``winner``, ``pairs``, or Clarke's judging log ``@ topic docA docB
 J``), a preference table, graded qrels (a file, an ir_datasets ID or a table), or one judgment group of a
 :class:`~ir_pref_measures.model.judgments.Judgments` (:func:`judges` gives each group a judge). A file's format is
-named (``FORMAT:PATH``, ``log:PATH`` for a judging log) or detected. Votes keep the order in which a pair was shown where the format records it
-(``carterette``, ``winner``: the first doc listed is taken as the one shown first); ``pairs`` lines, the judging log
-(which lists the winner first) and judgment groups do not. Bad marks of ``carterette`` files (``-2`` / ``2``) are not pair judgments: they are
-counted, never used; the judging log's ``?`` (no usable answer) likewise.
+named (``FORMAT:PATH``, ``log:PATH`` for a judging log) or detected. Votes keep the order in which a pair was shown
+where the format records it (``carterette``, ``winner``: the first doc listed is taken as the one shown first);
+``pairs`` lines, the judging log (which lists the winner first) and judgment groups do not. Bad marks of
+``carterette`` files (``-2`` / ``2``) are not pair judgments: they are counted, never used; the judging log's ``?``
+(no usable answer) likewise.
 """
 
 from __future__ import annotations

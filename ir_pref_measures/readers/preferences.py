@@ -220,7 +220,8 @@ def judging_log_columns(source: Source | RawFile) -> Columns:
     field is not ``@`` or whose verdict is another text is an error naming it."""
     columns = read_columns(source, JUDGING_LOG)
     mark, verdict = columns.fields.pop("mark"), columns.fields.pop("verdict")
-    fail_at(columns, as_numpy(pc.not_equal(mark, "@")), lambda r: f"the line starts with {mark[r].as_py()!r}", JUDGING_LOG)
+    starts = as_numpy(pc.not_equal(mark, "@"))
+    fail_at(columns, starts, lambda r: f"the line starts with {mark[r].as_py()!r}", JUDGING_LOG)
     known = pa.array(list(VERDICTS))
     fail_at(
         columns,
