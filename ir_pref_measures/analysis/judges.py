@@ -336,3 +336,20 @@ def system_agreement(
         for name, m in means.items()
     ]
     return pd.DataFrame(rows)
+
+
+def matrix(table: pd.DataFrame, statistic: str = "kappa") -> pd.DataFrame:
+    """A column of an :func:`agreement` table as a symmetric judges x judges matrix (1 on the diagonal for the
+    chance-corrected statistics and the agree rate, NaN for counts), for :func:`~ir_pref_measures.analysis.plots.
+    agreement_heatmap`."""
+    if statistic not in table.columns or statistic in ("judge a", "judge b"):
+        known = [c for c in table.columns if c not in ("judge a", "judge b")]
+        raise InputError(f"unknown agreement statistic {statistic!r}", expected=", ".join(known))
+    names = list(dict.fromkeys([*table["judge a"], *table["judge b"]]))
+    position = {name: k for k, name in enumerate(names)}
+    values = np.full((len(names), len(names)), np.nan)
+    if statistic in (*PAIR_STATISTICS, "agree rate"):
+        np.fill_diagonal(values, 1.0)
+    for a, b, value in zip(table["judge a"], table["judge b"], table[statistic], strict=True):
+        values[position[a], position[b]] = values[position[b], position[a]] = value
+    return pd.DataFrame(values, index=names, columns=names)

@@ -6,7 +6,9 @@
   Figs. 4.1-4.3);
 * :func:`query_scatter`: one measure against another, one point per query and run, coloured by run;
 * :func:`engine_scatter`: per query, one engine's score against the other's, Kendall's tau in the title (Luo
-  2021, Fig. 5.9).
+  2021, Fig. 5.9);
+* :func:`agreement_heatmap`: a statistic of every two judges (:func:`ir_pref_measures.analysis.judges.matrix`), one
+  cell each, the value written in it.
 
 Each returns a :class:`matplotlib.figure.Figure` built with the object API (no pyplot, so the process's
 backend is never changed) and, given a ``path``, saves it in the format its suffix names (any format
@@ -21,6 +23,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ir_pref_measures.analysis.meta import kendall_tau
@@ -221,4 +224,23 @@ def _scatter(panels: list, styles: Mapping[str, dict], path: str | os.PathLike |
         axes.set_visible(False)
     if styles:
         _legend(figure, styles, "points")
+    return _done(figure, path)
+
+
+def agreement_heatmap(matrix: pd.DataFrame, path: str | os.PathLike | None = None, title: str | None = None):
+    """A heatmap of a judges x judges ``matrix`` (a statistic of every two judges; NaN where two judges share no
+    pair, left blank), the value in each cell, on a diverging scale from -1 to 1."""
+    size = 1.2 + 0.6 * len(matrix)
+    figure = _figure(size + 1.2, size)
+    axes = figure.add_subplot()
+    values = matrix.to_numpy(dtype=float)
+    image = axes.imshow(values, cmap="RdBu", vmin=-1, vmax=1)
+    axes.set_xticks(range(len(matrix.columns)), [str(c) for c in matrix.columns], rotation=45, ha="right")
+    axes.set_yticks(range(len(matrix.index)), [str(i) for i in matrix.index])
+    for (row, column), value in np.ndenumerate(values):
+        if not math.isnan(value):
+            colour = "white" if abs(value) > 0.6 else "black"  # readable on the dark ends of the scale
+            axes.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=8, color=colour)
+    figure.colorbar(image, ax=axes, shrink=0.8)
+    axes.set_title(title or "agreement between judges")
     return _done(figure, path)
