@@ -283,7 +283,11 @@ def diagnostics(aligned: Aligned) -> pd.DataFrame:
         row |= {"triads": int(triad_total), "intransitive": int(cyclic)}
         row["intransitive rate"] = cyclic / triad_total if triad_total else np.nan
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    for column in ("repeated", "contradicted", "both orders"):  # counts, missing for a graded judge
+        if column in table.columns:
+            table[column] = table[column].astype("Int64")
+    return table
 
 
 def _vote_diagnostics(votes: JudgeVotes, binomtest) -> dict:
