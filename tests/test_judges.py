@@ -353,3 +353,57 @@ def test_judging_log_errors_name_the_line():
         read_judging_log(io.StringIO("x 1 a b !\n"))
     frame = read_judging_log(io.StringIO("@ 1 a b !\n@ 1 a c =\n@ 1 b c ?\n"))
     assert frame["verdict"].tolist() == [1, 0, -1]
+
+
+# -- the command ----------------------------------------------------------------------------------------------------
+
+
+def _judge_files(tmp_path):
+    first = tmp_path / "first.txt"
+    first.write_text("q1 a b a\nq1 b c c\nq1 a c a\nq2 x y y\n")
+    second = tmp_path / "second.log"
+    second.write_text("@ q1 a b !\n@ q1 c b =\n@ q1 c a !\n@ q2 x y ?\n")
+    return first, second
+
+
+def test_command_prints_the_api_tables(tmp_path, capsys):
+    from ir_pref_measures.commands import main
+
+    first, second = _judge_files(tmp_path)
+    specs = [f"people=winner:{first}", f"llm={second}"]
+    assert main(["judges", *specs, "--show", "agreement", "--format", "csv", "--samples", "50"]) == 0
+    printed = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    expected = judges.agreement(judges.align({"people": f"winner:{first}", "llm": str(second)}), samples=50)
+    assert printed[["agree", "tie", "disagree"]].values.tolist() == [[1, 1, 1]]
+    np.testing.assert_allclose(printed["kappa"], expected["kappa"])
+    heatmap, aligned = tmp_path / "kappa.png", tmp_path / "aligned.csv"
+    assert main(["judges", *specs, "--heatmap", str(heatmap), "--aligned", str(aligned)]) == 0
+    out = capsys.readouterr().out
+    assert "agreement:" in out and "reliability:" in out and "diagnostics:" in out
+    assert heatmap.stat().st_size > 0 and pd.read_csv(aligned).shape == (4, 5)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--format", "csv"], "csv output holds one table"),
+        (["--show", "systems"], "the systems table needs --runs"),
+        (["--reference", "nobody", "--runs", "r"], "--reference 'nobody' is not a judge"),
+    ],
+)
+def test_command_errors(tmp_path, capsys, extra, message):
+    from ir_pref_measures.commands import main
+
+    first, second = _judge_files(tmp_path)
+    assert main(["judges", f"people=winner:{first}", f"llm={second}", *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_command_names_a_bad_log_line(tmp_path, capsys):
+    from ir_pref_measures.commands import main
+
+    first, second = _judge_files(tmp_path)
+    second.write_text("@ q1 a b !\n@ q1 c b maybe\n")
+    assert main(["judges", f"people=winner:{first}", f"llm=log:{second}"]) == 2
+    err = capsys.readouterr().err
+    assert f"{second}:2: unknown verdict 'maybe'" in err and "line: '@ q1 c b maybe'" in err
