@@ -16,7 +16,8 @@ qrels         ``qid 0 doc value``            float-valued qrels, larger = prefer
 The format is named by the caller or detected from the lines (:func:`detect_format`): a file that fits ``qrels`` is
 qrels; otherwise a file that fits several preference formats needs the format named. trec_eval's ``prefs`` judgments
 (``qid jg jsg docno rel_level``, and qrels read as ``qrels_prefs``) are read here too (:func:`read_trec_prefs`,
-:func:`read_qrels_prefs`).
+:func:`read_qrels_prefs`). So is Clarke's judging log of LLM judgments, ``@ qid docA docB J``
+(:func:`judging_log_columns`, :func:`read_judging_log`), which the judge analyses read.
 """
 
 from __future__ import annotations
