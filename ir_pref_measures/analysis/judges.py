@@ -110,9 +110,8 @@ def align(sources: Mapping[str, object] | Mapping[str, Judge], *, format: str | 
         lo, hi, label, a_is_lo = kernels.orient(a, b, judge.label)
         if (lo == hi).any():
             row = int(np.flatnonzero(lo == hi)[0])
-            raise InputError(
-                f"judge {name!r}: doc {judge.doc_a[row]!r} is compared with itself in query {judge.query_id[row]!r}"
-            )
+            doc, query = (str(judge.doc_a[row]), str(judge.query_id[row]))
+            raise InputError(f"judge {name!r}: doc {doc!r} is compared with itself in query {query!r}")
         encoded[name] = JudgeVotes(lo * n + hi, label, a_is_lo, judge.shown, judge.unusable)
     reduced = {name: kernels.majority(encoded[name].key, encoded[name].label)[:2] for name in voters}
     keys = unique_sorted(np.concatenate([reduced[name][0] for name in voters]))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import as_objects
+from ir_pref_measures.ids import arrow
 from ir_pref_measures.inputs import sources
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.readers import formats, preferences
@@ -27,9 +27,9 @@ from ir_pref_measures.readers import formats, preferences
 
 @dataclass(frozen=True)
 class Votes:
-    """One judge's judgments, one row each: ``query_id, doc_a, doc_b`` (object arrays), ``label`` (int8: 1 = a
-    preferred, 0 = a tie, -1 = b preferred), ``shown`` (True where a was shown first, so that the order is known);
-    ``unusable``: lines without a usable judgment (a log's ``?``, a bad mark), not in the rows."""
+    """One judge's judgments, one row each: ``query_id, doc_a, doc_b`` (Arrow strings or object arrays), ``label``
+    (int8: 1 = a preferred, 0 = a tie, -1 = b preferred), ``shown`` (True where a was shown first, so that the
+    order is known); ``unusable``: lines without a usable judgment (a log's ``?``, a bad mark), not in the rows."""
 
     query_id: np.ndarray
     doc_a: np.ndarray
@@ -81,7 +81,8 @@ def _read(source, format: str | None):
         if "doc_id_a" in source.columns:
             from ir_pref_measures.readers import tables
 
-            return _votes(tables.preferences(source), shown=True)
+            frame = tables.preferences(source)
+            return _votes({c: frame[c].to_numpy() for c in frame.columns}, shown=True)
         return _grades(sources.qrels_table(source))
     if not isinstance(source, str | os.PathLike):
         return sources.judgments(source)
@@ -100,23 +101,28 @@ def _read(source, format: str | None):
     if chosen == "qrels":
         return _grades(sources.qrels_table(raw))
     columns = preferences.preference_columns(raw, chosen)
-    return _votes(columns.frame(), shown=chosen != "pairs")
+    return _votes(columns.fields, shown=chosen != "pairs")
 
 
 def _log(raw: formats.RawFile) -> Votes:
     columns = preferences.judging_log_columns(raw)
     verdict = columns.fields["verdict"]
     usable = verdict != preferences.UNUSABLE
-    texts = [as_objects(columns.fields[c])[usable] for c in ("query_id", "doc_id_a", "doc_id_b")]
+    texts = [_kept(columns.fields[c], usable) for c in ("query_id", "doc_id_a", "doc_id_b")]
     label = verdict[usable].astype(np.int8)
     return Votes(*texts, label, np.zeros(len(label), dtype=bool), int((~usable).sum()))
 
 
-def _votes(frame, shown: bool) -> Votes:
-    """Votes from a preference table in carterette values (-1 a preferred, 1 b preferred, 0 a tie, +-2 bad)."""
-    value = frame["preference"].to_numpy().astype(np.int8)
+def _kept(values, rows: np.ndarray):
+    """``values`` (Arrow strings or an array) at the rows where ``rows`` is True."""
+    return values.filter(arrow(rows)) if hasattr(values, "filter") else np.asarray(values, dtype=object)[rows]
+
+
+def _votes(fields, shown: bool) -> Votes:
+    """Votes from preference columns in carterette values (-1 a preferred, 1 b preferred, 0 a tie, +-2 bad)."""
+    value = np.asarray(fields["preference"]).astype(np.int8)
     usable = np.abs(value) < 2
-    texts = [frame[c].to_numpy(dtype=object)[usable] for c in ("query_id", "doc_id_a", "doc_id_b")]
+    texts = [_kept(fields[c], usable) for c in ("query_id", "doc_id_a", "doc_id_b")]
     label = (-value[usable]).astype(np.int8)
     return Votes(*texts, label, np.full(len(label), shown), int((~usable).sum()))
 
@@ -159,7 +165,9 @@ def judgments_of(judge: Judge) -> Judgments:
         return Judgments.from_qrels(
             pd.DataFrame({"query_id": judge.query_id, "doc_id": judge.doc_id, "relevance": judge.grade})
         )
-    frame = pd.DataFrame(
-        {"query_id": judge.query_id, "doc_id_a": judge.doc_a, "doc_id_b": judge.doc_b, "preference": -judge.label}
-    )
+    texts = {
+        column: values.to_pandas() if hasattr(values, "to_pandas") else values
+        for column, values in (("query_id", judge.query_id), ("doc_id_a", judge.doc_a), ("doc_id_b", judge.doc_b))
+    }
+    frame = pd.DataFrame({**texts, "preference": -judge.label})
     return Judgments.from_preferences(frame)
