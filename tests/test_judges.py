@@ -407,3 +407,14 @@ def test_command_names_a_bad_log_line(tmp_path, capsys):
     assert main(["judges", f"people=winner:{first}", f"llm=log:{second}"]) == 2
     err = capsys.readouterr().err
     assert f"{second}:2: unknown verdict 'maybe'" in err and "line: '@ q1 c b maybe'" in err
+
+
+def test_judgment_groups_and_ir_datasets_qrels_are_judges(dl19, irds_home):
+    import ir_pref_measures as ipm
+
+    sources, qrels = dl19
+    groups = ipm.load_groups({"a": sources["judge.00"], "b": sources["judge.01"]})
+    by_id = judges.align({"llm": groups, "nist": "irds:msmarco-passage/trec-dl-2019/judged"})
+    by_file = judges.align({"llm/a": sources["judge.00"], "llm/b": sources["judge.01"], "nist": qrels})
+    assert by_id.judges == ["llm/a", "llm/b", "nist"]
+    pd.testing.assert_frame_equal(by_id.frame(), by_file.frame())
