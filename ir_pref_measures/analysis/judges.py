@@ -44,8 +44,9 @@ SAMPLES = 1000  # bootstrap resamples of the queries
 
 @dataclass(frozen=True)
 class JudgeVotes:
-    """One judge's votes, encoded: pair ``key`` (oriented), ``label`` of the pair's first doc over its second,
-    ``shown_first`` (True where the pair's first doc was shown first; only where ``shown``), ``unusable``."""
+    """One judge's votes, encoded: pair ``key`` (oriented: its first doc before its second), ``label`` of the
+    pair's first doc over its second, ``first_shown`` (True where the pair's first doc was shown first; meaningful
+    only where ``shown``, the order known), ``unusable`` (lines without a usable judgment)."""
 
     key: np.ndarray
     label: np.ndarray
@@ -68,7 +69,11 @@ class Aligned:
     doc_b: np.ndarray
     labels: np.ndarray
     votes: dict[str, JudgeVotes]
-    n_keys: int  # a vote's key is first * n_keys + second, over the judged (query, doc)s
+
+    def query_docs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each pair's two docs as query-doc keys, ``query * len(docs) + doc`` (int64)."""
+        base = self.query.astype(np.int64) * len(self.docs)
+        return base + self.doc_a, base + self.doc_b
 
     def frame(self) -> pd.DataFrame:
         """``query_id, doc_id_a, doc_id_b`` and one column per judge (nullable Int8: 1, 0, -1 or missing)."""
@@ -123,7 +128,7 @@ def align(sources: Mapping[str, object] | Mapping[str, Judge], *, format: str | 
         else:
             labels[:, k] = _graded_labels(qdocs[name][0], read[name].grade, first, second)
     query, doc_a = np.divmod(first, n_docs)
-    return Aligned(names, query_vocabulary, doc_vocabulary, query, doc_a, second % n_docs, labels, encoded, n)
+    return Aligned(names, query_vocabulary, doc_vocabulary, query, doc_a, second % n_docs, labels, encoded)
 
 
 def _doc_parts(judge: Judge) -> list[np.ndarray]:
@@ -233,10 +238,7 @@ def triads(aligned: Aligned) -> pd.DataFrame:
     """Per judge and query: ``triads`` (three docs whose three pairs the judge judged strictly), ``intransitive``
     (of them, the cycles a > b > c > a) and ``rate``."""
     n_queries = len(aligned.query_ids)
-    pair_docs = np.concatenate(
-        [aligned.query * len(aligned.docs) + aligned.doc_a, aligned.query * len(aligned.docs) + aligned.doc_b]
-    )
-    nodes, index = np.unique(pair_docs, return_inverse=True)
+    nodes, index = np.unique(np.concatenate(aligned.query_docs()), return_inverse=True)
     first, second = index[: len(aligned.query)], index[len(aligned.query) :]
     node_query = nodes // len(aligned.docs)
     frames = []
@@ -261,23 +263,17 @@ def diagnostics(aligned: Aligned) -> pd.DataFrame:
     share of strict judgments won by the doc shown first, where the order is known) with its two-sided exact
     binomial p-value against 1/2, ``both orders`` (pairs shown in both orders) and ``order kept`` (of them, the
     share whose majority label is the same in both orders), and the intransitive triads over all queries."""
-    from scipy.stats import binomtest
-
     per_query = triads(aligned).groupby("judge", sort=False)[["triads", "intransitive"]].sum()
+    query_docs = aligned.query_docs()
     rows = []
     for k, judge in enumerate(aligned.judges):
         judged = aligned.labels[:, k] != MISSING
-        docs = np.unique(
-            np.r_[
-                aligned.query[judged] * len(aligned.docs) + aligned.doc_a[judged],
-                aligned.query[judged] * len(aligned.docs) + aligned.doc_b[judged],
-            ]
-        )
+        docs = np.unique(np.concatenate([side[judged] for side in query_docs]))
         queries = len(np.unique(aligned.query[judged]))
         row = {"judge": judge, "judgments": int(judged.sum()), "unusable": 0, "pairs": int(judged.sum())}
         row |= {"queries": queries, "docs": len(docs), "pairs per query": judged.sum() / queries if queries else np.nan}
         votes = aligned.votes.get(judge)
-        row |= _vote_diagnostics(votes, binomtest) if votes is not None else {}
+        row |= _vote_diagnostics(votes) if votes is not None else {}
         triad_total, cyclic = per_query.loc[judge]
         row |= {"triads": int(triad_total), "intransitive": int(cyclic)}
         row["intransitive rate"] = cyclic / triad_total if triad_total else np.nan
@@ -289,8 +285,11 @@ def diagnostics(aligned: Aligned) -> pd.DataFrame:
     return table
 
 
-def _vote_diagnostics(votes: JudgeVotes, binomtest) -> dict:
-    keys, _, counts = kernels.majority(votes.key, votes.label)
+def _vote_diagnostics(votes: JudgeVotes) -> dict:
+    """The columns of :func:`diagnostics` that need the votes themselves (not the majorities)."""
+    from scipy.stats import binomtest
+
+    counts = kernels.majority(votes.key, votes.label)[2]
     row = {"judgments": len(votes.key), "unusable": votes.unusable}
     row["repeated"] = int((counts.sum(axis=1) > 1).sum())
     row["contradicted"] = int(((counts[:, 0] > 0) & (counts[:, 2] > 0)).sum())
@@ -298,11 +297,10 @@ def _vote_diagnostics(votes: JudgeVotes, binomtest) -> dict:
     first_won = np.where(votes.first_shown, votes.label == 1, votes.label == -1)[strict]
     row["first wins"] = first_won.mean() if len(first_won) else np.nan
     row["first wins p"] = binomtest(int(first_won.sum()), len(first_won)).pvalue if len(first_won) else np.nan
-    shown = votes.shown
-    halves = [
-        kernels.majority(votes.key[shown & (votes.first_shown == f)], votes.label[shown & (votes.first_shown == f)])
-        for f in (True, False)
-    ]
+    halves = []  # the majorities of the pairs shown first-doc-first, then of those shown the other way round
+    for order in (True, False):
+        rows = votes.shown & (votes.first_shown == order)
+        halves.append(kernels.majority(votes.key[rows], votes.label[rows]))
     common, in_first, in_second = np.intersect1d(halves[0][0], halves[1][0], return_indices=True)
     row["both orders"] = len(common)
     kept = halves[0][1][in_first] == halves[1][1][in_second]
