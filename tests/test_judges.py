@@ -48,6 +48,15 @@ def direct_majority(lines):
     return out
 
 
+def direct_net(lines):
+    """{(query, lo, hi): label}: the sign of each unordered pair's wins minus losses (tie votes abstain)."""
+    net = defaultdict(int)
+    for query, a, b, label in lines:
+        key, label = ((query, a, b), label) if a < b else ((query, b, a), -label)
+        net[key] += label
+    return {key: int(np.sign(value)) for key, value in net.items()}
+
+
 def direct_counts(x: dict, y: dict):
     agree = tie = disagree = 0
     for key in x.keys() & y.keys():
@@ -128,13 +137,13 @@ def test_dl21_people_against_gpt4o_counts_and_statistics(dl21):
     assert row["kappa ci low"] < row["kappa"] < row["kappa ci high"]
 
 
-def test_dl21_aligned_labels_are_the_direct_majorities(dl21):
+@pytest.mark.parametrize(("rule", "direct"), [("plurality", direct_majority), ("net", direct_net)])
+def test_dl21_aligned_labels_are_the_direct_majorities(dl21, rule, direct):
     human, log = dl21
-    frame = judges.align({"human": f"winner:{human}", "gpt4o": str(log)}).frame()
-    got = {
-        (q, a, b): int(v) for q, a, b, v in frame[["query_id", "doc_id_a", "doc_id_b", "human"]].itertuples(index=False)
-    }
-    assert got == direct_majority(human_lines(human))
+    frame = judges.align({"human": f"winner:{human}", "gpt4o": str(log)}, majority=rule).frame()
+    for judge, lines in (("human", human_lines(human)), ("gpt4o", log_lines(log)[0])):
+        rows = frame.dropna(subset=[judge])[["query_id", "doc_id_a", "doc_id_b", judge]]
+        assert {(q, a, b): int(v) for q, a, b, v in rows.itertuples(index=False)} == direct(lines)
 
 
 # -- DL 2019: seven GPT-4o judges -----------------------------------------------------------------------------------

@@ -3,9 +3,10 @@
 * :func:`align`: the judges' labels on the pairs they judged, per query, one row per pair (doc ids in order),
   one column per judge: ``1`` the first doc preferred, ``0`` a tie, ``-1`` the second preferred, missing where the
   judge did not judge the pair. ``a > b`` and ``b < a`` are the same judgment; a pair judged several times by one
-  judge takes the label given most often, a tie when labels share the top count
-  (:func:`~ir_pref_measures.measures.agreement.majority`); a graded judge labels every pair of docs it grades,
-  among the pairs the other judges judged (a > b iff grade(a) > grade(b), equal grades a tie).
+  judge takes the label given most often, a tie when labels share the top count (``majority="net"``: the sign of
+  its wins minus its losses; :func:`~ir_pref_measures.measures.agreement.majority`); a graded judge labels every
+  pair of docs it grades among the pairs the other judges judged (a > b iff grade(a) > grade(b), equal grades a
+  tie).
 * :func:`agreement`: for every two judges, on the pairs both judged: agree (the same label, ties included),
   disagree (opposite preferences), tie (one judge a tie, the other a preference), their rates, Cohen's kappa,
   linearly weighted kappa over ``<, =, >``, Krippendorff's alpha (nominal and ordinal), each with a percentile
@@ -89,10 +90,17 @@ class Aligned:
         return frame
 
 
-def align(sources: Mapping[str, object] | Mapping[str, Judge], *, format: str | None = None) -> Aligned:
+def align(
+    sources: Mapping[str, object] | Mapping[str, Judge], *, format: str | None = None, majority: str = "plurality"
+) -> Aligned:
     """The judges ``{name: source}`` (:func:`ir_pref_measures.inputs.judges.judges`: files, ir_datasets IDs,
     tables, judgment groups) aligned on their pairs (module docstring). ``format``: the preference files' format
-    where detection cannot tell. Every pair any judge judged is a row."""
+    where detection cannot tell; ``majority``: how a pair judged several times by one judge gets its label,
+    ``"plurality"`` (the label given most often, a tie when the top count is shared) or ``"net"`` (the sign of
+    wins minus losses, tie votes abstaining; :func:`~ir_pref_measures.measures.agreement.majority`). Every pair any
+    judge judged is a row."""
+    if majority not in kernels.MAJORITY_RULES:
+        raise InputError(f"unknown majority rule {majority!r}", expected=" or ".join(kernels.MAJORITY_RULES))
     read = sources if all(isinstance(j, Votes | Grades) for j in sources.values()) else judges(sources, format=format)
     names = list(read)
     voters = [n for n in names if isinstance(read[n], Votes)]
@@ -118,7 +126,7 @@ def align(sources: Mapping[str, object] | Mapping[str, Judge], *, format: str | 
             doc, query = (str(judge.doc_a[row]), str(judge.query_id[row]))
             raise InputError(f"judge {name!r}: doc {doc!r} is compared with itself in query {query!r}")
         encoded[name] = JudgeVotes(lo * n + hi, label, a_is_lo, judge.shown, judge.unusable)
-    reduced = {name: kernels.majority(encoded[name].key, encoded[name].label)[:2] for name in voters}
+    reduced = {name: kernels.majority(encoded[name].key, encoded[name].label, majority)[:2] for name in voters}
     keys = unique_sorted(np.concatenate([reduced[name][0] for name in voters]))
     first, second = vocabulary[keys // n], vocabulary[keys % n]
     labels = np.full((len(keys), len(names)), MISSING, dtype=np.int8)

@@ -46,6 +46,13 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--heatmap", metavar="FILE", help="heatmap of --statistic between judges (.png, .pdf, ...)")
     parser.add_argument("--statistic", default="kappa", help="the statistic of the heatmap (default: kappa)")
     parser.add_argument("--aligned", metavar="FILE", help="write the aligned labels (CSV)")
+    parser.add_argument(
+        "--majority",
+        choices=("plurality", "net"),
+        default="plurality",
+        help="label of a pair judged several times: the most frequent label (ties when shared; default) or the "
+        "sign of wins minus losses (tie votes abstain)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -80,7 +87,7 @@ def run(args: argparse.Namespace) -> None:
         raise InputError(f"--reference {reference!r} is not a judge: {', '.join(named)}")
     outputs = {"--heatmap": args.heatmap, "--aligned": args.aligned}
     check_outputs(outputs, {"NAME=SOURCE": list(named.values()), "--runs": args.runs})
-    aligned = judges.align(named, format=args.prefs_format)
+    aligned = judges.align(named, format=args.prefs_format, majority=args.majority)
     options = {"samples": args.samples, "seed": args.seed, "confidence": args.confidence}
     agreement = judges.agreement(aligned, **options)
     tables = {

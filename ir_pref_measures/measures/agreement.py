@@ -22,16 +22,24 @@ def orient(a: np.ndarray, b: np.ndarray, label: np.ndarray) -> tuple[np.ndarray,
     return np.where(swap, b, a), np.where(swap, a, b), np.where(swap, -label, label).astype(np.int8), ~swap
 
 
-def majority(keys: np.ndarray, label: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Repeated judgments of a pair reduced to one: per distinct key (sorted), the label given most often; when
-    two or more labels share the top count (one ``>`` and one ``<``; two ``>`` and two ``=``), a tie. Returns the
-    distinct keys, their labels and their vote counts ``(n, 3)`` in the order ``<, =, >``."""
+MAJORITY_RULES = ("plurality", "net")
+
+
+def majority(keys: np.ndarray, label: np.ndarray, rule: str = "plurality") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Repeated judgments of a pair reduced to one, per distinct key (sorted). ``rule="plurality"``: the label given
+    most often, a tie when two or more labels share the top count (one ``>`` and one ``<``; two ``>`` and two
+    ``=``). ``rule="net"``: the sign of (votes for ``>``) - (votes for ``<``), tie votes abstaining (so ``>, =, =``
+    is ``>``). Returns the distinct keys, their labels and their vote counts ``(n, 3)`` in the order ``<, =, >``."""
+    if rule not in MAJORITY_RULES:
+        raise ValueError(f"unknown majority rule {rule!r}")
     order = np.argsort(keys, kind="stable")
     keys, label = keys[order], label[order]
     start = np.r_[True, keys[1:] != keys[:-1]] if len(keys) else np.zeros(0, dtype=bool)
     group = np.cumsum(start) - 1
     votes = np.zeros((int(start.sum()), CATEGORIES), dtype=np.int64)
     np.add.at(votes, (group, label.astype(np.int64) + 1), 1)
+    if rule == "net":
+        return keys[start], np.sign(votes[:, 2] - votes[:, 0]).astype(np.int8), votes
     top = votes.max(axis=1, keepdims=True)
     unique_top = (votes == top).sum(axis=1) == 1
     winner = np.where(unique_top, votes.argmax(axis=1) - 1, 0).astype(np.int8)
