@@ -427,3 +427,27 @@ def test_judgment_groups_and_ir_datasets_qrels_are_judges(dl19, irds_home):
     by_file = judges.align({"llm/a": sources["judge.00"], "llm/b": sources["judge.01"], "nist": qrels})
     assert by_id.judges == ["llm/a", "llm/b", "nist"]
     pd.testing.assert_frame_equal(by_id.frame(), by_file.frame())
+
+
+def test_latex_and_html_tables_escape_the_judge_names(tmp_path, capsys):
+    from ir_pref_measures.commands import main
+
+    first, second = _judge_files(tmp_path)
+    specs = [f"people_&_co=winner:{first}", f"<llm>={second}"]
+    assert main(["judges", *specs, "--show", "agreement", "--format", "latex", "--samples", "20"]) == 0
+    latex = capsys.readouterr().out
+    assert "people\\_\\&\\_co & $<$llm$>$ & 1 & 3 & 1 & 1 & 1 & " in latex and "\\toprule" in latex
+    assert main(["judges", *specs, "--show", "diagnostics", "--format", "html"]) == 0
+    html = capsys.readouterr().out
+    assert "<td>&lt;llm&gt;</td>" in html and "<caption>diagnostics</caption>" in html
+
+
+def test_agreement_matrix_is_symmetric():
+    lines = [("q", "a", "b", 1), ("q", "b", "c", 1), ("q", "a", "c", 0)]
+    aligned = judges.align({"x": votes_of(lines), "y": votes_of(lines[:2]), "z": votes_of(lines[1:])})
+    table = judges.agreement(aligned, samples=10)
+    square = judges.matrix(table, "agree")
+    assert square.loc["x", "y"] == square.loc["y", "x"] == 2 and np.isnan(square.loc["x", "x"])
+    assert judges.matrix(table, "agree rate").loc["z", "z"] == 1
+    with pytest.raises(InputError, match="unknown agreement statistic"):
+        judges.matrix(table, "accuracy")
