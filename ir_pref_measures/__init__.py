@@ -26,6 +26,7 @@ globals().update(_ir_measures_adapter.MEASURES)  # ppref, APpref, PGC, prefs_avg
 
 _LAZY = {  # name -> (module, attribute; None: the module itself)
     "meta": ("ir_pref_measures.analysis.meta", None),
+    "judges": ("ir_pref_measures.analysis.judges", None),
     "plots": ("ir_pref_measures.analysis.plots", None),
     "Experiment": ("ir_pref_measures.analysis.experiment", "Experiment"),
     "topics": ("ir_pref_measures.readers.datasets", "topics"),
@@ -39,8 +40,9 @@ _LAZY = {  # name -> (module, attribute; None: the module itself)
 
 
 def __getattr__(name: str):
-    """``meta``, ``plots``, ``Experiment``, ``topics``, ``dask`` and the leaderboard functions are imported on
-    first use, so that ``import ir_pref_measures`` loads neither pandas nor statsmodels, matplotlib or Dask."""
+    """``meta``, ``judges``, ``plots``, ``Experiment``, ``topics``, ``dask`` and the leaderboard functions are
+    imported on first use, so that ``import ir_pref_measures`` loads neither pandas nor statsmodels, matplotlib or
+    Dask."""
     if name in _LAZY:
         import importlib
 
@@ -73,6 +75,7 @@ __all__ = [
     "DEFAULT_GROUP",
     "JudgmentLines",
     "meta",
+    "judges",
     "plots",
     "read_image_pairs",
     "read_image_positions",

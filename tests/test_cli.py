@@ -122,6 +122,7 @@ def test_every_command_module_adds_its_parser_and_runs():
         "greedy-pgc",
         "experiment",
         "meta",
+        "judges",
     ]
     assert names == list(COMMANDS)
     for module in COMMANDS.values():

@@ -42,6 +42,8 @@ FILES = {
     "run3.txt": (DL19, "runs", "input.ICT-CKNRM_B50.txt.gz"),
     **{f"input.ICT-{r}.txt.gz": (DL19, "runs", f"input.ICT-{r}.txt.gz") for r in ("BERT2", "CKNRM_B", "CKNRM_B50")},
     **{f"judge.0{k}": (DL19, "llm_pref_judgments", "DL2019", f"judge.0{k}") for k in range(7)},
+    "judge.human": (DL19, "llm_pref_judgments", "DL2021", "judge.human"),
+    "judgments.txt": ("dueling_bandits_dl2021", "judgments.txt"),
     "preferences.txt": ("carterette", "preferences.txt"),
     "results.txt": ("carterette", "results.txt"),
     **{name: ("trec_eval_prefs", name) for name in ("prefs.test", "prefs.results.test", "qrels.test", "results.test")},

@@ -7,7 +7,9 @@
 * :func:`rating_forest`, :func:`win_rate_heatmap`: a leaderboard's ratings with their intervals, and its win rates;
 * :func:`query_scatter`: one measure against another, one point per query and run, coloured by run;
 * :func:`engine_scatter`: per query, one engine's score against the other's, Kendall's tau in the title (Luo
-  2021, Fig. 5.9).
+  2021, Fig. 5.9);
+* :func:`agreement_heatmap`: a statistic of every two judges (:func:`ir_pref_measures.analysis.judges.matrix`), one
+  cell each, the value written in it.
 
 Each returns a :class:`matplotlib.figure.Figure` built with the object API (no pyplot, so the process's
 backend is never changed) and, given a ``path``, saves it in the format its suffix names (any format
@@ -249,18 +251,32 @@ def win_rate_heatmap(matrix: pd.DataFrame, path: str | os.PathLike | None = None
     """A heatmap of a win-rate matrix (row system against column system; :meth:`~ir_pref_measures.analysis.
     leaderboard.Ratings.win_rates`), blank where two systems never met, each cell labelled when there are at most
     20 systems."""
+    return _heatmap(matrix, (0.0, 1.0), "win rate (row against column)", title, path)
+
+
+def agreement_heatmap(matrix: pd.DataFrame, path: str | os.PathLike | None = None, title: str | None = None):
+    """A heatmap of a judges x judges ``matrix`` (a statistic of every two judges; NaN where two judges share no
+    pair, left blank), the value in each cell, on a diverging scale from -1 to 1."""
+    return _heatmap(matrix, (-1.0, 1.0), None, title or "agreement between judges", path)
+
+
+def _heatmap(matrix: pd.DataFrame, scale: tuple[float, float], label: str | None, title: str | None, path):
+    """A square matrix as a heatmap on ``scale`` (red to blue), blank where NaN, each value written in its cell
+    when there are at most 20 rows (white on the dark ends of the scale)."""
     n = len(matrix)
-    figure = _figure(2.0 + 0.45 * n, 1.5 + 0.4 * n)
+    figure = _figure(2.0 + 0.5 * n, 1.5 + 0.45 * n)
     axes = figure.add_subplot()
     values = matrix.to_numpy(dtype=float)
-    image = axes.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=0.0, vmax=1.0)
-    labels = [str(s) for s in matrix.index]
-    axes.set_xticks(range(n), labels, rotation=90)
-    axes.set_yticks(range(n), labels)
+    image = axes.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=scale[0], vmax=scale[1])
+    axes.set_xticks(range(len(matrix.columns)), [str(c) for c in matrix.columns], rotation=45, ha="right")
+    axes.set_yticks(range(n), [str(i) for i in matrix.index])
+    middle, half = (scale[0] + scale[1]) / 2, (scale[1] - scale[0]) / 2
     if n <= 20:
-        for i, j in zip(*np.nonzero(np.isfinite(values)), strict=True):
-            axes.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize="x-small")
-    figure.colorbar(image, ax=axes, label="win rate (row against column)")
+        for (row, column), value in np.ndenumerate(values):
+            if not math.isnan(value):
+                colour = "white" if abs(value - middle) > 0.6 * half else "black"
+                axes.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=8, color=colour)
+    figure.colorbar(image, ax=axes, shrink=0.8, label=label)
     if title:
         axes.set_title(title)
     return _done(figure, path)

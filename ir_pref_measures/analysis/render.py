@@ -327,3 +327,37 @@ def highlight(table: pd.DataFrame, how: str = "bold"):
         raise InputError(f"unknown highlight {how!r}", expected="bold or color")
     measures = measure_columns(table)
     return table.style.highlight_max(subset=measures, props=style[how])
+
+
+def plain(table: pd.DataFrame, format: str, digits: int | None = None, *, caption: str | None = None) -> str:
+    """Any table (not an Experiment table) as a LaTeX ``table`` (booktabs rules) or an HTML ``<table>``: every
+    column as it is, numbers to ``digits`` places (default 4; integers as integers), every cell escaped; no best
+    value, no markers."""
+    if format not in ("latex", "html"):
+        raise InputError(f"unknown output format {format!r}", expected="latex or html")
+
+    def text(column: str, value) -> str:
+        if isinstance(value, float | np.floating) and pd.api.types.is_float_dtype(table[column]):
+            return "" if math.isnan(value) else f"{value:.{DIGITS if digits is None else digits}f}"
+        return str(value)
+
+    rows = [[text(c, v) for c, v in zip(table.columns, row, strict=True)] for row in table.itertuples(index=False)]
+    numeric = [pd.api.types.is_numeric_dtype(table[c]) for c in table.columns]
+    if format == "latex":
+        lines = ["\\begin{table}", "\\centering"]
+        lines += [f"\\caption{{{_latex_escape(caption)}}}"] if caption else []
+        lines += ["\\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}", "\\toprule"]
+        lines.append(" & ".join(_latex_escape(str(c)) for c in table.columns) + " \\\\")
+        lines.append("\\midrule")
+        lines += [" & ".join(_latex_escape(cell) for cell in row) + " \\\\" for row in rows]
+        return "\n".join([*lines, "\\bottomrule", "\\end{tabular}", "\\end{table}"]) + "\n"
+    lines = ["<table>"] + ([f"<caption>{_html_escape(caption)}</caption>"] if caption else [])
+    lines += ["<thead>", "<tr>" + "".join(f"<th>{_html_escape(str(c))}</th>" for c in table.columns) + "</tr>"]
+    lines += ["</thead>", "<tbody>"]
+    for row in rows:
+        cells = [
+            f'<td style="text-align:right">{_html_escape(c)}</td>' if n else f"<td>{_html_escape(c)}</td>"
+            for c, n in zip(row, numeric, strict=True)
+        ]
+        lines.append("<tr>" + "".join(cells) + "</tr>")
+    return "\n".join([*lines, "</tbody>", "</table>"]) + "\n"

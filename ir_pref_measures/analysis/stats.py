@@ -15,6 +15,7 @@ draws for every row, so results depend only on the seed. Defaults: :data:`SAMPLE
 * :func:`bootstrap_test`: the paired studentised bootstrap test. T. Sakai, SIGIR 2006.
 * :func:`bootstrap_ci`: the percentile bootstrap confidence interval of the mean (as ``scipy.stats.bootstrap(...,
   method="percentile")``). B. Efron, R. Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13.
+* :func:`bootstrap_sums`: the per-query sums of each bootstrap resample, for statistics of summed tables.
 * :func:`effect_size`: the standardised mean difference of paired values, mean(d) / sd(d) (Cohen's d_z).
   T. Sakai, *Statistical Reform in Information Retrieval?*, SIGIR Forum 48(1), 2014.
 * :func:`correct`: statsmodels' ``multipletests`` (Holm, Bonferroni, Benjamini-Hochberg, ...; definitions and
@@ -194,6 +195,17 @@ def bootstrap_ci(
     alpha = (1 - confidence) / 2
     low, high = np.percentile(means, [100 * alpha, 100 * (1 - alpha)], axis=1)
     return low, high
+
+
+def bootstrap_sums(x: np.ndarray, samples: int = SAMPLES, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Per bootstrap sample of the queries (the draws of :func:`bootstrap_ci`), the sum of the rows of ``x``
+    ``(queries, k)``: ``(samples, k)``. A statistic that is a function of per-query sums (a contingency table, a
+    coincidence matrix) is then computed on every resample at once."""
+    samples = check_samples(samples)
+    rng = np.random.default_rng(0) if rng is None else rng
+    x = np.asarray(x, dtype=np.float64)
+    blocks = _blocks(samples, len(x))
+    return np.concatenate([_resample_counts(len(x), min(b.stop, samples) - b.start, rng) @ x for b in blocks])
 
 
 def effect_size(d: np.ndarray) -> np.ndarray:

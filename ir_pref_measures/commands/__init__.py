@@ -23,6 +23,7 @@ COMMANDS = {  # subcommand -> its module, in the order ``--help`` lists them
     "greedy-pgc": "greedy_pgc",
     "experiment": "experiment",
     "meta": "meta",
+    "judges": "judges",
 }
 
 

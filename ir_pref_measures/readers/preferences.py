@@ -16,7 +16,8 @@ qrels         ``qid 0 doc value``            float-valued qrels, larger = prefer
 The format is named by the caller or detected from the lines (:func:`detect_format`): a file that fits ``qrels`` is
 qrels; otherwise a file that fits several preference formats needs the format named. trec_eval's ``prefs`` judgments
 (``qid jg jsg docno rel_level``, and qrels read as ``qrels_prefs``) are read here too (:func:`read_trec_prefs`,
-:func:`read_qrels_prefs`).
+:func:`read_qrels_prefs`). So is Clarke's judging log of LLM judgments, ``@ qid docA docB J``
+(:func:`judging_log_columns`, :func:`read_judging_log`), which the judge analyses read.
 """
 
 from __future__ import annotations
@@ -195,3 +196,45 @@ def read_qrels_prefs(source: Source | RawFile) -> pd.DataFrame:
     frame = read_table(source, QRELS).rename(columns={"iteration": "jg", "relevance": "level"})
     frame.insert(2, "jsg", "0")
     return frame[["query_id", "jg", "jsg", "doc_id", "level", "line"]]
+
+
+JUDGING_LOG = Layout(
+    "judging log",
+    ("mark", "query_id", "doc_id_a", "doc_id_b", "verdict"),
+    note="; mark '@'; verdict ! (docA, the first listed, won), = (a tie) or ? (no usable answer)",
+)
+VERDICTS = {"!": 1, "=": 0, "?": -1}  # the verdict codes of judging_log_columns
+UNUSABLE = -1
+
+
+def is_judging_log(source: Source | RawFile) -> bool:
+    """True when the first data line of ``source`` starts with the field ``@`` (Clarke's judging log)."""
+    for _, line in text_lines(load(source)):
+        return fields(line)[:1] == ["@"]
+    return False
+
+
+def judging_log_columns(source: Source | RawFile) -> Columns:
+    """Clarke's judging log (``@ topic docA docB J``, one LLM judgment a line, docA shown first) as
+    :class:`Columns`: ``query_id, doc_id_a, doc_id_b`` and ``verdict`` (int8: ``1`` = ``!``, docA won; ``0`` = ``=``,
+    a tie; ``-1`` = ``?``, no usable answer, kept so that it is counted, never read as a tie). A line whose first
+    field is not ``@`` or whose verdict is another text is an error naming it."""
+    columns = read_columns(source, JUDGING_LOG)
+    mark, verdict = columns.fields.pop("mark"), columns.fields.pop("verdict")
+    starts = as_numpy(pc.not_equal(mark, "@"))
+    fail_at(columns, starts, lambda r: f"the line starts with {mark[r].as_py()!r}", JUDGING_LOG)
+    known = pa.array(list(VERDICTS))
+    fail_at(
+        columns,
+        ~as_numpy(pc.is_in(verdict, known)),
+        lambda r: f"unknown verdict {verdict[r].as_py()!r}",
+        JUDGING_LOG,
+    )
+    codes = np.array(list(VERDICTS.values()), dtype=np.int8)[as_numpy(pc.index_in(verdict, known))]
+    columns.fields["verdict"] = codes
+    return columns
+
+
+def read_judging_log(source: Source | RawFile) -> pd.DataFrame:
+    """:func:`judging_log_columns` as a DataFrame: ``query_id, doc_id_a, doc_id_b, verdict, line``."""
+    return judging_log_columns(source).frame()
