@@ -87,7 +87,7 @@ PARAMS = {
         f"one of {', '.join(repr(o) for o in ORDERS)}",
         "middle",
     ),
-    "rel": Param(int, "minimum grade of a relevant doc", lambda v: _integer(v) and v >= 0, "an integer >= 0", 1),
+    "rel": Param(int, "minimum grade of a relevant doc", lambda v: _integer(v) and v >= 1, "an integer >= 1", 1),
     "judged_only": Param(
         bool,
         "remove the docs without a judgment (grade >= 0) from the run first (trec_eval -J)",
