@@ -111,13 +111,15 @@ def test_cast2019_parity(testdata, run):
 @st.composite
 def cases(draw):
     """Qrels and a run over 4 queries x 8 docs: grades -2..4, scores with ties, some queries only judged and some
-    only retrieved."""
+    only retrieved. Each judged query has a grade >= 0: pytrec_eval reads a query whose grades are all negative
+    with the values of the query before (undefined; it may crash)."""
     qrels, run = [], []
     for q in range(4):
         docs = [f"d{i}" for i in range(8)]
         if draw(st.booleans()) or q == 0:
             judged = draw(st.lists(st.sampled_from(docs), unique=True, min_size=1))
-            qrels += [(f"q{q}", d, draw(st.integers(-2, 4))) for d in judged]
+            grades = [draw(st.integers(0, 4)), *(draw(st.integers(-2, 4)) for _ in judged[1:])]
+            qrels += [(f"q{q}", d, grade) for d, grade in zip(judged, grades, strict=True)]
         if draw(st.booleans()) or q == 0:
             retrieved = draw(st.lists(st.sampled_from(docs), unique=True, min_size=1))
             run += [(f"q{q}", d, float(draw(st.integers(0, 3)))) for d in retrieved]
@@ -130,7 +132,7 @@ def cases(draw):
 CUTOFF = st.integers(1, 12)  # the run holds at most 8 docs
 REL = st.integers(1, 3)  # pytrec_eval refuses rel=0 (the kernels leave it to ir_measures)
 ONLY = st.booleans()
-GAINS = st.dictionaries(st.integers(-2, 4), st.integers(-1, 9), max_size=3)
+GAINS = st.dictionaries(st.integers(-2, 4), st.integers(0, 9), max_size=3)
 
 
 @st.composite
@@ -158,7 +160,7 @@ def measure_lists(draw):
     ]
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), measure_lists())
 def test_random_parity(case, measures):
     qrels, run = case

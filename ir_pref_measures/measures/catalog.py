@@ -417,7 +417,7 @@ def ppref_kernel(name: str, counts, cutoff=None, **kwargs) -> np.ndarray:
 def _shown(name: str, spec: MeasureSpec) -> str:
     param = spec.param(name)
     default = param.shown_default if param.default is None else repr(param.default)
-    return f"`{name}` ({default})"
+    return f"`{name}` ({'required' if name in spec.needs else default or 'not given'})"
 
 
 def markdown_table(family_name: str) -> str:
