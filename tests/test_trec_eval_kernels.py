@@ -205,9 +205,11 @@ def test_parameters_the_kernels_do_not_take_go_to_ir_measures():
 def test_a_fallback_measure_mixes_with_columnar_ones():
     qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, 0]})
     run = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["b", "a"], "score": [2.0, 1.0]})
-    got = engine.evaluate([nDCG @ 2, ir_measures.parse_measure("infAP"), ir_pref_measures.ppref @ 2], run, qrels=qrels)
+    inf_ap = ir_measures.parse_measure("infAP")
+    got = engine.evaluate([nDCG @ 2, inf_ap, ir_pref_measures.ppref @ 2], run, qrels=qrels)
     assert [str(m.measure) for m in got] == ["nDCG@2", "infAP", "ppref@2"]
-    assert got[0].value == pytest.approx(1 / np.log2(3)) and got[1].value == pytest.approx(0.5)
+    (expected,) = ir_measures.iter_calc([inf_ap], qrels, run)
+    assert got[0].value == pytest.approx(1 / np.log2(3)) and got[1].value == expected.value and got[2].value == 0.0
 
 
 def test_eval_command_equals_pytrec_eval(testdata, capsys):
@@ -215,9 +217,11 @@ def test_eval_command_equals_pytrec_eval(testdata, capsys):
     run_path = testdata("dl_llm_prefs_arabzadeh", "runs", "input.ICT-BERT2.txt.gz")
     assert main(["eval", "-q", str(qrels_path), str(run_path), "nDCG@10", "AP", "Judged@10"]) == 0
     lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
-    got = {(query, name): float(value) for name, query, value in lines if query != "all"}
+    got = {(query, name): float(value) for query, name, value in lines if query != "all"}
     qrels = ir_pref_measures.read_qrels(qrels_path)
-    expected = reference([nDCG @ 10, AP, Judged @ 10], qrels, ir_pref_measures.read_run(run_path))
+    expected = reference(
+        [nDCG @ 10, AP, Judged @ 10], qrels, ir_pref_measures.as_ranking(ir_pref_measures.read_run(run_path))
+    )
     assert len(got) == len(expected)
     for (query, measure), value in expected.items():
         assert got[query, str(measure)] == pytest.approx(value, abs=1e-4)  # eval prints 4 decimals
