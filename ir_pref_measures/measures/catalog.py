@@ -8,8 +8,10 @@ Everything else is generated from :data:`SPECS`: the ir_measures Measure classes
 A family names how the provider prepares a kernel's input: ``ppref`` (pair counts of the run;
 :mod:`~ir_pref_measures.measures.ppref`), ``pgc`` (:mod:`~ir_pref_measures.measures.pgc`, the image grid),
 ``compatibility``, ``trec_prefs`` (trec_eval's judgment-group measures; one kernel computes all 14,
-:mod:`~ir_pref_measures.measures.trec_prefs`). ``args`` lists what a ``ppref`` kernel takes after the
-pair counts: ``ideal`` (the ideal ranking's counts), ``cutoff``, ``beta``.
+:mod:`~ir_pref_measures.measures.trec_prefs`), ``trec_eval`` (ir_measures' own nDCG, AP, P, ... on graded qrels,
+:mod:`~ir_pref_measures.measures.graded`; declared in :data:`TREC_EVAL`, not registered as new measures).
+``args`` lists what a ``ppref`` kernel takes after the pair counts: ``ideal`` (the ideal ranking's counts),
+``cutoff``, ``beta``.
 """
 
 from __future__ import annotations
