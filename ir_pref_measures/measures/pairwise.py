@@ -117,11 +117,14 @@ def segment_sizes(starts: np.ndarray, width: int) -> np.ndarray:
 
 def _ranked(p: np.ndarray, starts: np.ndarray, grades: np.ndarray | None = None) -> graded.Ranked:
     """A position array as the judged docs of trec_eval's kernels: one query per (row, segment), each column a
-    relevant doc of grade 1 (or ``grades``, one per column)."""
+    relevant doc of grade 1 (or ``grades``, one per column, and ranks in any order). A position array is sorted
+    within each segment, so its rows, flattened, are in (query, rank) order already."""
     rows, width = p.shape
-    query = np.arange(rows)[:, None] * len(starts) + segment_ids(starts, width)
-    grade = np.broadcast_to(np.ones(width) if grades is None else grades, p.shape)
-    return graded.Ranked.of(query.ravel(), p.ravel(), grade.ravel(), np.zeros(rows * len(starts)))
+    query = (np.arange(rows)[:, None] * len(starts) + segment_ids(starts, width)).ravel()
+    retrieved = np.zeros(rows * len(starts))
+    if grades is None:
+        return graded.Ranked(query, p.ravel(), np.ones(p.size), retrieved)
+    return graded.Ranked.of(query, p.ravel(), np.broadcast_to(grades, p.shape).ravel(), retrieved)
 
 
 def _per_run(values: np.ndarray, p: np.ndarray, starts: np.ndarray) -> np.ndarray:
