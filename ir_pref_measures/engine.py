@@ -5,8 +5,10 @@ A run (:class:`~ir_pref_measures.model.rankings.Ranking`) and a judgment set
 are cut into blocks of about :data:`BLOCK_DOCS` judged docs, computed on threads, and each measure goes to the
 kernel of its family (:data:`~ir_pref_measures.measures.catalog.FAMILIES`) through caches that the measures of
 one block, and the blocks of one run, share. :func:`evaluate` is the entry of ``eval``, ``Experiment``, ``meta``,
-the Dask partitions and the ir_measures provider; measures ir_measures provides (nDCG, AP, ...) are computed
-by ir_measures on the same ranking, under the same tie rule.
+the Dask partitions and the ir_measures provider. ir_measures' own measures that trec_eval defines (nDCG, AP, P,
+...; :data:`~ir_pref_measures.measures.catalog.TREC_EVAL`) are computed here too, by the kernels of
+:mod:`~ir_pref_measures.measures.graded` on the graded qrels; any other (or one with a parameter those kernels do
+not take) by ir_measures, on the same ranking, under the same tie rule.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.measures.catalog import SPECS, ppref_kernel
+from ir_pref_measures.measures.catalog import SPECS, TREC_EVAL, graded_kernel, graded_spec, ppref_kernel
 from ir_pref_measures.measures.compatibility import compatibility
+from ir_pref_measures.measures.graded import Ranked
 from ir_pref_measures.measures.ideal import ideal_doc_rank
 from ir_pref_measures.measures.image_grid import Grid, grid_pgc
 from ir_pref_measures.measures.names import is_preference_measure
@@ -183,13 +186,37 @@ def _all_trec_prefs(ev: _Evaluation) -> dict[str, np.ndarray]:
     return trec_prefs_values(query, rows.group, rows.subgroup, rows.doc, rows.level, rank[rows.doc], len(ev.queries))
 
 
+def _ranked(ev: _Evaluation) -> Ranked:
+    """The judged docs of the block's queries with their rank and grade, and each query's number of retrieved docs."""
+    judgments, queries = ev.judgments, ev.queries
+    docs = judgments.docs_of(queries)
+    query = np.searchsorted(queries, judgments.doc_query[docs])
+    retrieved = np.diff(ev.ranking.offsets)[ev.ranking.query_index(judgments.query_ids[queries])]
+    return Ranked.of(query, ev.doc_rank[docs], judgments.grades[docs], retrieved)
+
+
+def _graded_values(measure, ev: _Evaluation) -> np.ndarray:
+    """ir_measures' ``measure`` on the block's :func:`_ranked` docs, with its ``gains`` and ``judged_only``."""
+    params = measure.params
+    gains, judged_only = params.get("gains"), bool(params.get("judged_only"))
+
+    def view() -> Ranked:
+        ranked = ev.cached(("ranked", None, False), lambda: _ranked(ev))
+        ranked = ranked.regraded(gains) if gains else ranked
+        return ranked.judged_only() if judged_only else ranked
+
+    ranked = ev.cached(("ranked", tuple(sorted(gains.items())) if gains else None, judged_only), view)
+    return graded_kernel(TREC_EVAL[measure.NAME], ranked, params)
+
+
 _FAMILIES = {
     "ppref": _ppref_values,
     "pgc": _pgc_values,
     "compatibility": _compatibility_values,
     "trec_prefs": _trec_prefs_values,
+    "trec_eval": _graded_values,
 }
-_FAMILY = {name: _FAMILIES[spec.family] for name, spec in SPECS.items()}
+_FAMILY = {name: _FAMILIES[spec.family] for name, spec in (*SPECS.items(), *TREC_EVAL.items())}
 
 
 BLOCK_DOCS = 1 << 16  # judged docs per block of queries: blocks are computed independently, on threads
@@ -269,33 +296,48 @@ def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -
     ``run``: a :class:`Ranking`, or any run source :func:`~ir_pref_measures.inputs.sources.ranking` reads. Ours
     are computed here on ``judgments`` (default: derived from ``qrels``) for every judged query (one the run lacks
     gets the measure's default, as in ir_measures).
-    The others are computed by ir_measures on ``qrels`` (pytrec_eval: integer grades within
-    :data:`GRADE_LIMIT`, else an :class:`InputError` naming those measures, before anything is computed), on the
-    run's ranks rather than its scores: every measure sees the one order (score descending as float64, then doc
-    id descending), where pytrec_eval alone would compare scores as 32-bit floats."""
-    from ir_measures import Metric
-
+    ir_measures' measures need ``qrels`` with integer grades within :data:`GRADE_LIMIT` (as pytrec_eval; else an
+    :class:`InputError` naming those measures, before anything is computed). Those of trec_eval
+    (:func:`~ir_pref_measures.measures.catalog.graded_spec`) are computed here, on the judgments of ``qrels``, as
+    ir_measures would (the same queries, the same defaults); the others by ir_measures. Both see the run's ranks
+    rather than its scores: every measure sees the one order (score descending as float64, then doc id descending),
+    where pytrec_eval alone would compare scores as 32-bit floats."""
     from ir_pref_measures.inputs import sources
 
     ours = [m for m in measures if is_preference_measure(m)]
-    theirs = [m for m in measures if not is_preference_measure(m)]
-    if theirs:
-        qrels = integer_qrels(theirs, qrels)
+    graded = [m for m in measures if graded_spec(m) is not None]
+    theirs = [m for m in measures if not is_preference_measure(m) and graded_spec(m) is None]
+    if graded or theirs:
+        qrels = integer_qrels([m for m in measures if not is_preference_measure(m)], qrels)
     ranking = sources.ranking(run)
     metrics = []
+    if ours and judgments is None:  # one judgment set for both: the run is looked up once
+        ours, graded = [*ours, *graded], []
+        judgments = sources.judgments(qrels)
     if ours:
-        judgments = judgments if judgments is not None else sources.judgments(qrels)
-        queries, values = preference_values(ours, judgments, ranking)
-        for measure, column in zip(ours, values, strict=True):  # a judged query the run lacks: the default
-            every = np.full(len(judgments.query_ids), float(measure.DEFAULT))
-            every[queries] = column
-            metrics += map(Metric, judgments.query_ids.tolist(), itertools.repeat(measure), every.tolist())
+        metrics += _catalog_metrics(ours, judgments, ranking)
+    if graded:
+        metrics += _catalog_metrics(graded, sources.judgments(qrels), ranking)
     if theirs:
         import ir_measures
 
         metrics += ir_measures.iter_calc(theirs, qrels, ranked_frame(ranking))
     position = {measure: i for i, measure in enumerate(measures)}
     metrics.sort(key=lambda metric: (metric.query_id, position[metric.measure]))
+    return metrics
+
+
+def _catalog_metrics(measures, judgments: Judgments, ranking: Ranking) -> list:
+    """The metrics of ``measures`` (of the catalog) for every judged query; a query the run lacks gets the
+    measure's default, as in ir_measures."""
+    from ir_measures import Metric
+
+    metrics = []
+    queries, values = preference_values(measures, judgments, ranking)
+    for measure, column in zip(measures, values, strict=True):
+        every = np.full(len(judgments.query_ids), float(measure.DEFAULT))
+        every[queries] = column
+        metrics += map(Metric, judgments.query_ids.tolist(), itertools.repeat(measure), every.tolist())
     return metrics
 
 

@@ -8,8 +8,10 @@ Everything else is generated from :data:`SPECS`: the ir_measures Measure classes
 A family names how the provider prepares a kernel's input: ``ppref`` (pair counts of the run;
 :mod:`~ir_pref_measures.measures.ppref`), ``pgc`` (:mod:`~ir_pref_measures.measures.pgc`, the image grid),
 ``compatibility``, ``trec_prefs`` (trec_eval's judgment-group measures; one kernel computes all 14,
-:mod:`~ir_pref_measures.measures.trec_prefs`). ``args`` lists what a ``ppref`` kernel takes after the
-pair counts: ``ideal`` (the ideal ranking's counts), ``cutoff``, ``beta``.
+:mod:`~ir_pref_measures.measures.trec_prefs`), ``trec_eval`` (ir_measures' own nDCG, AP, P, ... on graded qrels,
+:mod:`~ir_pref_measures.measures.graded`; declared in :data:`TREC_EVAL`, not registered as new measures).
+``args`` lists what a ``ppref`` kernel takes after the pair counts: ``ideal`` (the ideal ranking's counts),
+``cutoff``, ``beta``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ir_pref_measures.measures import ppref
+from ir_pref_measures.measures import graded, ppref
 from ir_pref_measures.measures.image_grid import ORDERS
 
 
@@ -87,6 +89,22 @@ PARAMS = {
         f"one of {', '.join(repr(o) for o in ORDERS)}",
         "middle",
     ),
+    "rel": Param(int, "minimum grade of a relevant doc", lambda v: _integer(v) and v >= 1, "an integer >= 1", 1),
+    "judged_only": Param(
+        bool,
+        "remove the docs without a judgment (grade >= 0) from the run first (trec_eval -J)",
+        lambda v: isinstance(v, bool),
+        "True or False",
+        False,
+    ),
+    "gains": Param(
+        dict,
+        "gain of each grade (unlisted grades: the grade itself)",
+        lambda v: isinstance(v, dict) and all(_integer(x) for pair in v.items() for x in pair),
+        "a dict of integers to integers",
+        shown_default="the grade",
+    ),
+    "dcg": Param(str, "discount of DCG", lambda v: v == "log2", "'log2'", "log2"),
 }
 
 CITE_CB08 = (
@@ -131,6 +149,7 @@ class MeasureSpec:
     defaults: dict = field(default_factory=dict)  # per-measure default overrides
     aggregate: str = "mean"
     doc: str = ""  # more than the definition, for the class docstring
+    needs: tuple[str, ...] = ()  # parameters a measure must be given (a kernel computes it only then)
 
     def param(self, name: str) -> Param:
         """The parameter ``name`` with this measure's default."""
@@ -275,12 +294,116 @@ _TREC_PREFS = [
     _trec("prefs_avgjg_imp", f"`prefs_avgjg` {_IMP}"),
 ]
 
+CITE_GRADED = (
+    "trec_eval 9.0 (usnistgov/trec_eval), C. Buckley 2008, as pytrec_eval computes it (C. Van Gysel, M. de Rijke. "
+    "Pytrec_eval: An Extremely Fast Python Interface to trec_eval. SIGIR 2018); Judged@k as ir_measures' judged "
+    "provider, RR@k as its msmarco provider (S. MacAvaney, C. Macdonald, I. Ounis. Streamlining Evaluation with "
+    "ir-measures. ECIR 2022)."
+)
+
+
+def _graded(name, definition, kernel, params, aggregate="mean", needs=(), defaults=None) -> MeasureSpec:
+    """ir_measures' measure ``name``, computed by ``kernel(ranked, cutoff, rel)`` on the judged docs
+    (:class:`~ir_pref_measures.measures.graded.Ranked`; cutoff ``inf`` when not given)."""
+    return MeasureSpec(
+        name, name, definition, "trec_eval", params, CITE_GRADED, kernel, (), defaults or {}, aggregate, needs=needs
+    )
+
+
+_BINARY = ("cutoff", "rel", "judged_only")
+_TREC_EVAL = [
+    _graded(
+        "nDCG",
+        "DCG of the top k (gain: the grade, discount log2(rank + 1)) / DCG of the ideal top k of all judged docs",
+        lambda r, k, rel: graded.ndcg(r, k),
+        ("cutoff", "dcg", "gains", "judged_only"),
+    ),
+    _graded(
+        "AP",
+        "Σ over the relevant docs at rank <= k of the precision at their rank, / R (every relevant doc judged)",
+        lambda r, k, rel: graded.average_precision(r, rel, k),
+        _BINARY,
+    ),
+    _graded(
+        "P", "relevant docs in the top k / k", lambda r, k, rel: graded.precision(r, k, rel), _BINARY, needs=("cutoff",)
+    ),
+    _graded(
+        "R", "relevant docs in the top k / R", lambda r, k, rel: graded.recall(r, k, rel), _BINARY, needs=("cutoff",)
+    ),
+    _graded(
+        "RR",
+        "1 / the rank of the first relevant doc (at rank <= k), 0 if none",
+        lambda r, k, rel: graded.reciprocal_rank(r, rel, k),
+        _BINARY,
+    ),
+    _graded(
+        "Rprec", "relevant docs in the top R / R", lambda r, k, rel: graded.r_precision(r, rel), ("rel", "judged_only")
+    ),
+    _graded(
+        "Bpref",
+        "Σ over the relevant retrieved docs of 1 − min(n, R) / min(N, R), n the judged non-relevant docs above it, "
+        "N all judged non-relevant, / R",
+        lambda r, k, rel: graded.bpref(r, rel),
+        ("rel",),
+    ),
+    _graded(
+        "Success",
+        "1 if a relevant doc is in the top k, else 0",
+        lambda r, k, rel: graded.success(r, k, rel),
+        _BINARY,
+        needs=("cutoff",),
+    ),
+    _graded(
+        "Judged",
+        "docs with a judgment in the top min(k, retrieved) / min(k, retrieved)",
+        lambda r, k, rel: graded.judged_share(r, k),
+        ("cutoff",),
+    ),
+    _graded(
+        "NumRet",
+        "docs retrieved; with `rel`: relevant docs retrieved",
+        lambda r, k, rel: graded.num_ret(r) if rel is None else graded.num_rel_ret(r, rel),
+        ("rel",),
+        "sum",
+        defaults={"rel": None},
+    ),
+    _graded("NumRel", "relevant docs judged (R)", lambda r, k, rel: graded.num_rel(r, 1), ("rel",), "sum"),
+]
+
 SPECS: dict[str, MeasureSpec] = {spec.name: spec for spec in (*_PPREF, *_GRAPH, *_TREC_PREFS)}
-FAMILIES = ("ppref", "pgc", "compatibility", "trec_prefs")
+"""The measures of this package (registered with ir_measures as new measures)."""
+TREC_EVAL: dict[str, MeasureSpec] = {spec.name: spec for spec in _TREC_EVAL}
+"""ir_measures' own measures that the engine computes with the kernels of
+:mod:`~ir_pref_measures.measures.graded` (:func:`graded_spec` says for which parameters)."""
+FAMILIES = ("ppref", "pgc", "compatibility", "trec_prefs", "trec_eval")
 
 
 def family(name: str) -> list[MeasureSpec]:
-    return [spec for spec in SPECS.values() if spec.family == name]
+    return [spec for spec in (*SPECS.values(), *TREC_EVAL.values()) if spec.family == name]
+
+
+_ONLY = {"NumRel": {"rel": 1}}  # ir_measures computes NumRel only at rel=1
+
+
+def graded_spec(measure) -> MeasureSpec | None:
+    """The spec of ir_measures' ``measure`` when a kernel of :mod:`~ir_pref_measures.measures.graded` computes it
+    with its parameters, else ``None`` (ir_measures computes it). RR@k is MS MARCO's, which has no ``judged_only``."""
+    spec = TREC_EVAL.get(measure.NAME)
+    params = measure.params
+    if spec is None or any(name not in params for name in spec.needs):
+        return None
+    for name, value in params.items():
+        only = _ONLY.get(spec.name, {})
+        if name not in spec.params or not PARAMS[name].test(value) or only.get(name, value) != value:
+            return None
+    if spec.name == "RR" and "cutoff" in params and params.get("judged_only"):
+        return None
+    return spec
+
+
+def graded_kernel(spec: MeasureSpec, ranked: graded.Ranked, params: dict) -> np.ndarray:
+    """The values of the measure of ``spec`` with ``params`` (those :func:`graded_spec` accepts)."""
+    return spec.kernel(ranked, params.get("cutoff", np.inf), params.get("rel", spec.param("rel").default))
 
 
 def ppref_kernel(name: str, counts, cutoff=None, **kwargs) -> np.ndarray:
@@ -296,7 +419,7 @@ def ppref_kernel(name: str, counts, cutoff=None, **kwargs) -> np.ndarray:
 def _shown(name: str, spec: MeasureSpec) -> str:
     param = spec.param(name)
     default = param.shown_default if param.default is None else repr(param.default)
-    return f"`{name}` ({default})"
+    return f"`{name}` ({'required' if name in spec.needs else default or 'not given'})"
 
 
 def markdown_table(family_name: str) -> str:

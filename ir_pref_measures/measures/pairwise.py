@@ -20,12 +20,16 @@ Pairwise values compare rows ``a`` (run i) and ``b`` (run j) and are positive wh
 
 Metrics (per run, binary relevance unless noted; ``m`` = number of relevant docs, retrieved or not)
 take a position array and give one value per run and segment; a metric difference between runs is
-the difference of these values.
+the difference of these values. They are pref_eval's AP, RBP, RR, P, R, R-precision and nDCG, computed by
+trec_eval's kernels (:mod:`~ir_pref_measures.measures.graded`) with every column a relevant doc (pref_eval's
+relevant: grade > 0; nDCG's gain: the grade, a float).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from ir_pref_measures.measures import graded
 
 RPP_WEIGHTS = ("rpp", "invrpp", "dcgrpp")
 
@@ -111,56 +115,55 @@ def segment_sizes(starts: np.ndarray, width: int) -> np.ndarray:
     return np.diff(np.append(starts, width))
 
 
-def _sum_within(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    return np.add.reduceat(values, starts, axis=1)
+def _ranked(p: np.ndarray, starts: np.ndarray, grades: np.ndarray | None = None) -> graded.Ranked:
+    """A position array as the judged docs of trec_eval's kernels: one query per (row, segment), each column a
+    relevant doc of grade 1 (or ``grades``, one per column, and ranks in any order). A position array is sorted
+    within each segment, so its rows, flattened, are in (query, rank) order already."""
+    rows, width = p.shape
+    query = (np.arange(rows)[:, None] * len(starts) + segment_ids(starts, width)).ravel()
+    retrieved = np.zeros(rows * len(starts))
+    if grades is None:
+        return graded.Ranked(query, p.ravel(), np.ones(p.size), retrieved)
+    return graded.Ranked.of(query, p.ravel(), np.broadcast_to(grades, p.shape).ravel(), retrieved)
+
+
+def _per_run(values: np.ndarray, p: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    return values.reshape(p.shape[0], len(starts))
 
 
 def average_precision(p: np.ndarray, starts: np.ndarray, k: float = np.inf) -> np.ndarray:
     """AP (Buckley and Voorhees 2000) and ``ap@k``: ``(1/m) sum_{p_j <= k} j / p_j``; m counts unretrieved
     relevant docs (trec_eval's ``map`` / ``map_cut``)."""
-    j = level_index(starts, p.shape[1])
-    return _sum_within(np.where(p <= k, j / p, 0.0), starts) / segment_sizes(starts, p.shape[1])
+    return _per_run(graded.average_precision(_ranked(p, starts), 1, k), p, starts)
 
 
 def rank_biased_precision(p: np.ndarray, starts: np.ndarray, gamma: float = 0.5, k: float = np.inf) -> np.ndarray:
     """RBP (Moffat and Zobel 2008), binary gain, no residual: ``(1-gamma) sum_{p_j <= k} gamma^(p_j - 1)``."""
-    return (1.0 - gamma) * _sum_within(np.where(p <= k, gamma ** (p - 1.0), 0.0), starts)
+    return _per_run(graded.rank_biased_precision(_ranked(p, starts), gamma, 1, k), p, starts)
 
 
 def reciprocal_rank(p: np.ndarray, starts: np.ndarray, k: float = np.inf) -> np.ndarray:
     """RR and ``rr@k``: ``1/p_1``, 0 when the first relevant doc is unretrieved or below k."""
-    first = p[:, starts]
-    return np.where(first <= k, 1.0 / first, 0.0)
-
-
-def retrieved_within(p: np.ndarray, starts: np.ndarray, k: float | np.ndarray) -> np.ndarray:
-    """``#{j: p_j <= k}`` per segment; ``k`` a number or one cutoff per segment."""
-    cutoff = np.repeat(k, segment_sizes(starts, p.shape[1])) if np.ndim(k) else k
-    return _sum_within((p <= cutoff).astype(np.float64), starts)
+    return _per_run(graded.reciprocal_rank(_ranked(p, starts), 1, k), p, starts)
 
 
 def precision(p: np.ndarray, starts: np.ndarray, k: int) -> np.ndarray:
     """``p@k``: ``#{j: p_j <= k} / k``."""
-    return retrieved_within(p, starts, k) / k
+    return _per_run(graded.precision(_ranked(p, starts), k), p, starts)
 
 
 def recall(p: np.ndarray, starts: np.ndarray, k: int) -> np.ndarray:
     """``r@k``: ``#{j: p_j <= k} / m``."""
-    return retrieved_within(p, starts, k) / segment_sizes(starts, p.shape[1])
+    return _per_run(graded.recall(_ranked(p, starts), k), p, starts)
 
 
 def r_precision(p: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """R-precision: ``#{j: p_j <= m} / m``."""
-    m = segment_sizes(starts, p.shape[1])
-    return retrieved_within(p, starts, m) / m
+    return _per_run(graded.r_precision(_ranked(p, starts)), p, starts)
 
 
 def ndcg(ranks: np.ndarray, grades: np.ndarray, starts: np.ndarray, k: float = np.inf) -> np.ndarray:
     """nDCG (Jarvelin and Kekalainen 2002) with the grade as gain, as trec_eval:
     ``sum_{d: rank(d) <= k} g(d) / log2(rank(d)+1)`` over the ideal DCG of the k largest grades (all
-    relevant docs, retrieved or not). ``ranks`` need not be sorted; ``grades`` are per column, and sorted
-    descending within each segment."""
-    gain = np.where(ranks <= k, grades / np.log2(ranks + 1.0), 0.0)
-    j = level_index(starts, ranks.shape[1])
-    ideal = np.add.reduceat(np.where(j <= k, grades / np.log2(j + 1.0), 0.0), starts)
-    return _sum_within(gain, starts) / ideal
+    relevant docs, retrieved or not). ``ranks`` need not be sorted; ``grades`` are per column."""
+    return _per_run(graded.ndcg(_ranked(ranks, starts, grades), k), ranks, starts)
