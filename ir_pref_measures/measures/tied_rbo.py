@@ -273,9 +273,7 @@ def _pair(x_items: list, x_lists: TiedLists, y_items: list, y_lists: TiedLists, 
     return {score: float(value[0]) for score, value in values.items()}
 
 
-def rbo(
-    x: Sequence, y: Sequence, p: float = 0.9, ties: str = "a", depth: int | None = None
-) -> dict[str, float]:
+def rbo(x: Sequence, y: Sequence, p: float = 0.9, ties: str = "a", depth: int | None = None) -> dict[str, float]:
     """Tie-aware RBO of two rankings, each a list whose entries are items or collections (set, list, tuple)
     of tied items, e.g. ``["red", {"blue", "green"}, "yellow"]``: ``{"ext", "min", "max", "res"} -> value``.
 
