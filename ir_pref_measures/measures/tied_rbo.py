@@ -15,7 +15,7 @@ Webber et al.'s RBO, and ``min`` is the truncated RBO of :mod:`.rbo` summed to i
 Vectorised over depths and queries: the overlap is counted from the items' intervals (fully seen in both
 rankings; partly seen in one, whose group at depth d is the only partial group there) with one ``bincount``
 and ``cumsum`` each, so the cost is linear in the summed lengths. A ranking with no item has ``min = ext = 0``
-and ``max = 1`` against a non-empty one.
+and ``max = 1`` against any other (an empty one included): nothing seen agrees, anything may follow.
 
 W. Webber, A. Moffat, J. Zobel. A similarity measure for indefinite rankings. ACM TOIS 28(4), 2010.
 M. Corsi, J. Urbano. The treatment of ties in rank-biased overlap. SIGIR 2024.
@@ -98,8 +98,6 @@ def tied_rbo(
     """
     check_params(p, ties)
     la, lb = np.asarray(a.lengths, np.int64), np.asarray(b.lengths, np.int64)
-    if np.any((la == 0) & (lb == 0)):
-        raise ValueError("RBO of two empty rankings is undefined")
     query = np.asarray(query, np.int64)
     order = np.argsort(query, kind="stable")
     query, pos_a, pos_b = query[order], np.asarray(pos_a, np.int64)[order], np.asarray(pos_b, np.int64)[order]
@@ -191,8 +189,8 @@ def _block(a: TiedLists, b: TiedLists, query, pos_a, pos_b, p: float, ties: str)
             return x / norm
 
     seen = agreement(overlap)
-    last_s = np.where(s > 0, start + s - 1, 0)
-    a_s = np.where(s > 0, seen[last_s], 0.0)  # A at depth s, extrapolated past it
+    a_s = np.zeros(n_queries)
+    a_s[s > 0] = seen[(start + s - 1)[s > 0]]  # A at depth s, extrapolated past it
 
     # the items of L that S lacks, in L's order: how many have started / ended their group by depth d
     shared_a, shared_b = np.zeros(len(a.top), bool), np.zeros(len(b.top), bool)
@@ -217,22 +215,26 @@ def _block(a: TiedLists, b: TiedLists, query, pos_a, pos_b, p: float, ties: str)
     a_ext = np.where(past_s, agreement(overlap + beyond * a_s[cell_query] * mean_unseen), seen)
 
     # sums over the seen depths, then the tails past depth l
-    longest = int(length.max())
+    longest = int(length.max(initial=0))
     powers = p ** np.arange(1, 2 * longest + 2, dtype=np.float64)  # p^d for d = 1..2l+1
     harmonic = np.concatenate([[0.0], np.cumsum(powers / np.arange(1, len(powers) + 1))])  # sum_{d<=n} p^d / d
     weight = powers[depth0]
-    x_l = overlap[start + length - 1]  # an integer: every group is whole at depth l
-    x_l = np.round(x_l)
+    x_l = np.zeros(n_queries)  # an integer: every group is whole at depth l
+    x_l[length > 0] = np.round(overlap[(start + length - 1)[length > 0]])
     tail_min = x_l * (np.log(1.0 / (1.0 - p)) - harmonic[length])
     f = (length + s - x_l).astype(np.int64)
     geometric = (powers[length] - powers[f]) / (1.0 - p)  # sum_{d=l+1..f} p^d
     tail_max = 2.0 * geometric - f * (harmonic[f] - harmonic[length]) + powers[f] / (1.0 - p)
-    tail_ext = (x_l + (length - s) * a_s) / length * powers[length] / (1.0 - p)
+    tail_ext = (x_l + (length - s) * a_s) / np.maximum(length, 1) * powers[length] / (1.0 - p)
     scale = (1.0 - p) / p
+
+    def seen_sum(agreements):
+        return np.bincount(cell_query, agreements * weight, minlength=n_queries)
+
     out = {
-        "ext": scale * (np.add.reduceat(a_ext * weight, start) + tail_ext),
-        "min": scale * (np.add.reduceat(a_min * weight, start) + tail_min),
-        "max": scale * (np.add.reduceat(a_max * weight, start) + tail_max),
+        "ext": scale * (seen_sum(a_ext) + tail_ext),
+        "min": scale * (seen_sum(a_min) + tail_min),
+        "max": scale * (seen_sum(a_max) + tail_max),
     }
     out["res"] = out["max"] - out["min"]
     return out
