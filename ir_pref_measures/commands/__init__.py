@@ -20,6 +20,7 @@ COMMANDS = {  # subcommand -> its module, in the order ``--help`` lists them
     "aggregate": "aggregate",
     "compatibility": "compatibility",
     "greedy-pgc": "greedy_pgc",
+    "rbo": "rbo",
     "experiment": "experiment",
     "meta": "meta",
 }

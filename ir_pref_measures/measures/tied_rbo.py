@@ -15,7 +15,7 @@ Webber et al.'s RBO, and ``min`` is the truncated RBO of :mod:`.rbo` summed to i
 Vectorised over depths and queries: the overlap is counted from the items' intervals (fully seen in both
 rankings; partly seen in one, whose group at depth d is the only partial group there) with one ``bincount``
 and ``cumsum`` each, so the cost is linear in the summed lengths. A ranking with no item has ``min = ext = 0``
-and ``max = 1`` against any other (an empty one included): nothing seen agrees, anything may follow.
+against any other (an empty one included): nothing seen agrees; ``max`` is 1 unless the other ranking ties.
 
 W. Webber, A. Moffat, J. Zobel. A similarity measure for indefinite rankings. ACM TOIS 28(4), 2010.
 M. Corsi, J. Urbano. The treatment of ties in rank-biased overlap. SIGIR 2024.
