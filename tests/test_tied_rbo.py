@@ -233,6 +233,7 @@ def test_many_queries_at_once_equal_one_at_a_time(pairs, p, ties):
 def test_scores_tie_equal_values_and_depth_keeps_straddling_groups():
     by_scores = rbo_of_scores(["a", "b", "c", "d"], [3, 2, 2, 1], ["b", "e", "a"], [5, 5, 1], 0.8, "b")
     assert by_scores == rbo(["a", {"b", "c"}, "d"], [{"b", "e"}, "a"], 0.8, "b")
+    assert rbo_of_scores([], [], ["a", "b"], [1, 0], 0.8, "w") == rbo([], ["a", "b"], 0.8, "w")
     cut = rbo(["a", {"b", "c"}, "d"], ["c", "a", "b", "d"], 0.8, depth=2)
     assert cut == rbo(["a", {"b", "c"}], ["c", "a"], 0.8)
 

@@ -1,7 +1,8 @@
 """Tie-aware rank-biased overlap between two runs, per query and averaged (:mod:`..measures.tied_rbo`).
 
 A run's tie groups are its docs of equal score within a query (the doc id order that breaks ties elsewhere in
-the library plays no part). A query one run lacks is an empty ranking there (``min = ext = 0``; ``max = 1`` unless the other run ties).
+the library plays no part). A query one run lacks is an empty ranking there (``min = ext = 0``; ``max = 1``
+unless the other run ties).
 """
 
 from __future__ import annotations
@@ -9,9 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import ranges
+from ir_pref_measures.ids import arrow, as_numpy, ranges
 from ir_pref_measures.inputs.sources import ranking as as_ranking
 from ir_pref_measures.measures.tied_rbo import SCORES, TIES, TiedLists, tied_rbo
 from ir_pref_measures.model.rankings import Ranking
@@ -20,6 +23,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 SUMMARY = "all"
+MATCH_BLOCK = 1 << 16  # docs of both runs encoded at a time
 
 
 def check_options(p: float, ties: str, depth: int | None) -> None:
@@ -48,6 +52,45 @@ def _tied_lists(run: Ranking, query_ids: np.ndarray, depth: int | None) -> tuple
     return lists, entries
 
 
+def _docs(run: Ranking, entries: np.ndarray) -> pa.ChunkedArray | pa.Array:
+    """The doc ids of ``entries`` of ``run`` (no copy when they are all of its entries, in order)."""
+    if len(entries) == len(run.doc_text) and (not len(entries) or entries[-1] == len(entries) - 1):
+        return run.doc_text  # entries are increasing: all of them, in order
+    return run.doc_text.take(arrow(entries))
+
+
+def shared_positions(offsets_a: np.ndarray, docs_a, offsets_b: np.ndarray, docs_b) -> np.ndarray:
+    """For each entry of a, the index of the entry of b with the same doc in the same query (entries
+    ``offsets[q]:offsets[q+1]`` of each), -1 for none. By blocks of queries whose docs fit in cache, the docs
+    are dictionary-encoded (hashing, no sort), then matched query by query through a table of the codes."""
+    out = np.full(int(offsets_a[-1]), -1, dtype=np.int64)
+    sizes = np.cumsum(np.diff(offsets_a) + np.diff(offsets_b))
+    lo = 0
+    while lo < len(sizes):
+        hi = max(lo + 1, int(np.searchsorted(sizes, (sizes[lo - 1] if lo else 0) + MATCH_BLOCK, "right")))
+        a0, b0 = int(offsets_a[lo]), int(offsets_b[lo])
+        block_a, block_b = docs_a.slice(a0, int(offsets_a[hi]) - a0), docs_b.slice(b0, int(offsets_b[hi]) - b0)
+        encoded = pc.dictionary_encode(_one_type(block_a, block_b)).combine_chunks()
+        codes = as_numpy(encoded.indices)
+        code_a, code_b = codes[: len(block_a)], codes[len(block_a) :]
+        entry_b = np.full(len(encoded.dictionary), -1, dtype=np.int64)
+        for q in range(lo, hi):  # a query's docs at a time: the table holds one query's docs of b
+            qa, qb = slice(offsets_a[q] - a0, offsets_a[q + 1] - a0), slice(offsets_b[q] - b0, offsets_b[q + 1] - b0)
+            entry_b[code_b[qb]] = np.arange(offsets_b[q], offsets_b[q + 1])
+            out[offsets_a[q] : offsets_a[q + 1]] = entry_b[code_a[qa]]
+            entry_b[code_b[qb]] = -1
+        lo = hi
+    return out
+
+
+def _one_type(*parts) -> pa.ChunkedArray:
+    """Arrow string arrays (chunked or not) as one chunked array (large strings if their types differ)."""
+    chunks = [c for part in parts for c in (part.chunks if isinstance(part, pa.ChunkedArray) else [part])]
+    if len({c.type for c in chunks}) > 1:
+        chunks = [c.cast(pa.large_string()) for c in chunks]
+    return pa.chunked_array(chunks, type=chunks[0].type if chunks else pa.string())
+
+
 def rbo_between(
     run_a: Ranking, run_b: Ranking, query_ids: np.ndarray, p: float = 0.9, ties: str = "a", depth: int | None = None
 ) -> dict[str, np.ndarray]:
@@ -55,13 +98,13 @@ def rbo_between(
     check_options(p, ties, depth)
     query_ids = np.asarray(query_ids)
     lists_a, entries_a = _tied_lists(run_a, query_ids, depth)
-    lists_b, _ = _tied_lists(run_b, query_ids, depth)
-    query = np.repeat(np.arange(len(query_ids)), lists_a.lengths)
-    rank_b = run_b.rank_in(run_b.query_index(query_ids)[query], run_a.doc_text.take(entries_a))
-    pos_b = rank_b - 1  # the kept part of b is a prefix of each query's list
-    shared = np.flatnonzero(pos_b < lists_b.lengths[query])
-    pos_a = np.arange(len(query)) - lists_a.offsets[query]
-    return tied_rbo(lists_a, lists_b, query[shared], pos_a[shared], pos_b[shared].astype(np.int64), p, ties)
+    lists_b, entries_b = _tied_lists(run_b, query_ids, depth)
+    query_a = np.repeat(np.arange(len(query_ids)), lists_a.lengths)
+    match = shared_positions(lists_a.offsets, _docs(run_a, entries_a), lists_b.offsets, _docs(run_b, entries_b))
+    shared = np.flatnonzero(match >= 0)
+    pos_a = shared - lists_a.offsets[query_a[shared]]
+    pos_b = match[shared] - lists_b.offsets[query_a[shared]]
+    return tied_rbo(lists_a, lists_b, query_a[shared], pos_a, pos_b, p, ties)
 
 
 def rbo_runs(

@@ -65,18 +65,21 @@ class TiedLists:
         lengths = np.asarray(lengths, dtype=np.int64)
         offsets = np.concatenate([[0], np.cumsum(lengths)])
         starts = np.asarray(group_start, dtype=bool).copy()
+        if len(starts) != offsets[-1]:
+            raise ValueError(f"{len(starts)} positions for rankings of {offsets[-1]} positions in all")
         starts[offsets[:-1][lengths > 0]] = True
         first = np.flatnonzero(starts)
-        last = np.append(first[1:], len(starts)) - 1
-        group = np.cumsum(starts) - 1
-        base = np.repeat(offsets[:-1], lengths)
-        return cls(lengths, first[group] - base, last[group] - base)
+        sizes = np.diff(np.append(first, len(starts)))
+        top = first - offsets[np.searchsorted(offsets, first, "right") - 1]  # groups never cross queries
+        return cls(lengths, np.repeat(top, sizes), np.repeat(top + sizes - 1, sizes))
 
     @classmethod
     def from_scores(cls, scores: np.ndarray, lengths: np.ndarray) -> TiedLists:
         """From scores in rank order (descending within each query): equal neighbours are tied."""
         scores = np.asarray(scores)
-        return cls.from_starts(np.append(True, scores[1:] != scores[:-1]), lengths)
+        starts = np.ones(len(scores), dtype=bool)
+        np.not_equal(scores[1:], scores[:-1], out=starts[1:])
+        return cls.from_starts(starts, lengths)
 
     def cut(self, depth: int) -> np.ndarray:
         """Mask of the positions kept at ``depth``: those whose tie group starts above it (a group that
