@@ -36,34 +36,34 @@ def check_options(p: float, ties: str, depth: int | None) -> None:
         raise InputError(f"RBO depth={depth} is not a positive integer", expected="a depth >= 1, or none")
 
 
-def _tied_lists(run: Ranking, query_ids: np.ndarray, depth: int | None) -> tuple[TiedLists, np.ndarray]:
+def _tied_lists(run: Ranking, query_ids: np.ndarray, depth: int | None) -> tuple[TiedLists, pa.Array]:
     """The tie groups of ``run`` in each of ``query_ids`` (cut at ``depth``: :meth:`TiedLists.cut`), and the
-    run's entry index of each position."""
+    doc id of each position."""
     at = run.query_index(query_ids)
     present = at >= 0
     sizes = np.zeros(len(query_ids), np.int64)
     sizes[present] = np.diff(run.offsets)[at[present]]
-    entries = ranges(run.offsets[at[present]], run.offsets[at[present] + 1])
-    lists = TiedLists.from_scores(run.scores[entries], sizes)
+    if present.all() and np.all(at[1:] > at[:-1]) and sizes.sum() == len(run.scores):
+        entries = None  # every query of the run, in its order
+        lists = TiedLists.from_scores(run.scores, sizes)
+    else:
+        entries = ranges(run.offsets[at[present]], run.offsets[at[present] + 1])
+        lists = TiedLists.from_scores(run.scores[entries], sizes)
     if depth is not None:
         keep = lists.cut(depth)
-        sizes = np.bincount(np.repeat(np.arange(len(sizes)), sizes)[keep], minlength=len(sizes))
-        lists, entries = TiedLists(sizes, lists.top[keep], lists.bottom[keep]), entries[keep]
-    return lists, entries
+        if not keep.all():
+            sizes = np.bincount(np.repeat(np.arange(len(sizes)), sizes)[keep], minlength=len(sizes))
+            lists = TiedLists(sizes, lists.top[keep], lists.bottom[keep])
+            entries = np.flatnonzero(keep) if entries is None else entries[keep]
+    return lists, run.doc_text if entries is None else run.doc_text.take(arrow(entries))
 
 
-def _docs(run: Ranking, entries: np.ndarray) -> pa.ChunkedArray | pa.Array:
-    """The doc ids of ``entries`` of ``run`` (no copy when they are all of its entries, in order)."""
-    if len(entries) == len(run.doc_text) and (not len(entries) or entries[-1] == len(entries) - 1):
-        return run.doc_text  # entries are increasing: all of them, in order
-    return run.doc_text.take(arrow(entries))
-
-
-def shared_positions(offsets_a: np.ndarray, docs_a, offsets_b: np.ndarray, docs_b) -> np.ndarray:
-    """For each entry of a, the index of the entry of b with the same doc in the same query (entries
-    ``offsets[q]:offsets[q+1]`` of each), -1 for none. By blocks of queries whose docs fit in cache, the docs
+def shared_positions(offsets_a: np.ndarray, docs_a, offsets_b: np.ndarray, docs_b) -> tuple[np.ndarray, ...]:
+    """The docs that lists a and b of the same query share (lists ``offsets[q]:offsets[q+1]`` of each): their
+    query and their 0-based positions in a and in b. By blocks of queries whose docs fit in cache, the docs
     are dictionary-encoded (hashing, no sort), then matched query by query through a table of the codes."""
-    out = np.full(int(offsets_a[-1]), -1, dtype=np.int64)
+    found: list[tuple[np.ndarray, np.ndarray]] = []
+    counts = np.zeros(len(offsets_a) - 1, dtype=np.int64)
     sizes = np.cumsum(np.diff(offsets_a) + np.diff(offsets_b))
     lo = 0
     while lo < len(sizes):
@@ -73,14 +73,20 @@ def shared_positions(offsets_a: np.ndarray, docs_a, offsets_b: np.ndarray, docs_
         encoded = pc.dictionary_encode(_one_type(block_a, block_b)).combine_chunks()
         codes = as_numpy(encoded.indices)
         code_a, code_b = codes[: len(block_a)], codes[len(block_a) :]
-        entry_b = np.full(len(encoded.dictionary), -1, dtype=np.int64)
+        position_b = np.full(len(encoded.dictionary), -1, dtype=np.int64)
         for q in range(lo, hi):  # a query's docs at a time: the table holds one query's docs of b
-            qa, qb = slice(offsets_a[q] - a0, offsets_a[q + 1] - a0), slice(offsets_b[q] - b0, offsets_b[q + 1] - b0)
-            entry_b[code_b[qb]] = np.arange(offsets_b[q], offsets_b[q + 1])
-            out[offsets_a[q] : offsets_a[q + 1]] = entry_b[code_a[qa]]
-            entry_b[code_b[qb]] = -1
+            in_a = code_a[offsets_a[q] - a0 : offsets_a[q + 1] - a0]
+            in_b = code_b[offsets_b[q] - b0 : offsets_b[q + 1] - b0]
+            position_b[in_b] = np.arange(len(in_b))
+            match = position_b[in_a]
+            position_b[in_b] = -1
+            hit = np.flatnonzero(match >= 0)
+            found.append((hit, match[hit]))
+            counts[q] = len(hit)
         lo = hi
-    return out
+    pos_a = np.concatenate([f[0] for f in found]) if found else np.zeros(0, np.int64)
+    pos_b = np.concatenate([f[1] for f in found]) if found else np.zeros(0, np.int64)
+    return np.repeat(np.arange(len(counts)), counts), pos_a, pos_b
 
 
 def _one_type(*parts) -> pa.ChunkedArray:
@@ -97,14 +103,10 @@ def rbo_between(
     """Tie-aware RBO of two runs in each of ``query_ids``: ``{"ext", "min", "max", "res"} -> values``."""
     check_options(p, ties, depth)
     query_ids = np.asarray(query_ids)
-    lists_a, entries_a = _tied_lists(run_a, query_ids, depth)
-    lists_b, entries_b = _tied_lists(run_b, query_ids, depth)
-    query_a = np.repeat(np.arange(len(query_ids)), lists_a.lengths)
-    match = shared_positions(lists_a.offsets, _docs(run_a, entries_a), lists_b.offsets, _docs(run_b, entries_b))
-    shared = np.flatnonzero(match >= 0)
-    pos_a = shared - lists_a.offsets[query_a[shared]]
-    pos_b = match[shared] - lists_b.offsets[query_a[shared]]
-    return tied_rbo(lists_a, lists_b, query_a[shared], pos_a, pos_b, p, ties)
+    lists_a, docs_a = _tied_lists(run_a, query_ids, depth)
+    lists_b, docs_b = _tied_lists(run_b, query_ids, depth)
+    query, pos_a, pos_b = shared_positions(lists_a.offsets, docs_a, lists_b.offsets, docs_b)
+    return tied_rbo(lists_a, lists_b, query, pos_a, pos_b, p, ties)
 
 
 def rbo_runs(
