@@ -3,7 +3,6 @@ the single-pair RBO of the two score lists; missing queries, depth cuts, bad opt
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -80,3 +79,23 @@ def test_command_prints_the_table(tmp_path, capsys):
     )
     assert main(["rbo", paths[0], str(tmp_path / "missing.run")]) == 2
     assert "missing.run" in capsys.readouterr().err
+
+
+def test_compare_offers_rbo_between_the_runs():
+    """In ``compare``, rbo measures are the runs' tie-aware RBO on each judged query; ``all`` is their mean."""
+    from ir_pref_measures.analysis.compare import compare, parse_measure
+
+    qrels = {"q1": {"d1": 1, "d9": 0}, "q2": {"d2": 2}, "q4": {"z": 1}}
+    names = ["rbo", "rbo_b_min@0.8", "rbo_w_res@0.5,2", "rpp"]
+    table = compare({"a": RUN_A, "b": RUN_B}, qrels, names, perquery=True).set_index("query_id")
+    for query in ("q1", "q2", "q4"):
+        assert table.loc[query, "rbo"] == by_scores(RUN_A, RUN_B, query, p=0.9, ties="a")["ext"]
+        assert table.loc[query, "rbo_b_min@0.8"] == by_scores(RUN_A, RUN_B, query, p=0.8, ties="b")["min"]
+        expected = by_scores(RUN_A, RUN_B, query, p=0.5, ties="w", depth=2)["res"]
+        assert table.loc[query, "rbo_w_res@0.5,2"] == pytest.approx(expected, abs=1e-15)
+    assert table.loc["all", "rbo"] == pytest.approx(table.loc[["q1", "q2", "q4"], "rbo"].mean())
+    measure = parse_measure("rbo_b_max@0.95,100")
+    assert (measure.family, measure.ties, measure.score, measure.gamma, measure.k) == ("rbo", "b", "max", 0.95, 100)
+    for bad in ("rbo@1.5", "rbo_c", "rbo@0.9,0", "rbo_ext_a"):
+        with pytest.raises(InputError, match="unknown measure"):
+            parse_measure(bad)
