@@ -3,6 +3,7 @@ the single-pair RBO of the two score lists; missing queries, depth cuts, bad opt
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -99,3 +100,35 @@ def test_compare_offers_rbo_between_the_runs():
     for bad in ("rbo@1.5", "rbo_c", "rbo@0.9,0", "rbo_ext_a"):
         with pytest.raises(InputError, match="unknown measure"):
             parse_measure(bad)
+
+
+def test_compatibility_with_ties_is_compatibility_where_nothing_ties(tmp_path):
+    """With distinct scores and distinct grades, Compatibility with ties (any variant) is Clarke's Compatibility;
+    with ties it differs, and the reference form stays the default."""
+    from ir_pref_measures.dropins.compatibility import compatibility_report
+
+    rng = np.random.default_rng(7)
+    qrels, run, tied = tmp_path / "qrels", tmp_path / "run", tmp_path / "tied"
+    qrels_lines, run_lines, tied_lines = [], [], []
+    for q in range(5):
+        docs = rng.permutation(60)
+        for grade, doc in enumerate(docs[:12], start=1):  # distinct grades, a few docs never retrieved
+            qrels_lines.append(f"t{q} 0 d{doc} {grade}\n")
+        qrels_lines.append(f"t{q} 0 d{docs[12]} 0\n")
+        for rank, doc in enumerate(rng.permutation(55)):
+            run_lines.append(f"t{q} Q0 d{doc} {rank} {100 - rank * 1.5} r\n")
+            tied_lines.append(f"t{q} Q0 d{doc} {rank} {100 - rank // 4} r\n")
+    qrels.write_text("".join(qrels_lines))
+    run.write_text("".join(run_lines))
+    tied.write_text("".join(tied_lines))
+
+    def values(path, **options):
+        lines = compatibility_report(qrels, path, 0.9, **options).splitlines()[1:]
+        return np.array([float(line.split(",")[2]) for line in lines])
+
+    reference = values(run)
+    for ties in ("w", "a", "b"):
+        assert values(run, ties=ties) == pytest.approx(reference, abs=1e-12)
+        assert values(run, ties=ties, normalize=False) == pytest.approx(values(run, normalize=False), abs=1e-12)
+    assert not np.allclose(values(tied, ties="a"), values(tied))
+    assert np.all(values(tied, ties="a") <= 1 + 1e-12)

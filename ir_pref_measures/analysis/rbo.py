@@ -1,4 +1,5 @@
-"""Tie-aware rank-biased overlap between two runs, per query and averaged (:mod:`..measures.tied_rbo`).
+"""Tie-aware rank-biased overlap between two runs, per query and averaged, and Compatibility with ties
+(:mod:`..measures.tied_rbo`).
 
 A run's tie groups are its docs of equal score within a query (the doc id order that breaks ties elsewhere in
 the library plays no part). A query one run lacks is an empty ranking there (``min = ext = 0``; ``max = 1``
@@ -16,7 +17,10 @@ import pyarrow.compute as pc
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, as_numpy, ranges
 from ir_pref_measures.inputs.sources import ranking as as_ranking
+from ir_pref_measures.measures.compatibility import relevant
+from ir_pref_measures.measures.rbo import normalized
 from ir_pref_measures.measures.tied_rbo import SCORES, TIES, TiedLists, tied_rbo
+from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
 if TYPE_CHECKING:
@@ -126,3 +130,40 @@ def rbo_runs(
     rows = [pd.DataFrame({"query_id": query_ids, **values})] if perquery else []
     rows.append(pd.DataFrame({"query_id": [SUMMARY], **{s: [float(values[s].mean())] for s in SCORES}}))
     return pd.concat(rows, ignore_index=True) if len(rows) > 1 else rows[0]
+
+
+def tied_compatibility(
+    judgments: Judgments,
+    run: Ranking,
+    queries: np.ndarray,
+    p: float = 0.95,
+    ties: str = "w",
+    normalize: bool = True,
+    depth: int = 1000,
+    score: str = "min",
+) -> np.ndarray:
+    """Compatibility with ties, for each query index in ``queries`` of graded ``judgments``: the tie-aware RBO
+    (``ties``, ``score``) between the run, its docs of equal score tied and cut at ``depth``, and the ideal
+    ranking of the docs with a grade > 0 by grade, equal grades tied (every order of the ideal result set at
+    once, where Clarke et al. pick the order closest to the run); with ``normalize``, divided by the ideal's
+    RBO with itself (0 for an empty ideal)."""
+    check_options(p, ties, depth)
+    queries = np.asarray(queries, dtype=np.int64)
+    slot = np.full(len(judgments), -1, dtype=np.int64)
+    slot[queries] = np.arange(len(queries))
+    docs = judgments.docs_of(queries)
+    docs = docs[relevant(judgments)[docs] & judgments.graded[docs]]
+    docs = docs[np.lexsort((-judgments.grades[docs], slot[judgments.doc_query[docs]]))]
+    ideal = TiedLists.from_scores(
+        -judgments.grades[docs], np.bincount(slot[judgments.doc_query[docs]], minlength=len(queries))
+    )
+    lists, run_docs = _tied_lists(run, judgments.query_ids[queries], depth)
+    query, pos_run, pos_ideal = shared_positions(
+        lists.offsets, run_docs, ideal.offsets, judgments.doc_text.take(arrow(docs))
+    )
+    value = tied_rbo(lists, ideal, query, pos_run, pos_ideal, p, ties)[score]
+    if not normalize:
+        return value
+    own = np.repeat(np.arange(len(queries)), ideal.lengths)
+    positions = np.arange(len(own)) - ideal.offsets[own]
+    return normalized(value, tied_rbo(ideal, ideal, own, positions, positions, p, ties)[score])
