@@ -119,6 +119,7 @@ def test_every_command_module_adds_its_parser_and_runs():
         "aggregate",
         "compatibility",
         "greedy-pgc",
+        "rbo",
         "experiment",
         "meta",
     ]
