@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ir_pref_measures.analysis.rbo import rbo_runs
 from ir_pref_measures.commands import main
@@ -132,3 +134,27 @@ def test_compatibility_with_ties_is_compatibility_where_nothing_ties(tmp_path):
         assert values(run, ties=ties, normalize=False) == pytest.approx(values(run, normalize=False), abs=1e-12)
     assert not np.allclose(values(tied, ties="a"), values(tied))
     assert np.all(values(tied, ties="a") <= 1 + 1e-12)
+
+
+@st.composite
+def two_runs(draw):
+    """Two runs as dicts: a few queries (some in one run only), docs from a small pool, scores with ties."""
+    runs = []
+    for _ in range(2):
+        run = {}
+        for query in draw(st.lists(st.sampled_from(["q1", "q2", "q3", "q4"]), unique=True, min_size=1)):
+            docs = draw(st.lists(st.sampled_from([f"d{k}" for k in range(12)]), unique=True, min_size=1))
+            run[query] = {doc: float(draw(st.integers(0, 4))) for doc in docs}
+        runs.append(run)
+    return runs
+
+
+@settings(max_examples=60, deadline=None)
+@given(two_runs(), st.floats(0.1, 0.95), st.sampled_from(["w", "a", "b"]), st.sampled_from([None, 1, 3, 20]))
+def test_runs_equal_pairs_on_random_tied_runs(runs, p, ties, depth):
+    table = rbo_runs(*runs, p=p, ties=ties, depth=depth).set_index("query_id")
+    assert list(table.index[:-1]) == sorted(set(runs[0]) | set(runs[1]))
+    for query in table.index[:-1]:
+        expected = by_scores(*runs, query, p=p, ties=ties, depth=depth)
+        for score in SCORES:
+            assert table.loc[query, score] == pytest.approx(expected[score], abs=1e-13)
