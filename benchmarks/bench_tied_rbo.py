@@ -14,7 +14,7 @@ Timed (best of ``--repeat``, in one process; CPU time beside wall time, as the m
   ``--reference-repo`` into a temporary folder, never stored here) on ``--reference-queries`` queries, the
   time extrapolated to all queries.
 
-Peak RSS of the process is printed last.
+Peak RSS of the process is printed last: with the two runs, after ``rbo_between``, and at the end.
 
     python benchmarks/bench_tied_rbo.py [--queries 10000] [--depth 1000]
 """
@@ -93,6 +93,10 @@ def main() -> None:
     a, b = make_run(rng, args.queries, args.depth, pool), make_run(rng, args.queries, args.depth, pool)
     print(f"input: 2 runs x {args.queries} queries x {args.depth} docs (pool {pool}), ties by score rounded to 1/200")
 
+    inputs_rss = peak_rss_mb()
+    whole = best(args.repeat, lambda: rbo_between(a, b, a.query_ids))
+    whole_rss = peak_rss_mb()
+
     # the kernel's inputs, as rbo_between makes them
     lists_a = TiedLists.from_scores(a.scores, np.diff(a.offsets))
     lists_b = TiedLists.from_scores(b.scores, np.diff(b.offsets))
@@ -108,7 +112,7 @@ def main() -> None:
 
     floor = best(args.repeat, lambda: rbo_sums(q, np.maximum(pos_a, pos_b) + 1, args.queries, 0.9, 1000))
     rows = [("floor: plain RBO (rbo_sums, depth 1000)", floor)]
-    rows.append(("rbo_between, ties=a, from two Rankings", best(args.repeat, lambda: rbo_between(a, b, a.query_ids))))
+    rows.append(("rbo_between, ties=a, from two Rankings", whole))
     for ties in ("w", "a", "b"):
         timing = best(args.repeat, lambda ties=ties: tied_rbo(lists_a, lists_b, q, pos_a, pos_b, 0.9, ties))
         rows.append((f"tied_rbo kernel, ties={ties}", timing))
@@ -133,7 +137,12 @@ def main() -> None:
     print(f"{'variant':58s} {'wall s':>9s} {'CPU s':>9s} {'x floor (CPU)':>14s}")
     for name, (wall, cpu) in rows:
         print(f"{name:58s} {wall:9.3f} {cpu:9.3f} {cpu / floor[1]:14.2f}")
-    print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(f"peak RSS: {inputs_rss:.0f} MB with the two runs, {whole_rss:.0f} MB after rbo_between, ", end="")
+    print(f"{peak_rss_mb():.0f} MB at the end (the kernel's inputs, the floor and the reference held too)")
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 if __name__ == "__main__":
