@@ -8,12 +8,14 @@ from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
 from ir_pref_measures.analysis.compare import compare
 from ir_pref_measures.analysis.fusion import aggregate
+from ir_pref_measures.analysis.rbo import rbo_runs
 from ir_pref_measures.engine import set_n_jobs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs.sources import groups as load_groups
 from ir_pref_measures.inputs.sources import judgments as load_judgments
 from ir_pref_measures.inputs.sources import load_combined
 from ir_pref_measures.inputs.sources import ranking as as_ranking
+from ir_pref_measures.measures.tied_rbo import rbo
 from ir_pref_measures.model.judgments import DEFAULT_GROUP, JudgmentLines, Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.readers.formats import read_qrels, read_run
@@ -82,6 +84,8 @@ __all__ = [
     "read_preferences",
     "read_qrels",
     "read_run",
+    "rbo",
+    "rbo_runs",
     "topics",
     *_ir_measures_adapter.MEASURES,
 ]

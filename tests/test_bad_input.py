@@ -499,6 +499,7 @@ COMMANDS = [
     Command("aggregate", ("aggregate", "-P", "{jsonl}", "-q"), ("jsonl",)),
     Command("greedy-pgc", ("greedy-pgc", "{pairs}", "{dlrun}"), ("pairs", "dlrun")),
     Command("compatibility", ("compatibility", "{fqrels}", "{run1}"), ("fqrels", "run1")),
+    Command("rbo", ("rbo", "-q", "{run1}", "{run2}"), ("run1", "run2")),
     Command(
         "pairwise-pref-eval",
         ("pairwise-pref-eval", "-q", "{carterette}", "{crun}"),

@@ -123,6 +123,7 @@ PRINTING = {  # every command printing its results on standard output
     "aggregate": ["aggregate", "-P", "jsonl", "-q"],
     "compatibility": ["compatibility", "qrels", "run1"],
     "greedy-pgc": ["greedy-pgc", "pairs", "dlrun"],
+    "rbo": ["rbo", "-q", "run1", "run2"],
     "experiment": [*EXPERIMENT, "--perquery"],
     "meta-runs": META_RUNS,
     "meta-agreement": META_AGREEMENT,

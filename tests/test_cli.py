@@ -120,6 +120,7 @@ def test_every_command_module_adds_its_parser_and_runs():
         "leaderboard",
         "compatibility",
         "greedy-pgc",
+        "rbo",
         "experiment",
         "meta",
         "judges",

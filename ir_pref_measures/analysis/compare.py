@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from ir_pref_measures.analysis.rbo import rbo_between
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.inputs import sources
@@ -48,6 +49,8 @@ class Measure:
     family: str
     k: float = np.inf
     gamma: float = 0.5
+    ties: str = "a"  # rbo: the tie variant and the score (analysis.rbo); gamma is RBO's p, k its depth
+    score: str = "ext"
 
     @property
     def is_metric(self) -> bool:
@@ -56,8 +59,10 @@ class Measure:
 
 _KNOWN = (
     "rpp, invrpp, dcgrpp, lexirecall (LR, sgnLR), lexiprecision (sgnLP), rrlexiprecision (rrLP), "
-    "ap, ap@k, rbp, rbp@gamma, rbp@gamma,k, rr, rr@k, ndcg, ndcg@k, rp, p@k, r@k (k a positive integer)"
+    "ap, ap@k, rbp, rbp@gamma, rbp@gamma,k, rr, rr@k, ndcg, ndcg@k, rp, p@k, r@k (k a positive integer), "
+    "rbo[_w|_a|_b][_ext|_min|_max|_res][@p[,depth]] (tie-aware RBO between the runs; default rbo_a_ext@0.9)"
 )
+RBO_NAME = re.compile(r"rbo(?:_([wab]))?(?:_(ext|min|max|res))?(?:@(0?\.\d+)(?:,(\d+))?)?")
 
 
 def parse_measure(name: str) -> Measure:
@@ -68,6 +73,11 @@ def parse_measure(name: str) -> Measure:
     match = re.fullmatch(r"(ap|rr|ndcg|p|r)@(\d+)", name)
     if match and int(match[2]) > 0:
         return Measure(name, match[1], k=float(match[2]))
+    match = RBO_NAME.fullmatch(name)
+    if match and (match[3] is None or 0.0 < float(match[3]) < 1.0) and (match[4] is None or int(match[4]) > 0):
+        depth = float(match[4]) if match[4] else np.inf
+        gamma = float(match[3]) if match[3] else 0.9
+        return Measure(name, "rbo", k=depth, gamma=gamma, ties=match[1] or "a", score=match[2] or "ext")
     match = re.fullmatch(r"rbp@(0?\.\d+|\d*\.?\d+(?:e-?\d+)?)(?:,(\d+))?", name)
     if match and 0.0 < float(match[1]) < 1.0:
         k = float(match[2]) if match[2] and int(match[2]) > 0 else np.inf  # rbp@g,0: no cutoff, as the tool
@@ -227,7 +237,7 @@ def _preferences(
         total = np.add.reduceat(sizes, query_levels)
     n_queries = len(relevant.query_ids)
     for m in measures:
-        if not m.is_metric:
+        if not m.is_metric and m.family != "rbo":
             dtype = np.int8 if m.family in ("lexirecall", "lexiprecision") else np.float64
             out[m.name] = np.empty((len(run_i), n_queries), dtype=dtype)
     chunk = max(1, PAIR_CHUNK // max(1, ranks.shape[1]))
@@ -237,7 +247,7 @@ def _preferences(
         if rpp:
             la, lb = levels[i], levels[j]
         for m in measures:
-            if m.is_metric:
+            if m.is_metric or m.family == "rbo":
                 continue
             if m.family in kernels.RPP_WEIGHTS:
                 sums = kernels.rpp_sums(la, lb, level_starts, omega[m.family]) * factor[m.family]
@@ -278,8 +288,17 @@ def comparison(
     else:
         raise InputError(f"baseline {baseline!r} is not one of the runs {names}")
     judged: Future[RelevantDocs] = Future()
+    keep = any(m.family == "rbo" for m in measures)  # RBO compares whole runs: they are kept
+    kept: dict[str, Ranking] = {}
+
+    def read(name: str) -> np.ndarray:
+        run = as_ranking(rankings[name])
+        if keep:
+            kept[name] = run
+        return relevant_ranks(run, judged.result(), topk, name)
+
     with ThreadPoolExecutor(max_workers=READERS) as pool:  # Arrow's reader and sorts release the GIL
-        ranked = pool.map(lambda n: relevant_ranks(as_ranking(rankings[n]), judged.result(), topk, n), names)
+        ranked = pool.map(read, names)
         try:
             judged.set_result(relevant() if callable(relevant) else relevant)
         except BaseException as error:
@@ -292,6 +311,7 @@ def comparison(
     run_values = {m.name: _metric(m, positions, ranks, relevant) for m in measures if m.is_metric}
     pair_values = _preferences(measures, ranks, positions, relevant, (run_i, run_j), graded_rpp)
     pair_values |= {name: values[run_i] - values[run_j] for name, values in run_values.items()}
+    pair_values |= _rbo_values(measures, [kept.get(n) for n in names], relevant.query_ids, (run_i, run_j), topk)
     return Comparison(
         runs=names,
         query_ids=relevant.query_ids,
@@ -301,6 +321,24 @@ def comparison(
         pair_values={m.name: pair_values[m.name] for m in measures},
         run_values=run_values,
     )
+
+
+def _rbo_values(measures: list[Measure], runs: list, query_ids: np.ndarray, pairs, topk) -> dict[str, np.ndarray]:
+    """Tie-aware RBO (:func:`.rbo.rbo_between`) of each pair of runs on each query; one kernel call per pair
+    and (ties, p, depth), whose four scores serve every measure that differs only in its score."""
+    out: dict[str, np.ndarray] = {}
+    wanted = [m for m in measures if m.family == "rbo"]
+    for options in dict.fromkeys((m.ties, m.gamma, m.k) for m in wanted):
+        ties, p, depth = options
+        cut = min(depth, topk or np.inf)
+        values = [
+            rbo_between(runs[i], runs[j], query_ids, p, ties, None if np.isinf(cut) else int(cut))
+            for i, j in zip(*pairs, strict=True)
+        ]
+        for m in wanted:
+            if (m.ties, m.gamma, m.k) == options:
+                out[m.name] = np.array([v[m.score] for v in values]).reshape(len(values), len(query_ids))
+    return out
 
 
 run_id = pref_eval_id  # pref_eval's rule (ir_pref_measures.readers.names), which the compare command reproduces
@@ -369,7 +407,9 @@ def compare(
     iterable, a :class:`Ranking`) or a list of run file paths (named as ``pref_eval`` does).
     ``qrels``: a path, an ir_datasets ID, or any form ir_measures accepts. ``measures``: names among
     ``rpp invrpp dcgrpp lexirecall lexiprecision rrlexiprecision`` (pairwise preferences) and ``ap ap@k
-    rbp rbp@g rbp@g,k rr rr@k ndcg ndcg@k rp p@k r@k`` (differences M(run i) - M(run j)).
+    rbp rbp@g rbp@g,k rr rr@k ndcg ndcg@k rp p@k r@k`` (differences M(run i) - M(run j)), and
+    ``rbo[_w|_a|_b][_ext|_min|_max|_res][@p[,depth]]``: the tie-aware RBO of the two runs on each query (a
+    symmetric similarity, not a preference; :mod:`ir_pref_measures.analysis.rbo`).
     Every value is run i vs run j, positive when run i is better; pairs are i < j in the order of
     ``runs``, or every run against ``baseline``. Rows ``query_id="all"`` hold the mean over queries;
     per-query rows come first with ``perquery=True``. ``binary=G``: grade := 1 if >= G else 0;

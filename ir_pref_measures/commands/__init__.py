@@ -21,6 +21,7 @@ COMMANDS = {  # subcommand -> its module, in the order ``--help`` lists them
     "leaderboard": "leaderboard",
     "compatibility": "compatibility",
     "greedy-pgc": "greedy_pgc",
+    "rbo": "rbo",
     "experiment": "experiment",
     "meta": "meta",
     "judges": "judges",

@@ -22,6 +22,12 @@ def add_parser(subparsers) -> None:
     compat.add_argument(
         "--no-normalize", action="store_true", help="the script's NORMALIZE=False (CIKM/ICTIR 2020 numbers)"
     )
+    compat.add_argument(
+        "--ties",
+        choices=("w", "a", "b"),
+        help="Compatibility with ties (not in compatibility.py): docs of equal score tied in the run, equal "
+        "grades tied in the ideal, tie-aware RBO (Corsi and Urbano, SIGIR 2024) lower bound of this variant",
+    )
     compat.add_argument("qrels")
     compat.add_argument("run")
     add_run_name_options(compat, "the run tag of the last RUN line, as compatibility.py")
@@ -29,5 +35,5 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    report = compatibility_report(args.qrels, args.run, args.p, normalize=not args.no_normalize)
+    report = compatibility_report(args.qrels, args.run, args.p, normalize=not args.no_normalize, ties=args.ties)
     sys.stdout.write(renamed_report(report, args.name, args.run))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ir_pref_measures.analysis.rbo import tied_compatibility
 from ir_pref_measures.dropins.script_output import DEPTH, first_appearance, ordered_ranking, report
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs.sources import qrels_table
@@ -19,8 +20,10 @@ from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.readers.formats import fields, load, read_run
 
 
-def compatibility_report(qrels, run, p: float = 0.95, normalize: bool = True) -> str:
-    """The output of ``compatibility.py -p P QRELS RUN`` (``normalize=False``: its NORMALIZE=False)."""
+def compatibility_report(qrels, run, p: float = 0.95, normalize: bool = True, ties: str | None = None) -> str:
+    """The output of ``compatibility.py -p P QRELS RUN`` (``normalize=False``: its NORMALIZE=False); with
+    ``ties`` (w, a or b), the values are Compatibility with ties instead
+    (:func:`ir_pref_measures.analysis.rbo.tied_compatibility`), in the same layout."""
     if not 0.01 <= p <= 0.99:
         raise InputError(f"value of p = {p} out of range [0.01,0.99]")
     grades = qrels_table(qrels)
@@ -33,5 +36,8 @@ def compatibility_report(qrels, run, p: float = 0.95, normalize: bool = True) ->
     topics = [t for t in first_appearance(frame["query_id"]) if t in positive]
     queries = np.searchsorted(judgments.query_ids, np.asarray(topics, dtype=object)).astype(np.int64)
     doc_rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_text)
-    scores = compatibility(judgments, doc_rank, queries, p=p, depth=DEPTH, normalize=normalize)
+    if ties is None:
+        scores = compatibility(judgments, doc_rank, queries, p=p, depth=DEPTH, normalize=normalize)
+    else:
+        scores = tied_compatibility(judgments, ranking, queries, p, ties, normalize, depth=DEPTH)
     return report(runid, topics, scores, "average", in_line_order=True)
