@@ -297,7 +297,8 @@ def run_all(args: argparse.Namespace, folder: Path) -> list[dict]:
     n_run_lines = sum(n for name, n in lines.items() if name.startswith("runs/"))
     print(
         f"{args.runs} runs x {args.queries} queries x {args.docs} docs: {n_run_lines:,} run lines, "
-        f"{lines['qrels.txt']:,} qrels lines ({size:,.0f} MB of files, written in {time.perf_counter() - start:.0f} s); "
+        f"{lines['qrels.txt']:,} qrels lines ({size:,.0f} MB of files, "
+        f"written in {time.perf_counter() - start:.0f} s); "
         f"best of {args.repeat}, each variant in a fresh process",
         flush=True,
     )
