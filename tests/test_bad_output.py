@@ -124,6 +124,8 @@ PRINTING = {  # every command printing its results on standard output
     "compatibility": ["compatibility", "qrels", "run1"],
     "greedy-pgc": ["greedy-pgc", "pairs", "dlrun"],
     "rbo": ["rbo", "-q", "run1", "run2"],
+    "leaderboard": ["leaderboard", "--qrels", "qrels", "run1", "run2", "run3", "--prior", "0.1"],
+    "judges": ["judges", "people=winner", "nist=qrels"],
     "experiment": [*EXPERIMENT, "--perquery"],
     "meta-runs": META_RUNS,
     "meta-agreement": META_AGREEMENT,
