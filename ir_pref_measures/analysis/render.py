@@ -17,6 +17,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures.analysis import tukey
 from ir_pref_measures.errors import InputError
 
 FORMATS = ("table", "csv", "json", "markdown", "latex", "html")
@@ -51,7 +52,11 @@ def render(table: pd.DataFrame, format: str = "table", digits: int | None = None
         return to_latex(table, digits, alpha=alpha)
     if format == "html":
         return to_html(table, digits, alpha=alpha)
+    if "name" not in table.columns and format in ("latex", "html"):
+        raise InputError(f"{format} renders the table of runs, not the all-pairs or ANOVA table")
     cells = {column: [_cell(column, v, digits) for v in table[column]] for column in table.columns}
+    if format == "table" and "name" not in table.columns:  # the all-pairs or ANOVA table: one block
+        return pd.DataFrame(cells).to_string(index=False) + "\n"
     if format == "table":
         return _text_blocks(table, pd.DataFrame(cells))
     if format == "markdown":
@@ -187,6 +192,7 @@ TEST_NAMES = {
     "sign": "sign test",
     "permutation": "paired permutation (randomisation) test",
     "bootstrap": "paired bootstrap test",
+    **{test: f"{name} over all pairs of runs" for test, name in tukey.NAMES.items()},
 }
 
 
@@ -195,7 +201,8 @@ def _legend(table: pd.DataFrame, alpha: float, letters: bool) -> str:
     parts = ["Bold: the best value of each measure."]
     if baselines:
         corrected = any(" p-value corrected" in c for c in table.columns)
-        which = "corrected p-value" if corrected else "p-value"
+        adjusted = table.attrs.get("test") in tukey.TESTS
+        which = "corrected p-value" if corrected else "adjusted p-value" if adjusted else "p-value"
         named = ", ".join(f"{_letter(i) + ': ' if letters else ''}{b}" for i, (b, _) in enumerate(baselines))
         parts.append(
             f"\u2191/\u2193: significantly better/worse than the baseline{'s' if len(baselines) > 1 else ''} "
