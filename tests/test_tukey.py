@@ -234,7 +234,7 @@ def test_tukey_in_the_table_is_the_pair_of_the_family(dl19):
     x = per_query(runs, qrels)
     table = Experiment(runs, qrels, ["nDCG@10"], baseline=names[2], test="tukey", ci=0.9, effect_size=True)
     family = tukey.tukey_hsd(x, confidence=0.9)
-    for r, name in enumerate(names):
+    for r in range(len(names)):
         row = table.iloc[r]
         if r == 2:
             assert np.isnan(row["nDCG@10 p-value"])

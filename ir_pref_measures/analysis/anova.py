@@ -9,7 +9,7 @@ topic effect + residual (no interaction: one observation per cell), and the sums
 with n topics, m systems, df m - 1, n - 1 and (m - 1)(n - 1); F = MS_effect / MS_residual, p from the F
 distribution (``scipy.stats.f``). As R's ``aov(score ~ system + topic)`` and statsmodels'
 ``anova_lm(ols("score ~ C(system) + C(topic)"))``. T. Sakai, *Laboratory Experiments in Information Retrieval*,
-Springer 2018, §3.3 (Table 3.5); the residual mean square V_E is the variance that the Tukey HSD test
+Springer 2018, ch. 4-5; the residual mean square V_E is the variance that the Tukey HSD test
 (:mod:`~ir_pref_measures.analysis.tukey`) and Sakai's effect sizes use.
 """
 

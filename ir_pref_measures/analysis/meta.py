@@ -11,7 +11,7 @@ Every analysis works on per-query values: a frame per measure, one row per query
 * :func:`sensitivity`: the share of run pairs a paired test finds significantly different (discriminative power;
   thesis Tables 4.1-4.2; T. Sakai, SIGIR 2006), or, Sakai's method, that the randomised Tukey HSD test finds
   significantly different over all pairs at once (T. Sakai, *Laboratory Experiments in Information Retrieval*,
-  Springer 2018, §5.3); tests: :func:`paired_p_values`.
+  Springer 2018, ch. 4-5); tests: :func:`paired_p_values`.
 * :func:`consistency`: Kendall's tau and tau_AP between the run orderings of two measures (thesis Figs. 4.1-4.3;
   E. Yilmaz, J. A. Aslam, S. Robertson, SIGIR 2008).
 * :func:`stability`: remove a fraction of the preference judgments at random, re-evaluate, report the ANOVA F and
@@ -246,7 +246,7 @@ def sensitivity(
     values: pd.DataFrame, test: str = "t", alpha: float = 0.05, *, samples: int = 10_000, seed: int = 0
 ) -> Sensitivity:
     """Sensitivity (discriminative power): the share of run pairs whose per-query values differ significantly,
-    p < ``alpha`` by :func:`paired_p_values` (thesis §4: paired t-test, p < 0.05; Sakai 2018 §5.3: the randomised
+    p < ``alpha`` by :func:`paired_p_values` (thesis §4: paired t-test, p < 0.05; Sakai 2018, ch. 4-5: the randomised
     Tukey HSD test, ``test="randomised-tukey"``). Needs at least two runs."""
     if values.shape[1] < 2:
         raise InputError(f"sensitivity needs at least two runs, found {values.shape[1]}")

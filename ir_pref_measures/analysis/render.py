@@ -222,6 +222,8 @@ def _tests_used(table: pd.DataFrame) -> str:
     if table.attrs.get("pairwise") and test not in ("permutation", "bootstrap"):
         text += f" (sign test for {', '.join(table.attrs['pairwise'])})"
     correction = table.attrs.get("correction")
+    if test in tukey.TESTS:  # adjusted over the family already
+        return text + "."
     return text + (f"; {correction} correction." if correction else "; no correction.")
 
 

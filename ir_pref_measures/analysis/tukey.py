@@ -9,16 +9,16 @@ test, both topic-blocked, with Sakai's effect sizes and margins of error.
   P(Q >= q) for the studentized range Q with m groups and (m - 1)(n - 1) df (``scipy.stats.studentized_range``);
   simultaneous interval diff +- q_conf sqrt(V_E / n). As R's ``TukeyHSD(aov(score ~ system + topic))``.
   J. W. Tukey, *The Problem of Multiple Comparisons*, 1953; T. Sakai, *Laboratory Experiments in Information
-  Retrieval*, Springer 2018, §4.4.
+  Retrieval*, Springer 2018, ch. 4-5.
 * :func:`randomised_tukey`: the randomised Tukey HSD test: shuffle the system labels within each topic, take the
   range (max - min) of the system means; the adjusted p of a pair is the share of shuffles whose range is at
   least |diff|. Exact (every one of the (m!)^n shuffles) when there are at most ``samples`` of them; otherwise
   ``samples`` random shuffles and p = (1 + as extreme) / (1 + samples), as the package's other randomisation
   tests. The interval is diff +- the ``confidence`` quantile of the shuffled ranges. B. Carterette, TOIS 30(1),
-  2012; T. Sakai, SIGIR 2014 / Springer 2018 §5.3 (default B = 5,000).
+  2012; T. Sakai, Springer 2018, ch. 4-5 (default B = 5,000).
 
 Effect size of a pair (both tests): Sakai's standardised mean difference diff / sqrt(V_E) (Springer 2018,
-§5.2.4); margin of error: the interval's half-width.
+ch. 4-5); margin of error: the interval's half-width.
 """
 
 from __future__ import annotations
