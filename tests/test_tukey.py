@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 from statsmodels.stats.multitest import multipletests
 
-from ir_pref_measures.analysis import meta, tukey
+from ir_pref_measures.analysis import meta, studentized_range, tukey
 from ir_pref_measures.analysis.anova import anova
 from ir_pref_measures.analysis.experiment import Experiment
 from ir_pref_measures.analysis.render import render
@@ -91,8 +91,8 @@ def test_tukey_hsd_is_rs(name):
     assert list(ours["vs"]) == list(theirs["vs"].astype(str))
     for column, their_column in {"diff": "diff", "ci low": "lwr", "ci high": "upr"}.items():
         np.testing.assert_allclose(ours[column], theirs[their_column], rtol=0, atol=1e-9)
-    # R's ptukey is accurate to about 1e-7 with 20 systems (test_tukey_hsd_p_is_the_precise_value): scipy's
-    # studentized range agrees with high-precision quadrature there to 1e-11
+    # R's ptukey is accurate to about 1e-7 with 20 systems (test_tukey_hsd_p_is_the_precise_value): ours agrees
+    # with high-precision quadrature there to 1e-11
     tolerance = 2e-7 if name == "gen_20x100" else 1e-9
     np.testing.assert_allclose(ours["p-value"], theirs["p adj"], rtol=0, atol=tolerance)
 
@@ -151,6 +151,34 @@ def test_bad_matrices_are_input_errors():
         tukey.tukey_hsd(np.ones((3, 3)), confidence=1.0)
     with pytest.raises(InputError, match="unknown test"):
         tukey.all_pairs(np.ones((3, 3)), "scheffe")
+
+
+# -- the studentized range distribution -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 8, 20, 50])
+@pytest.mark.parametrize("df", [2, 29, 30, 63, 196, 1881, 20000])
+def test_studentized_range_is_scipys(k, df):
+    q = np.concatenate([[0.0, 0.01, 0.3], np.random.default_rng(k * df).uniform(0, 8, 5), [10.0, 15.0, 30.0]])
+    # scipy's adaptive integration has an error of about 1e-11 itself at 20,000 df, 1e-10 in its quantile (with 2
+    # groups, next test: ours is exact there)
+    np.testing.assert_allclose(studentized_range.sf(q, k, df), scipy_stats.studentized_range.sf(q, k, df), atol=5e-11)
+    critical = studentized_range.isf(0.05, k, df)
+    assert critical == pytest.approx(scipy_stats.studentized_range.isf(0.05, k, df), abs=5e-10)
+    assert studentized_range.sf(critical, k, df) == pytest.approx(0.05, abs=1e-13)
+
+
+@pytest.mark.parametrize("df", [30, 100, 1881, 20000, 99_999, 10**6])
+def test_studentized_range_of_two_groups_is_the_t_distribution(df):
+    """P(Q >= q; 2, df) = P(|T_df| >= q / sqrt(2)): exact, where scipy's studentized range loses digits."""
+    q = np.array([0.01, 0.5, 1, 2, 3, 4, 5, 7, 10])
+    np.testing.assert_allclose(studentized_range.sf(q, 2, df), 2 * scipy_stats.t.sf(q / np.sqrt(2), df), atol=1e-14)
+    assert studentized_range.isf(0.05, 2, df) == pytest.approx(np.sqrt(2) * scipy_stats.t.isf(0.025, df), rel=1e-13)
+
+
+def test_studentized_range_at_the_edges():
+    for df in (5, 50):
+        np.testing.assert_array_equal(studentized_range.sf(np.array([np.nan, np.inf, 0.0]), 4, df), [np.nan, 0, 1])
 
 
 # -- the randomised Tukey HSD test ----------------------------------------------------------------------------

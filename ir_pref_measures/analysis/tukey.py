@@ -6,7 +6,8 @@ test, both topic-blocked, with Sakai's effect sizes and margins of error.
 
 * :func:`tukey_hsd`: Tukey's honestly significant difference test on the residual variance V_E of the two-way
   ANOVA without replication (:mod:`~ir_pref_measures.analysis.anova`): q = |diff| / sqrt(V_E / n), adjusted p =
-  P(Q >= q) for the studentized range Q with m groups and (m - 1)(n - 1) df (``scipy.stats.studentized_range``);
+  P(Q >= q) for the studentized range Q with m groups and (m - 1)(n - 1) df
+  (:mod:`~ir_pref_measures.analysis.studentized_range`, as ``scipy.stats.studentized_range``, vectorised);
   simultaneous interval diff +- q_conf sqrt(V_E / n). As R's ``TukeyHSD(aov(score ~ system + topic))``.
   J. W. Tukey, *The Problem of Multiple Comparisons*, 1953; T. Sakai, *Laboratory Experiments in Information
   Retrieval*, Springer 2018, ch. 4-5.
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures.analysis import studentized_range
 from ir_pref_measures.analysis.anova import anova, check_matrix
 from ir_pref_measures.analysis.stats import BLOCK, CONFIDENCE, check_samples
 from ir_pref_measures.errors import InputError
@@ -96,8 +98,6 @@ def _check_confidence(confidence: float) -> None:
 
 def tukey_hsd(x, confidence: float = CONFIDENCE) -> Pairs:
     """The Tukey HSD test of every pair of systems of a ``(topics, systems)`` matrix (module docstring)."""
-    from scipy.stats import studentized_range
-
     x = check_matrix(x)
     _check_confidence(confidence)
     n, m = x.shape
@@ -107,8 +107,7 @@ def tukey_hsd(x, confidence: float = CONFIDENCE) -> Pairs:
     i, j = np.triu_indices(m, k=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.abs(x.mean(axis=0)[j] - x.mean(axis=0)[i]) / se  # inf: no residual; NaN: nor any difference
-    p = np.where(np.isnan(q), np.nan, np.where(np.isinf(q), 0.0, studentized_range.sf(q, m, df)))
-    return _pairs(x, variance, studentized_range.ppf(confidence, m, df) * se, p)
+    return _pairs(x, variance, studentized_range.isf(1 - confidence, m, df) * se, studentized_range.sf(q, m, df))
 
 
 def shuffled_ranges(x: np.ndarray, samples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
