@@ -292,6 +292,8 @@ def test_all_pairs_table(dl19):
     assert tested.sum() == 12
     np.testing.assert_allclose(t["p-value corrected"][tested], multipletests(np.array(p)[tested], method="holm")[1])
     np.testing.assert_allclose(t["diff"], x[:, j].mean(axis=0) - x[:, i].mean(axis=0), rtol=1e-12)
+    custom = Experiment(runs, qrels, ["nDCG@10"], test=scipy_stats.ttest_rel, all_pairs=True)
+    np.testing.assert_allclose(custom["p-value"], p, rtol=1e-10)
 
 
 def test_anova_table(dl19):

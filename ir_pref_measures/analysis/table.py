@@ -197,8 +197,8 @@ def pairs_table(values: Mapping[str, pd.DataFrame], names: list[str], settings: 
     """Every pair of runs, per measure: ``measure, run, vs, diff`` (mean of run minus mean of vs), then, by the
     test of ``settings``, ``p-value`` and the optional columns. With a test of many systems (:data:`FAMILY_TESTS`)
     the p-value is adjusted over all pairs and ``ci low, ci high, margin`` (the simultaneous interval at level
-    ``ci``, 0.95 by default) and ``effect size`` (diff / sqrt(V_E)) are always there; with another test, ``p-value
-    corrected`` and ``reject`` with a correction over all the pairs of the measure, ``ci low, ci high`` (the
+    ``ci``, 0.95 by default) and ``effect size`` (diff / sqrt(V_E)) are always there; with another test, ``reject``
+    and ``p-value corrected`` with a correction over all the pairs of the measure, ``ci low, ci high`` (the
     bootstrap interval of the mean difference) with ``ci`` and ``effect size`` (mean(d) / sd(d)) when asked."""
     if len(names) < 2:
         raise InputError(f"the pairs of runs need at least two runs, found {len(names)}")
@@ -212,10 +212,14 @@ def pairs_table(values: Mapping[str, pd.DataFrame], names: list[str], settings: 
             d = (x[:, j] - x[:, i]).T
             part = pd.DataFrame({"run": np.asarray(names, dtype=object)[j], "vs": np.asarray(names, dtype=object)[i]})
             part["diff"] = d.mean(axis=1)
-            part["p-value"] = _p_values(d, x[:, j].T, x[:, i].T, False, settings)
+            if callable(settings.test):
+                part["p-value"] = [settings.test(x[:, b], x[:, a])[1] for a, b in zip(i, j, strict=True)]
+            else:
+                part["p-value"] = tests.p_values(d, settings.test, settings.samples, _rng(settings))
             if settings.correction is not None:
-                reject, part["p-value corrected"] = tests.correct(part["p-value"], settings.correction, settings.alpha)
-                part["reject"] = reject
+                part["reject"], part["p-value corrected"] = tests.correct(
+                    part["p-value"], settings.correction, settings.alpha
+                )
             if settings.ci is not None:
                 part["ci low"], part["ci high"] = tests.bootstrap_ci(d, settings.ci, settings.samples, _rng(settings))
             if settings.effect_size:
