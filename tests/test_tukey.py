@@ -101,7 +101,7 @@ def test_tukey_hsd_p_is_the_precise_value():
     x, systems = matrix("gen_20x100")
     ours = tukey.tukey_hsd(x).frame(systems).set_index(["run", "vs"])
     precise = pd.read_csv(REFERENCE / "gen_20x100.precise.csv").set_index(["run", "vs"])
-    assert len(precise) == 19
+    assert len(precise) == 10
     np.testing.assert_allclose(ours.loc[precise.index, "p-value"], precise["p adj"], rtol=0, atol=1e-11)
 
 
