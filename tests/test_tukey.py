@@ -354,6 +354,8 @@ def test_command(capsys, dl19):
     assert "residual" in capsys.readouterr().out
     assert main([*arguments, "--all-pairs", "--format", "latex"]) == 2
     assert "not a latex table of runs" in capsys.readouterr().err
+    with pytest.raises(InputError, match="not the all-pairs or ANOVA table"):
+        render(expected, "html")
 
 
 # -- discriminative power -------------------------------------------------------------------------------------

@@ -52,8 +52,6 @@ def render(table: pd.DataFrame, format: str = "table", digits: int | None = None
         return to_latex(table, digits, alpha=alpha)
     if format == "html":
         return to_html(table, digits, alpha=alpha)
-    if "name" not in table.columns and format in ("latex", "html"):
-        raise InputError(f"{format} renders the table of runs, not the all-pairs or ANOVA table")
     cells = {column: [_cell(column, v, digits) for v in table[column]] for column in table.columns}
     if format == "table" and "name" not in table.columns:  # the all-pairs or ANOVA table: one block
         return pd.DataFrame(cells).to_string(index=False) + "\n"
@@ -227,6 +225,12 @@ def _tests_used(table: pd.DataFrame) -> str:
     return text + (f"; {correction} correction." if correction else "; no correction.")
 
 
+def _check_runs(table: pd.DataFrame, format: str) -> None:
+    """A paper-ready table shows runs: not the all-pairs or ANOVA table (no ``name`` column)."""
+    if "name" not in table.columns:
+        raise InputError(f"a {format} table shows the runs, not the all-pairs or ANOVA table")
+
+
 def _letter(number: int) -> str:
     return "abcdefghijklmnopqrstuvwxyz"[number % 26]
 
@@ -236,6 +240,7 @@ def to_latex(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0
     measure in bold, ``$^{\\uparrow}$`` / ``$^{\\downarrow}$`` where a run is significantly better / worse than
     the baseline (followed by the baseline's letter with several), and the legend as the caption (after
     ``caption``)."""
+    _check_runs(table, "LaTeX")
     measures = measure_columns(table)
     letters = len(_baselines(table)) > 1
     cells = _paper_rows(table, digits, alpha)
@@ -307,6 +312,7 @@ def to_html(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0.
     """An HTML ``<table>`` of an Experiment table: one row per run, the best value of each measure in ``<b>``,
     ``<sup>`` markers where a run is significantly better / worse than the baseline, the legend as the
     ``<caption>`` (after ``caption``)."""
+    _check_runs(table, "HTML")
     measures = measure_columns(table)
     letters = len(_baselines(table)) > 1
     cells = _paper_rows(table, digits, alpha)
