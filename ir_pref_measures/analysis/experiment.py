@@ -70,6 +70,8 @@ def Experiment(
     seed: int = 0,
     ci: float | None = None,
     effect_size: bool = False,
+    all_pairs: bool = False,
+    anova: bool = False,
     eval_metrics=None,
     qrels=None,
     dataframe: bool = True,
@@ -114,11 +116,15 @@ def Experiment(
     ``scipy.stats.ttest_rel``), ``"wilcoxon"``, ``"sign"``, ``"permutation"`` (paired randomisation test with
     ``samples`` random sign vectors, default 10,000, exact when 2^queries <= samples) or ``"bootstrap"`` (Sakai's
     paired bootstrap test), or a callable ``(run, baseline) -> (stat, p)``; pairwise preferences use the sign test
-    unless the test is "permutation" or "bootstrap". ``correction``: a statsmodels ``multipletests`` method
+    unless the test is "permutation" or "bootstrap". ``"tukey"`` (Tukey HSD on the two-way ANOVA's residual
+    variance) and ``"randomised-tukey"`` (``samples`` within-query shuffles) test all pairs of runs at once: their
+    p-values are adjusted over all pairs (docs/many-systems.md). ``correction``: a statsmodels ``multipletests`` method
     (``"holm"``, ``"bonferroni"``, ``"fdr_bh"``, ...) at ``correction_alpha``; NaN p-values are left out of it.
     ``ci``: a confidence level (e.g. 0.95): percentile bootstrap intervals of each mean and, with a baseline, of
     each difference to it (``samples`` resamples). ``effect_size``: the standardised mean difference to the
-    baseline. Resampling draws from ``numpy.random.default_rng(seed)``.
+    baseline. Resampling draws from ``numpy.random.default_rng(seed)``. ``all_pairs=True``: instead of the runs,
+    a row per measure and pair of runs (difference, p-value, interval, effect size;
+    :func:`~ir_pref_measures.analysis.table.pairs_table`); ``anova=True``: the two-way ANOVA of each measure.
     ``perquery``: ``True``, the long table ``name, qid, measure, value``; ``"both"``, ``(table, long table)``.
     ``round``: decimal places of the measure values (an int, or per measure name). ``dataframe=False``: a dict
     name -> {measure: value}. ``highlight="bold"`` or ``"color"``: a pandas Styler marking each measure's best
@@ -135,8 +141,10 @@ def Experiment(
     _check_options(save_mode, highlight, perquery, round)
     _check_pyterrier_options(plan, validate, precompute_prefix)
     verbose = False if verbose == "auto" else bool(verbose)
-    settings = Tests(test, correction, correction_alpha, samples, seed, ci, effect_size)
+    settings = Tests(test, correction, correction_alpha, samples, seed, ci, effect_size, all_pairs, anova)
     check_tests(settings)
+    if (all_pairs or anova) and (not dataframe or highlight is not None):
+        raise InputError("the all-pairs and ANOVA tables are DataFrames: not with dataframe=False or highlight")
     wanted, mrt = _without_mrt(call.measures)
     experiment = Plan.of(call.judgments, wanted)
     frame_topics = call.topics if isinstance(call.topics, pd.DataFrame) else None
@@ -201,7 +209,7 @@ def experiment_values(
     ``check_runs``: a run with no judged query is an :class:`InputError` (else it scores the defaults, as
     ``pt.Experiment`` does for a Transformer run on topics without judgments). ``frames``: the result frames as
     given, for the measures defined at run time (:func:`~ir_pref_measures.analysis.values.per_query`)."""
-    if settings.correction is not None and not baselines:
+    if settings.correction is not None and not baselines and not settings.all_pairs:
         raise InputError("a multiple-testing correction needs a baseline")
     if len(baselines) > 1 and plan.columns(is_pairwise):
         raise InputError("pairwise preferences (rpp, ...) are relative to one baseline: give one")

@@ -9,7 +9,9 @@ Every analysis works on per-query values: a frame per measure, one row per query
   test; Kendall's tau between the measure's and the gold preferences). C. Luo, *IR Evaluation Measures Based on
   Preference Graphs*, MMath thesis, Waterloo 2021, §5.4.
 * :func:`sensitivity`: the share of run pairs a paired test finds significantly different (discriminative power;
-  thesis Tables 4.1-4.2; T. Sakai, SIGIR 2006); tests: :func:`paired_p_values`.
+  thesis Tables 4.1-4.2; T. Sakai, SIGIR 2006), or, Sakai's method, that the randomised Tukey HSD test finds
+  significantly different over all pairs at once (T. Sakai, *Laboratory Experiments in Information Retrieval*,
+  Springer 2018, ch. 4-5); tests: :func:`paired_p_values`.
 * :func:`consistency`: Kendall's tau and tau_AP between the run orderings of two measures (thesis Figs. 4.1-4.3;
   E. Yilmaz, J. A. Aslam, S. Robertson, SIGIR 2008).
 * :func:`stability`: remove a fraction of the preference judgments at random, re-evaluate, report the ANOVA F and
@@ -26,13 +28,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures.analysis import tukey
+from ir_pref_measures.analysis.anova import anova
 from ir_pref_measures.analysis.stats import check_samples, p_values
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.inputs.sources import load_combined
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.readers import tables
 
-TESTS = ("t", "permutation", "bootstrap")  # the names of analysis.stats
+TESTS = ("t", "permutation", "bootstrap", *tukey.TESTS)  # the names of analysis.stats and analysis.tukey
 BINOMIAL_METHODS = ("exact", "normal")
 TIE = "tie"
 
@@ -214,13 +218,17 @@ def paired_p_values(values: pd.DataFrame, test: str = "t", *, samples: int = 10_
     as ``scipy.stats.ttest_rel``; NaN when two runs never differ), ``"permutation"`` (the paired randomisation
     test: sign flips of the per-query differences; M. D. Smucker, J. Allan, B. Carterette, CIKM 2007) or
     ``"bootstrap"`` (Sakai 2006), each with ``samples`` resamples drawn from ``numpy.random.default_rng(seed)``,
-    the same for every pair."""
+    the same for every pair; or the p-values of all pairs at once, adjusted over them: ``"tukey"`` (Tukey HSD) or
+    ``"randomised-tukey"`` (``samples`` shuffles; :mod:`~ir_pref_measures.analysis.tukey`)."""
     if test not in TESTS:
         raise InputError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
-    i, j, d = _pair_differences(values)
-    p = p_values(d, test, check_samples(samples), np.random.default_rng(seed))
-    matrix = np.full((values.shape[1],) * 2, np.nan)
-    matrix[i, j] = matrix[j, i] = p
+    rng = np.random.default_rng(seed)
+    if test in tukey.TESTS:
+        matrix = tukey.all_pairs(_complete(values), test, samples=check_samples(samples), rng=rng).matrix()
+    else:
+        i, j, d = _pair_differences(values)
+        matrix = np.full((values.shape[1],) * 2, np.nan)
+        matrix[i, j] = matrix[j, i] = p_values(d, test, check_samples(samples), rng)
     return pd.DataFrame(matrix, index=values.columns, columns=values.columns)
 
 
@@ -238,7 +246,8 @@ def sensitivity(
     values: pd.DataFrame, test: str = "t", alpha: float = 0.05, *, samples: int = 10_000, seed: int = 0
 ) -> Sensitivity:
     """Sensitivity (discriminative power): the share of run pairs whose per-query values differ significantly,
-    p < ``alpha`` by :func:`paired_p_values` (thesis §4: paired t-test, p < 0.05). Needs at least two runs."""
+    p < ``alpha`` by :func:`paired_p_values` (thesis §4: paired t-test, p < 0.05; Sakai 2018, ch. 4-5: the randomised
+    Tukey HSD test, ``test="randomised-tukey"``). Needs at least two runs."""
     if values.shape[1] < 2:
         raise InputError(f"sensitivity needs at least two runs, found {values.shape[1]}")
     if not 0 < alpha < 1:
@@ -330,16 +339,13 @@ def consistency(values: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.Da
 
 def anova_f(values: pd.DataFrame) -> float:
     """F statistic of the runs in a two-way ANOVA without interaction (runs x queries): the mean square of the
-    runs over the residual mean square (Carterette and Bennett 2008, Table 2)."""
+    runs over the residual mean square (Carterette and Bennett 2008, Table 2; :mod:`~.anova`); infinite when
+    the residual is 0."""
     x = _complete(values)
-    q, r = x.shape
-    if r < 2:
-        raise InputError(f"an ANOVA needs at least two runs, found {r}")
-    grand = x.mean()
-    runs = q * ((x.mean(axis=0) - grand) ** 2).sum() / (r - 1)
-    residual = x - x.mean(axis=0) - x.mean(axis=1, keepdims=True) + grand
-    error = (residual**2).sum() / ((r - 1) * (q - 1))
-    return float(runs / error) if error > 0 else math.inf
+    if x.shape[1] < 2:
+        raise InputError(f"an ANOVA needs at least two runs, found {x.shape[1]}")
+    result = anova(x)
+    return float(result.f[0]) if result.residual_variance > 0 else math.inf
 
 
 def subsample(preferences: pd.DataFrame, fraction: float, rng: np.random.Generator) -> pd.DataFrame:

@@ -17,6 +17,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures.analysis import tukey
 from ir_pref_measures.errors import InputError
 
 FORMATS = ("table", "csv", "json", "markdown", "latex", "html")
@@ -52,6 +53,8 @@ def render(table: pd.DataFrame, format: str = "table", digits: int | None = None
     if format == "html":
         return to_html(table, digits, alpha=alpha)
     cells = {column: [_cell(column, v, digits) for v in table[column]] for column in table.columns}
+    if format == "table" and "name" not in table.columns:  # the all-pairs or ANOVA table: one block
+        return pd.DataFrame(cells).to_string(index=False) + "\n"
     if format == "table":
         return _text_blocks(table, pd.DataFrame(cells))
     if format == "markdown":
@@ -189,6 +192,7 @@ TEST_NAMES = {
     "sign": "sign test",
     "permutation": "paired permutation (randomisation) test",
     "bootstrap": "paired bootstrap test",
+    **{test: f"{name} over all pairs of runs" for test, name in tukey.NAMES.items()},
 }
 
 
@@ -197,7 +201,8 @@ def _legend(table: pd.DataFrame, alpha: float, letters: bool) -> str:
     parts = ["Bold: the best value of each measure."]
     if baselines:
         corrected = any(" p-value corrected" in c for c in table.columns)
-        which = "corrected p-value" if corrected else "p-value"
+        adjusted = table.attrs.get("test") in tukey.TESTS
+        which = "corrected p-value" if corrected else "adjusted p-value" if adjusted else "p-value"
         named = ", ".join(f"{_letter(i) + ': ' if letters else ''}{b}" for i, (b, _) in enumerate(baselines))
         parts.append(
             f"\u2191/\u2193: significantly better/worse than the baseline{'s' if len(baselines) > 1 else ''} "
@@ -217,7 +222,15 @@ def _tests_used(table: pd.DataFrame) -> str:
     if table.attrs.get("pairwise") and test not in ("permutation", "bootstrap"):
         text += f" (sign test for {', '.join(table.attrs['pairwise'])})"
     correction = table.attrs.get("correction")
+    if test in tukey.TESTS:  # adjusted over the family already
+        return text + "."
     return text + (f"; {correction} correction." if correction else "; no correction.")
+
+
+def _check_runs(table: pd.DataFrame, format: str) -> None:
+    """A paper-ready table shows runs: not the all-pairs or ANOVA table (no ``name`` column)."""
+    if "name" not in table.columns:
+        raise InputError(f"a {format} table shows the runs, not the all-pairs or ANOVA table")
 
 
 def _letter(number: int) -> str:
@@ -229,6 +242,7 @@ def to_latex(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0
     measure in bold, ``$^{\\uparrow}$`` / ``$^{\\downarrow}$`` where a run is significantly better / worse than
     the baseline (followed by the baseline's letter with several), and the legend as the caption (after
     ``caption``)."""
+    _check_runs(table, "LaTeX")
     measures = measure_columns(table)
     letters = len(_baselines(table)) > 1
     cells = _paper_rows(table, digits, alpha)
@@ -300,6 +314,7 @@ def to_html(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0.
     """An HTML ``<table>`` of an Experiment table: one row per run, the best value of each measure in ``<b>``,
     ``<sup>`` markers where a run is significantly better / worse than the baseline, the legend as the
     ``<caption>`` (after ``caption``)."""
+    _check_runs(table, "HTML")
     measures = measure_columns(table)
     letters = len(_baselines(table)) > 1
     cells = _paper_rows(table, digits, alpha)

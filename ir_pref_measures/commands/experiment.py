@@ -72,7 +72,12 @@ def add_parser(subparsers) -> None:
     parser.add_argument(
         "--baseline", action="append", metavar="NAME", help="a baseline run (its name or path; repeatable)"
     )
-    parser.add_argument("--test", choices=TESTS, default="t", help="significance test (default t)")
+    parser.add_argument(
+        "--test",
+        choices=TESTS,
+        default="t",
+        help="significance test (default t); tukey and randomised-tukey test all pairs of runs at once",
+    )
     parser.add_argument(
         "--samples",
         type=positive_int,
@@ -89,6 +94,14 @@ def add_parser(subparsers) -> None:
         default=0.05,
         help="significance level of the correction and of the markers of --format latex/html (default 0.05)",
     )
+    parser.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help="instead of the runs, every pair of runs per measure: difference, p-value, interval, effect size",
+    )
+    parser.add_argument(
+        "--anova", action="store_true", help="instead of the runs, the two-way ANOVA (runs + topics) of each measure"
+    )
     parser.add_argument("--perquery", action="store_true", help="the long table name, qid, measure, value")
     parser.add_argument("--topics", metavar="ID", help="only the queries of this ir_datasets ID")
     parser.add_argument("--round", type=int, choices=range(0, 17), metavar="N", help="round to N decimals (0-16)")
@@ -103,6 +116,9 @@ def run(args: argparse.Namespace) -> None:
     check_outputs({"-o": args.output}, inputs)  # before the work: no input overwritten
     if args.perquery and args.format in ("latex", "html"):
         raise InputError(f"--perquery gives the long table name, qid, measure, value: not a {args.format} table")
+    if (args.all_pairs or args.anova) and args.format in ("latex", "html"):
+        option = "--all-pairs" if args.all_pairs else "--anova"
+        raise InputError(f"{option} gives a table of its own: not a {args.format} table of runs")
     judgments = {DEFAULT_SET: sources.grouped([args.judged, *args.prefs], preference_format=args.prefs_format)}
     for name, judged in sources.judgment_sets(args.judgments, args.prefs_format).items() if args.judgments else ():
         if name in judgments:
@@ -124,6 +140,8 @@ def run(args: argparse.Namespace) -> None:
             seed=args.seed,
             ci=args.ci,
             effect_size=args.effect_size,
+            all_pairs=args.all_pairs,
+            anova=args.anova,
             correction=args.correction,
             correction_alpha=args.alpha,
             perquery=args.perquery,

@@ -1,0 +1,373 @@
+"""Many systems at once: the topic-blocked two-way ANOVA, the Tukey HSD test and the randomised Tukey HSD test,
+against R's ``aov`` / ``TukeyHSD`` (recorded in tests/data/tukey/ by make_reference.R), statsmodels, high-precision
+quadrature, scipy's paired t-test and direct enumerations of the shuffles."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import testdata_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as scipy_stats
+from statsmodels.stats.multitest import multipletests
+
+from ir_pref_measures.analysis import meta, studentized_range, tukey
+from ir_pref_measures.analysis.anova import anova
+from ir_pref_measures.analysis.experiment import Experiment
+from ir_pref_measures.analysis.render import render
+from ir_pref_measures.commands import main
+from ir_pref_measures.errors import InputError
+
+REFERENCE = Path(__file__).parent / "data" / "tukey"
+SAKAI = "sakai_table_5_1"
+GENERATED = ("gen_3x20", "gen_5x50", "gen_8x10", "gen_20x100")
+seeds = st.integers(0, 2**32 - 1)
+
+
+def matrix(name: str) -> tuple[np.ndarray, list[str]]:
+    """The topics x systems scores of a reference matrix (systems in R's factor order) and the systems."""
+    path = testdata_path("stats", "sakai_table_5_1.csv") if name == SAKAI else REFERENCE / f"{name}.csv"
+    wide = pd.read_csv(path, dtype={"topic": str, "system": str}).pivot(index="topic", columns="system")["score"]
+    return wide.to_numpy(), list(wide.columns)
+
+
+def recorded(name: str, kind: str) -> pd.DataFrame:
+    return pd.read_csv(REFERENCE / f"{name}.{kind}.csv", skipinitialspace=True)  # R pads numbers with spaces
+
+
+# -- the two-way ANOVA ----------------------------------------------------------------------------------------
+
+
+def test_sakai_table_5_1():
+    x, _ = matrix(SAKAI)
+    result = anova(x)
+    assert round(float(result.f[0]), 4) == 2.4749
+    assert round(float(result.p[0]), 4) == 0.0976
+    assert round(result.residual_variance, 6) == 0.021886
+
+
+@pytest.mark.parametrize("name", [SAKAI, *GENERATED])
+def test_anova_is_rs(name):
+    x, _ = matrix(name)
+    ours, theirs = anova(x).table(), recorded(name, "anova")
+    assert list(ours["source"]) == list(theirs["source"])
+    np.testing.assert_array_equal(ours["df"], theirs["df"])
+    for column in ("sum sq", "mean sq", "F"):
+        np.testing.assert_allclose(ours[column], theirs[column], rtol=1e-9, equal_nan=True)
+    np.testing.assert_allclose(ours["p-value"], theirs["p-value"], rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", [SAKAI, *GENERATED])
+def test_anova_is_statsmodels(name):
+    from statsmodels.formula.api import ols
+    from statsmodels.stats.anova import anova_lm
+
+    x, systems = matrix(name)
+    frame = pd.DataFrame(
+        {"score": x.ravel(), "system": np.tile(systems, len(x)), "topic": np.repeat(np.arange(len(x)), x.shape[1])}
+    )
+    theirs = anova_lm(ols("score ~ C(system) + C(topic)", frame).fit())
+    ours = anova(x).table()
+    for column, their_column in {"df": "df", "sum sq": "sum_sq", "mean sq": "mean_sq", "F": "F"}.items():
+        np.testing.assert_allclose(ours[column], theirs[their_column], rtol=1e-9, equal_nan=True)
+    np.testing.assert_allclose(ours["p-value"], theirs["PR(>F)"], rtol=1e-8, atol=1e-12, equal_nan=True)
+
+
+# -- the Tukey HSD test ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [SAKAI, *GENERATED])
+def test_tukey_hsd_is_rs(name):
+    x, systems = matrix(name)
+    ours, theirs = tukey.tukey_hsd(x).frame(systems), recorded(name, "tukey")
+    assert list(ours["run"]) == list(theirs["run"].astype(str))
+    assert list(ours["vs"]) == list(theirs["vs"].astype(str))
+    for column, their_column in {"diff": "diff", "ci low": "lwr", "ci high": "upr"}.items():
+        np.testing.assert_allclose(ours[column], theirs[their_column], rtol=0, atol=1e-9)
+    # R's ptukey is accurate to about 1e-7 with 20 systems (test_tukey_hsd_p_is_the_precise_value): ours agrees
+    # with high-precision quadrature there to 1e-11
+    tolerance = 2e-7 if name == "gen_20x100" else 1e-9
+    np.testing.assert_allclose(ours["p-value"], theirs["p adj"], rtol=0, atol=tolerance)
+
+
+def test_tukey_hsd_p_is_the_precise_value():
+    x, systems = matrix("gen_20x100")
+    ours = tukey.tukey_hsd(x).frame(systems).set_index(["run", "vs"])
+    precise = pd.read_csv(REFERENCE / "gen_20x100.precise.csv").set_index(["run", "vs"])
+    assert len(precise) == 10
+    np.testing.assert_allclose(ours.loc[precise.index, "p-value"], precise["p adj"], rtol=0, atol=1e-11)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=seeds, n=st.integers(3, 40))
+def test_tukey_hsd_of_two_systems_is_the_paired_t_test(seed, n):
+    """With two systems the studentized range is sqrt(2) |t|: the Tukey HSD test is the paired t-test."""
+    x = np.random.default_rng(seed).random((n, 2)).round(3)
+    expected = scipy_stats.ttest_rel(x[:, 1], x[:, 0])
+    result = tukey.tukey_hsd(x)
+    if np.isnan(expected.pvalue):
+        assert np.isnan(result.p[0]) or result.p[0] == 0.0
+    else:
+        np.testing.assert_allclose(result.p, [expected.pvalue], rtol=1e-7, atol=1e-12)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=seeds, m=st.integers(2, 6), n=st.integers(2, 30))
+def test_topic_effects_change_nothing(seed, m, n):
+    """The tests are topic-blocked: adding a constant to every system's score on a topic changes no result."""
+    rng = np.random.default_rng(seed)
+    x = rng.random((n, m))
+    shifted = x + rng.normal(0, 5, size=(n, 1))
+    for field in ("diff", "margin", "p", "effect"):
+        np.testing.assert_allclose(
+            getattr(tukey.tukey_hsd(shifted), field), getattr(tukey.tukey_hsd(x), field), rtol=1e-6, atol=1e-9
+        )
+    assert anova(shifted).f[0] == pytest.approx(anova(x).f[0], rel=1e-6)
+
+
+def test_effect_size_and_margin_are_sakais():
+    x, _ = matrix(SAKAI)
+    result = tukey.tukey_hsd(x)
+    variance = anova(x).residual_variance
+    np.testing.assert_allclose(result.effect, result.diff / math.sqrt(variance), rtol=1e-15)
+    expected = scipy_stats.studentized_range.ppf(0.95, 3, 38) * math.sqrt(variance / 20)
+    np.testing.assert_allclose(result.margin, expected, rtol=1e-12)
+    np.testing.assert_allclose(result.high - result.low, 2 * result.margin, rtol=1e-12)
+
+
+def test_bad_matrices_are_input_errors():
+    with pytest.raises(InputError, match="at least 2 x 2"):
+        tukey.tukey_hsd(np.ones((5, 1)))
+    with pytest.raises(InputError, match="no finite value for system 1 on topic 0"):
+        tukey.tukey_hsd(np.array([[0.1, np.nan], [0.2, 0.3]]))
+    with pytest.raises(InputError, match="confidence level"):
+        tukey.tukey_hsd(np.ones((3, 3)), confidence=1.0)
+    with pytest.raises(InputError, match="unknown test"):
+        tukey.all_pairs(np.ones((3, 3)), "scheffe")
+
+
+# -- the studentized range distribution -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 8, 20, 50])
+@pytest.mark.parametrize("df", [2, 29, 30, 63, 196, 1881, 20000])
+def test_studentized_range_is_scipys(k, df):
+    q = np.concatenate([[0.0, 0.01, 0.3], np.random.default_rng(k * df).uniform(0, 8, 5), [10.0, 15.0, 30.0]])
+    # scipy's adaptive integration has an error of about 1e-11 itself at 20,000 df, 1e-10 in its quantile (with 2
+    # groups, next test: ours is exact there)
+    np.testing.assert_allclose(studentized_range.sf(q, k, df), scipy_stats.studentized_range.sf(q, k, df), atol=5e-11)
+    critical = studentized_range.isf(0.05, k, df)
+    assert critical == pytest.approx(scipy_stats.studentized_range.isf(0.05, k, df), abs=5e-10)
+    assert studentized_range.sf(critical, k, df) == pytest.approx(0.05, abs=1e-13)
+
+
+@pytest.mark.parametrize("df", [30, 100, 1881, 20000, 99_999, 10**6])
+def test_studentized_range_of_two_groups_is_the_t_distribution(df):
+    """P(Q >= q; 2, df) = P(|T_df| >= q / sqrt(2)): exact, where scipy's studentized range loses digits."""
+    q = np.array([0.01, 0.5, 1, 2, 3, 4, 5, 7, 10])
+    np.testing.assert_allclose(studentized_range.sf(q, 2, df), 2 * scipy_stats.t.sf(q / np.sqrt(2), df), atol=1e-14)
+    assert studentized_range.isf(0.05, 2, df) == pytest.approx(np.sqrt(2) * scipy_stats.t.isf(0.025, df), rel=1e-13)
+
+
+def test_studentized_range_at_the_edges():
+    for df in (5, 50):
+        np.testing.assert_array_equal(studentized_range.sf(np.array([np.nan, np.inf, 0.0]), 4, df), [np.nan, 0, 1])
+
+
+# -- the randomised Tukey HSD test ----------------------------------------------------------------------------
+
+
+def direct(x: np.ndarray) -> np.ndarray:
+    """The exact randomised Tukey HSD p-values by the definition: every shuffle of the systems within each topic,
+    one after the other, p = share of shuffles whose range of system means is at least the pair's |difference|."""
+    n, m = x.shape
+    i, j = np.triu_indices(m, k=1)
+    observed = np.abs(x.sum(axis=0)[j] - x.sum(axis=0)[i])  # sums: n times the means, exact in eighths
+    count, total = np.zeros(len(i)), 0
+    for orders in itertools.product(itertools.permutations(range(m)), repeat=n):
+        sums = np.array([x[t, list(order)] for t, order in enumerate(orders)]).sum(axis=0)
+        count += sums.max() - sums.min() >= observed
+        total += 1
+    return count / total
+
+
+def eighths(seed: int, n: int, m: int) -> np.ndarray:
+    """Scores in eighths: their sums are exact, so ties between shuffles are exact ties."""
+    return np.random.default_rng(seed).integers(0, 9, size=(n, m)) / 8
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=seeds, shape=st.sampled_from([(4, 3), (10, 2), (2, 4), (3, 3)]))
+def test_exact_randomised_tukey_is_the_enumeration(seed, shape):
+    x = eighths(seed, *shape)
+    ranges, exact = tukey.shuffled_ranges(x, tukey.SAMPLES, np.random.default_rng(0))
+    assert exact and len(ranges) == math.factorial(shape[1]) ** shape[0]
+    np.testing.assert_array_equal(tukey.randomised_tukey(x).p, direct(x))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sampled_randomised_tukey_is_within_3_standard_errors(seed):
+    x = eighths(seed, 6, 3)  # 6^6 = 46,656 shuffles: more than B, so sampled
+    exact = direct(x)
+    samples = 5_000
+    sampled = tukey.randomised_tukey(x, samples, np.random.default_rng(seed))
+    error = np.sqrt(exact * (1 - exact) / samples) + 1 / (samples + 1)
+    assert (np.abs(sampled.p - exact) <= 3 * error).all(), (sampled.p, exact)
+
+
+def test_randomised_tukey_is_deterministic_for_a_seed():
+    x, _ = matrix("gen_5x50")
+    first = tukey.randomised_tukey(x, 2_000, np.random.default_rng(7))
+    again = tukey.randomised_tukey(x, 2_000, np.random.default_rng(7))
+    other = tukey.randomised_tukey(x, 2_000, np.random.default_rng(8))
+    np.testing.assert_array_equal(first.p, again.p)
+    np.testing.assert_array_equal(first.margin, again.margin)
+    assert not np.array_equal(first.p, other.p)
+    np.testing.assert_array_equal(tukey.randomised_tukey(x, 2_000).p, tukey.randomised_tukey(x, 2_000).p)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=seeds, shape=st.sampled_from([(4, 3), (5, 2), (2, 4)]))
+def test_randomised_interval_excludes_0_only_for_significant_pairs(seed, shape):
+    """Exact: a difference beyond the interval's margin has p <= 1 - confidence."""
+    result = tukey.randomised_tukey(eighths(seed, *shape), confidence=0.9)
+    assert (result.p[np.abs(result.diff) > result.margin] <= 0.1).all()
+
+
+# -- the experiment table -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def dl19(testdata):
+    folder = testdata("dl_llm_prefs_arabzadeh")
+    runs = {path.name.split(".")[1]: str(path) for path in sorted((folder / "runs").glob("input.*.txt.gz"))}
+    return runs, str(folder / "qrels.dl19-passage.txt")
+
+
+def per_query(runs, qrels, measure="nDCG@10") -> np.ndarray:
+    long = Experiment(runs, qrels, [measure], perquery=True)
+    return long.pivot(index="qid", columns="name", values="value")[list(runs)].to_numpy()
+
+
+def test_tukey_in_the_table_is_the_pair_of_the_family(dl19):
+    runs, qrels = dl19
+    names = list(runs)
+    x = per_query(runs, qrels)
+    table = Experiment(runs, qrels, ["nDCG@10"], baseline=names[2], test="tukey", ci=0.9, effect_size=True)
+    family = tukey.tukey_hsd(x, confidence=0.9)
+    for r in range(len(names)):
+        row = table.iloc[r]
+        if r == 2:
+            assert np.isnan(row["nDCG@10 p-value"])
+            continue
+        k = [(int(i), int(j)) for i, j in zip(family.i, family.j, strict=True)].index((min(r, 2), max(r, 2)))
+        diff = x[:, r].mean() - x[:, 2].mean()
+        assert row["nDCG@10 p-value"] == pytest.approx(family.p[k], rel=1e-12)
+        assert row["nDCG@10 diff ci low"] == pytest.approx(diff - family.margin[k], abs=1e-12)
+        assert row["nDCG@10 diff ci high"] == pytest.approx(diff + family.margin[k], abs=1e-12)
+        assert row["nDCG@10 effect size"] == pytest.approx(diff / math.sqrt(anova(x).residual_variance), rel=1e-12)
+
+
+def test_all_pairs_table(dl19):
+    runs, qrels = dl19
+    names = list(runs)
+    x = per_query(runs, qrels)
+    pairs = Experiment(runs, qrels, ["nDCG@10"], test="randomised-tukey", samples=2_000, seed=3, all_pairs=True)
+    expected = tukey.randomised_tukey(x, 2_000, np.random.default_rng(3)).frame(names)
+    pd.testing.assert_frame_equal(pairs.drop(columns="measure"), expected)
+    assert (pairs["measure"] == "nDCG@10").all() and len(pairs) == 15
+    # another test: all pairs, one correction over them
+    t = Experiment(runs, qrels, ["nDCG@10"], test="t", correction="holm", all_pairs=True)
+    i, j = np.triu_indices(len(names), k=1)
+    p = [scipy_stats.ttest_rel(x[:, b], x[:, a]).pvalue for a, b in zip(i, j, strict=True)]
+    np.testing.assert_allclose(t["p-value"], p, rtol=1e-10)
+    tested = np.isfinite(p)  # three runs score the same on every query: no test, left out of the correction
+    assert tested.sum() == 12
+    np.testing.assert_allclose(t["p-value corrected"][tested], multipletests(np.array(p)[tested], method="holm")[1])
+    np.testing.assert_allclose(t["diff"], x[:, j].mean(axis=0) - x[:, i].mean(axis=0), rtol=1e-12)
+    custom = Experiment(runs, qrels, ["nDCG@10"], test=scipy_stats.ttest_rel, all_pairs=True)
+    np.testing.assert_allclose(custom["p-value"], p, rtol=1e-10)
+
+
+def test_anova_table(dl19):
+    runs, qrels = dl19
+    table = Experiment(runs, qrels, ["nDCG@10", "P@10"], anova=True)
+    assert list(table["measure"]) == ["nDCG@10"] * 3 + ["P@10"] * 3
+    expected = anova(per_query(runs, qrels, "P@10")).table()
+    pd.testing.assert_frame_equal(table.iloc[3:].drop(columns="measure").reset_index(drop=True), expected)
+
+
+def test_several_baselines_share_one_correction(dl19):
+    runs, qrels = dl19
+    names = list(runs)
+    x = per_query(runs, qrels)
+    table = Experiment(runs, qrels, ["nDCG@10"], baseline=names[:2], test="t", correction="holm")
+    family = {frozenset((r, b)) for b in (0, 1) for r in range(len(names)) if r != b}  # 9 distinct pairs
+    ordered = sorted(tuple(sorted(pair)) for pair in family)
+    p = [scipy_stats.ttest_rel(x[:, a], x[:, b]).pvalue for a, b in ordered]
+    corrected = dict(zip(ordered, multipletests(p, method="holm")[1], strict=True))
+    for b, baseline in enumerate(names[:2]):
+        column = table[f"nDCG@10 p-value corrected vs {baseline}"]
+        for r in range(len(names)):
+            expected = np.nan if r == b else corrected[tuple(sorted((r, b)))]
+            np.testing.assert_allclose(column[r], expected, rtol=1e-10)
+
+
+def test_bad_combinations_are_input_errors(dl19):
+    runs, qrels = dl19
+    with pytest.raises(InputError, match="no correction"):
+        Experiment(runs, qrels, ["nDCG@10"], baseline=0, test="tukey", correction="holm")
+    with pytest.raises(InputError, match="relative to one baseline"):
+        Experiment(runs, qrels, ["nDCG@10", "rpp"], baseline=0, test="tukey")
+    with pytest.raises(InputError, match="one at a time"):
+        Experiment(runs, qrels, ["nDCG@10"], all_pairs=True, anova=True)
+
+
+def test_latex_marks_significance_from_tukey(dl19):
+    runs, qrels = dl19
+    table = Experiment(runs, qrels, ["nDCG@10"], baseline=0, test="tukey")
+    alpha = float(np.nanmedian(table["nDCG@10 p-value"])) + 1e-12  # some rows significant, some not
+    latex = render(table, "latex", alpha=alpha)
+    assert "Tukey HSD test over all pairs of runs" in latex and "adjusted p-value" in latex
+    marked = [name for name in table["name"] if f"{name.replace('_', chr(92) + '_')} & " in latex]
+    assert len(marked) == len(table)
+    significant = table["nDCG@10 p-value"] < alpha
+    lines = [line for line in latex.splitlines() if "&" in line][1:]
+    assert [("uparrow" in line or "downarrow" in line) for line in lines] == list(significant)
+
+
+def test_command(capsys, dl19):
+    runs, qrels = dl19
+    arguments = ["experiment", qrels, *runs.values(), "-m", "nDCG@10", "--test", "randomised-tukey"]
+    assert main([*arguments, "--samples", "500", "--all-pairs", "--format", "csv"]) == 0
+    shown = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    expected = Experiment(list(runs.values()), qrels, ["nDCG@10"], test="randomised-tukey", samples=500, all_pairs=True)
+    pd.testing.assert_frame_equal(shown, expected, check_dtype=False, rtol=1e-12)
+    assert main([*arguments[:-2], "--anova"]) == 0
+    assert "residual" in capsys.readouterr().out
+    assert main([*arguments, "--all-pairs", "--format", "latex"]) == 2
+    assert "not a latex table of runs" in capsys.readouterr().err
+    with pytest.raises(InputError, match="not the all-pairs or ANOVA table"):
+        render(expected, "html")
+
+
+# -- discriminative power -------------------------------------------------------------------------------------
+
+
+def test_discriminative_power_by_randomised_tukey():
+    x, systems = matrix("gen_8x10")
+    values = pd.DataFrame(x, columns=systems)
+    found = meta.sensitivity(values, "randomised-tukey", 0.05, samples=2_000, seed=5)
+    p = tukey.randomised_tukey(x, 2_000, np.random.default_rng(5)).p
+    assert (found.pairs, found.significant) == (28, int((p < 0.05).sum()))
+    np.testing.assert_array_equal(found.p_values.to_numpy()[np.triu_indices(8, k=1)], p)
+    assert found.p_values.equals(found.p_values.T)
+    table = meta.sensitivity_table({"a": values}, "tukey")
+    assert table["significant"].iloc[0] == int((tukey.tukey_hsd(x).p < 0.05).sum())
