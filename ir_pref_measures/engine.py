@@ -327,18 +327,41 @@ def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -
     return metrics
 
 
+def is_catalog_measure(measure) -> bool:
+    """A measure the engine computes itself (ours, or one of trec_eval's that the kernels take)."""
+    return is_preference_measure(measure) or graded_spec(measure) is not None
+
+
+def catalog_values(measures, judgments: Judgments, ranking: Ranking) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The values of ``measures`` (of the catalog: :func:`is_catalog_measure`) for every judged query
+    (``judgments.query_ids``), one array per measure; a query the run lacks gets the measure's default, as in
+    ir_measures. trec_eval's measures read ``judgments``' grades (:func:`graded_judgments`)."""
+    queries, values = preference_values(measures, judgments, ranking)
+    every = []
+    for measure, column in zip(measures, values, strict=True):
+        full = np.full(len(judgments.query_ids), float(measure.DEFAULT))
+        full[queries] = column
+        every.append(full)
+    return judgments.query_ids, every
+
+
+def graded_judgments(measures, qrels) -> Judgments:
+    """The judgments of graded ``qrels`` that trec_eval's measures read (integer grades: :func:`integer_qrels`)."""
+    from ir_pref_measures.inputs import sources
+
+    return sources.judgments(integer_qrels(measures, qrels))
+
+
 def _catalog_metrics(measures, judgments: Judgments, ranking: Ranking) -> list:
-    """The metrics of ``measures`` (of the catalog) for every judged query; a query the run lacks gets the
-    measure's default, as in ir_measures."""
+    """:func:`catalog_values` as ir_measures ``Metric`` s."""
     from ir_measures import Metric
 
-    metrics = []
-    queries, values = preference_values(measures, judgments, ranking)
-    for measure, column in zip(measures, values, strict=True):
-        every = np.full(len(judgments.query_ids), float(measure.DEFAULT))
-        every[queries] = column
-        metrics += map(Metric, judgments.query_ids.tolist(), itertools.repeat(measure), every.tolist())
-    return metrics
+    query_ids, values = catalog_values(measures, judgments, ranking)
+    return [
+        metric
+        for measure, column in zip(measures, values, strict=True)
+        for metric in map(Metric, query_ids.tolist(), itertools.repeat(measure), column.tolist())
+    ]
 
 
 def ranked_frame(ranking: Ranking):

@@ -10,12 +10,14 @@ import time
 import types
 import warnings
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from ir_pref_measures.analysis.pipelines import is_transformer
+from ir_pref_measures.engine import n_jobs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow
 from ir_pref_measures.inputs import sources
@@ -74,7 +76,8 @@ def read_runs(
     spent in its Transformer (0 for a run read from a file or a frame), PyTerrier's ``mrt``. ``frames`` (if given)
     receives each result frame as given (a DataFrame run, a Transformer's results), all its columns in
     ir_measures' names, for the measures defined at run time; unless ``need_documents``, such a frame without
-    ``docno`` or ``score`` is a ranking of its queries without documents (when only those measures read it)."""
+    ``docno`` or ``score`` is a ranking of its queries without documents (when only those measures read it).
+    Files are read on :func:`~ir_pref_measures.engine.n_jobs` threads."""
     found = {}
     for name, run in named.items():
         spent = 0.0
@@ -99,7 +102,10 @@ def read_runs(
             if not need_documents and not {"doc_id", "score"} <= columns and "query_id" in columns:
                 found[name] = queries_only(frames[name]["query_id"])
                 continue
-        found[name] = sources.ranking(run)
+        found[name] = run
+    unread = [name for name, run in found.items() if not isinstance(run, Ranking)]
+    with ThreadPoolExecutor(max(1, min(n_jobs(), len(unread)))) as pool:  # in order: the first bad run is reported
+        found |= dict(zip(unread, pool.map(sources.ranking, [found[name] for name in unread]), strict=True))
     return found
 
 

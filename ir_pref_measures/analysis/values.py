@@ -7,6 +7,7 @@ path (:mod:`~ir_pref_measures.analysis.cluster`) start here."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,7 @@ from ir_pref_measures.analysis.compare import comparison, relevant_docs
 from ir_pref_measures.analysis.pipelines import is_runtime_measure
 from ir_pref_measures.analysis.progress import progress
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.measures.names import is_preference_measure
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
@@ -36,13 +38,21 @@ def per_query(
     (``ir_measures.define_byquery``) read instead of the ranking, as in ``pt.Experiment``."""
     ordinary = [m for _, m in measures if not isinstance(m, PairwiseMeasure)]
     preferences = [m for _, m in measures if isinstance(m, PairwiseMeasure)]
+    frames = frames or {}
     names = list(rankings)
-    found: dict[object, dict[str, dict[str, float]]] = {m: {} for m in ordinary}
+    found: dict[object, dict[str, pd.Series]] = {m: {} for m in ordinary}  # measure -> run -> per-query values
+    sets = _judgment_sets(ordinary, judgments, qrels)
+    others = [m for m in ordinary if not engine.is_catalog_measure(m)]
     steps = (len(names) if ordinary else 0) + (1 if preferences else 0)
     with progress(steps, "experiment", verbose) as bar:
-        for name in names if ordinary else ():
-            for metric in _metrics(ordinary, rankings[name], (frames or {}).get(name), qrels, judgments):
-                found[metric.measure].setdefault(name, {})[str(metric.query_id)] = metric.value
+        for name, run_values in zip(names, _catalog_values(sets, rankings, names if ordinary else []), strict=False):
+            for measure, values in run_values.items():
+                found[measure][name] = values
+            by_query: dict[object, dict[str, float]] = {m: {} for m in others}
+            for metric in _metrics(others, rankings[name], frames.get(name), qrels, judgments) if others else ():
+                by_query[metric.measure][str(metric.query_id)] = metric.value
+            for measure, values in by_query.items():
+                found[measure][name] = pd.Series(values, dtype=np.float64)
             bar.update()
         columns = {m: pd.DataFrame(found[m]).reindex(columns=names).sort_index() for m in ordinary}
         if preferences:
@@ -51,9 +61,39 @@ def per_query(
     return {column: columns[m] for column, m in measures}
 
 
+def _catalog_values(sets, rankings: Mapping[str, Ranking], names: list[str]):
+    """Per run of ``names``, in order: the per-query values (a Series) of the measures of ``sets``
+    (:func:`_judgment_sets`); two runs at a time or more (:func:`~ir_pref_measures.engine.n_jobs` threads)."""
+
+    def one(name: str) -> dict:
+        values = {}
+        for group, judged in sets:
+            query_ids, columns = engine.catalog_values(group, judged, rankings[name])
+            index = pd.Index(query_ids.astype(str))
+            values |= {measure: pd.Series(column, index=index) for measure, column in zip(group, columns, strict=True)}
+        return values
+
+    with ThreadPoolExecutor(max(1, min(engine.n_jobs(), len(names)))) as pool:
+        yield from pool.map(one, names)
+
+
+def _judgment_sets(measures: list, judgments: Judgments, qrels) -> list[tuple[list, Judgments]]:
+    """The measures the engine computes itself, with the judgments each reads: ours on ``judgments``,
+    trec_eval's on the judgments of ``qrels`` (made once for every run)."""
+    ours = [m for m in measures if is_preference_measure(m)]
+    graded = [m for m in measures if engine.is_catalog_measure(m) and not is_preference_measure(m)]
+    if not graded:
+        return [(ours, judgments)] if ours else []
+    graded_set = engine.graded_judgments([m for m in measures if not is_preference_measure(m)], qrels)
+    if ours and judgments.same_as(graded_set):  # preferences derived from these qrels alone: one lookup per run
+        return [(ours + graded, judgments)]
+    return [(ours, judgments), (graded, graded_set)] if ours else [(graded, graded_set)]
+
+
 def _metrics(measures: list, ranking: Ranking, frame: pd.DataFrame | None, qrels, judgments: Judgments):
-    """The per-query metrics of one run: the measures defined at run time on ``frame`` when given (by
-    ir_measures), the others on ``ranking`` (:func:`ir_pref_measures.engine.evaluate`)."""
+    """The per-query metrics of ``measures`` that ir_measures computes, for one run: the measures defined at run
+    time on ``frame`` when given (the results as given), the others on ``ranking``
+    (:func:`ir_pref_measures.engine.evaluate`)."""
     import ir_measures
 
     runtime = [m for m in measures if frame is not None and is_runtime_measure(m)]

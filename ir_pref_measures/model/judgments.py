@@ -115,6 +115,21 @@ class Judgments:
             + (f", groups {', '.join(self.groups)})" if len(self.group_names) > 1 else ")")
         )
 
+    def same_as(self, other: Judgments) -> bool:
+        """Both hold graded docs only (no explicit preference, tie or bad doc; one group), the same docs of the same
+        queries with the same grades."""
+        return (
+            self._graded_only()
+            and other._graded_only()
+            and np.array_equal(self.query_ids, other.query_ids)
+            and np.array_equal(self.doc_offsets, other.doc_offsets)
+            and self.doc_text.equals(other.doc_text)
+            and np.array_equal(self.grades, other.grades, equal_nan=True)
+        )
+
+    def _graded_only(self) -> bool:
+        return not (len(self.edge_src) or len(self.tie_a) or self.bad.any()) and len(self.group_names) == 1
+
     @property
     def groups(self) -> list[str]:
         """The names of the judgment groups, sorted."""
