@@ -6,8 +6,8 @@ of many files, a list of files, Parquet, an ir_datasets ID, or a dask or pandas 
 then indexed by ``query_id`` with the *same* divisions (ranges of equally many judged query ids), so that
 partition ``k`` of every input holds the same query ids, a query never straddles two partitions, and
 partitions come in query id order. Each partition is evaluated by the local code path:
-:func:`ir_pref_measures.engine.evaluate` (ir_measures' ``iter_calc`` with our provider and
-pytrec_eval) and :func:`ir_pref_measures.analysis.compare.comparison`. As queries are independent, per-query values
+:func:`ir_pref_measures.engine.evaluate` (the catalog's kernels; ir_measures for the measures they do not
+cover) and :func:`ir_pref_measures.analysis.compare.comparison`. As queries are independent, per-query values
 are bit for bit those of the local path whatever the number of partitions; means are taken on one worker in
 query id order, with the measure's own ir_measures aggregator (``evaluate``) or numpy's mean over the
 query-ordered values (``compare``), as the local path takes them.
