@@ -300,3 +300,50 @@ def test_cli_refuses_unidentifiable_battles_with_status_2(tmp_path):
     assert status == 2 and "system x never lost a battle" in err and "--prior" in err
     status, out, err = cli(str(path), "--prior", "1", "--rounds", "10", "--plot", str(tmp_path / "f.png"))
     assert status == 0 and out.splitlines()[1].split()[0] == "x" and (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_aggregate_rates_the_lines_of_compare(tmp_path):
+    """``aggregate --method bt|elo`` on ``compare -q``'s lines: the leaderboard of the same per-query preferences."""
+    import io
+    import json
+    import subprocess
+    import sys
+
+    folder = testdata_path("dl_llm_prefs_arabzadeh")
+    qrels, runs = (
+        str(folder / "qrels.dl19-passage.txt"),
+        [str(folder / "runs" / f"input.{r}.txt.gz") for r in RUNS["dl19_rpp"][1]],
+    )
+    lines = tmp_path / "prefs.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "ir_pref_measures", "compare", "-R", qrels, "-q", *runs],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines.write_text(done.stdout)
+    done_compare = done.stdout
+    for method, options in (("bt", {"rounds": 1000, "seed": 3}), ("elo", {})):
+        argv = ["aggregate", "-P", str(lines), "--method", method, "-m", "rpp", "--seed", "3"]
+        done = subprocess.run([sys.executable, "-m", "ir_pref_measures", *argv], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        found = pd.DataFrame([json.loads(line) for line in io.StringIO(done.stdout)])
+        rows = [json.loads(line) for line in done_compare.splitlines()]
+        rows = [row for row in rows if row.get("type") == "preference"]  # not the metric lines, not the summary
+        battles = pd.DataFrame(
+            {
+                "query_id": [row["qid"] for row in rows],
+                "system_a": [row["runi"] for row in rows],
+                "system_b": [row["runj"] for row in rows],
+                "winner": ["a" if row["rpp"] > 0 else "b" if row["rpp"] < 0 else "tie" for row in rows],
+            }
+        )
+        expected = leaderboard(battles, method=method, **options)
+        assert found["system"].tolist() == expected["system"].tolist()
+        assert np.allclose(found["rating"], expected["rating"], rtol=0, atol=1e-9)
+    done = subprocess.run(
+        [sys.executable, "-m", "ir_pref_measures", "aggregate", "-P", str(lines), "--method", "bt", "-m", "nosuch"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and "no 'nosuch'" in done.stderr

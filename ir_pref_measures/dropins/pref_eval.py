@@ -169,7 +169,7 @@ def _require(frame: pd.DataFrame, columns: tuple[str, ...], path: str) -> None:
             )
 
 
-def _numbers(lines: pd.DataFrame, name: str, path: str) -> np.ndarray:
+def numbers(lines: pd.DataFrame, name: str, path: str) -> np.ndarray:
     """The values of ``name`` on ``lines``: every line must hold it as a finite number."""
     import pandas as pd
 
@@ -219,7 +219,7 @@ def aggregate_lines(
             lines = lines.sort_values(["qid", "run"] if use_metric_lines else ["qid", "runi", "runj"], kind="stable")
             if lines.empty:
                 raise InputError(f"no line holds {name!r} in sample {sample}", path=path)
-            values = _numbers(lines, name, path)
+            values = numbers(lines, name, path)
             q = lines["qid"].map(qindex).to_numpy()
             if use_metric_lines:
                 scores = np.full((len(query_ids), len(runs)), -np.inf)
