@@ -438,7 +438,7 @@ FAMILIES = ("ppref", "pgc", "compatibility", "trec_prefs", "trec_eval")
 
 
 def family(name: str) -> list[MeasureSpec]:
-    return [spec for spec in (*SPECS.values(), *TREC_EVAL.values()) if spec.family == name]
+    return [spec for spec in (*TREC_EVAL.values(), *SPECS.values()) if spec.family == name]
 
 
 _ONLY = {"NumRel": {"rel": 1}}  # ir_measures computes NumRel only at rel=1
