@@ -52,6 +52,7 @@ def _measure_class(spec: MeasureSpec) -> type[measures_base.Measure]:
         "PRETTY_NAME": spec.pretty,
         "SHORT_DESC": spec.definition,
         "SUPPORTED_PARAMS": {name: _param_info(spec, name) for name in spec.params},
+        "DEFAULT": spec.missing,  # the value of a judged query the run lacks
     }
     namespace["__repr__"] = _cached_repr
     if spec.aggregate == "sum":  # trec_eval sums its counts over queries

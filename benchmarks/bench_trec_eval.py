@@ -8,9 +8,12 @@ and a :class:`~ir_pref_measures.Ranking`. Each case runs in a fresh Python proce
   the per-query metrics;
 * ``ir_measures``: the path the engine took before the kernels, and still takes for a measure they do not
   compute: ``integer_qrels`` and ``ir_measures.iter_calc`` on the run's ranks (``ranked_frame``);
-* ``pytrec_eval``: ``RelevanceEvaluator.evaluate`` alone, on dicts built beforehand (the floor of that path).
+* ``pytrec_eval``: ``RelevanceEvaluator.evaluate`` alone, on dicts built beforehand (the floor of that path), when
+  every measure is one of pytrec_eval's (:data:`PYTREC_EVAL`); else (``RBP(rel=1)``: cwl_eval's) the ratios are to
+  the ``ir_measures`` path, its provider's own.
 
     python benchmarks/bench_trec_eval.py [--queries 1000] [--docs 1000] [--measures nDCG@10 AP P@10] [--repeat 3]
+    python benchmarks/bench_trec_eval.py --measures "RBP(rel=1)" --repeat 1
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import pandas as pd
 
 SEED = 20240611
 JUDGED = 100
+PYTREC_EVAL = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "nDCG": "ndcg", "RR": "recip_rank"}
 
 
 def make_input(n_queries: int, n_docs: int):
@@ -51,6 +55,7 @@ def make_input(n_queries: int, n_docs: int):
 def case(name: str, n_queries: int, n_docs: int, measures: list[str], repeat: int) -> dict:
     import ir_measures
 
+    import ir_pref_measures  # noqa: F401 (registers RBPResidual)
     from ir_pref_measures import engine
 
     qrels, ranking = make_input(n_queries, n_docs)
@@ -70,8 +75,7 @@ def case(name: str, n_queries: int, n_docs: int, measures: list[str], repeat: in
 
         run = ir_measures.util.RunConverter(engine.ranked_frame(ranking)).as_dict_of_dict()
         judgments = ir_measures.util.QrelsConverter(qrels).as_dict_of_dict()
-        names = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "nDCG": "ndcg", "RR": "recip_rank"}
-        evaluator = pytrec_eval.RelevanceEvaluator(judgments, {names[m] for m in measures})
+        evaluator = pytrec_eval.RelevanceEvaluator(judgments, {PYTREC_EVAL[m] for m in measures})
 
         def work():
             return evaluator.evaluate(run)
@@ -105,15 +109,17 @@ def main() -> None:
         print(json.dumps(case(args.case, args.queries, args.docs, args.measures, args.repeat)))
         return
     results = {}
-    for name in ("pytrec_eval", "ir_measures", "columnar"):
+    floor_name = "pytrec_eval" if all(m in PYTREC_EVAL for m in args.measures) else "ir_measures"
+    for name in ("pytrec_eval", "ir_measures", "columnar")[floor_name == "ir_measures" :]:
         argv = [sys.executable, __file__, "--case", name, "--queries", str(args.queries), "--docs", str(args.docs)]
         argv += ["--repeat", str(args.repeat), "--measures", *args.measures]
         results[name] = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
-    floor = results["pytrec_eval"]["seconds"]
+    floor = results[floor_name]["seconds"]
+    floor_label = "pytrec_eval.evaluate" if floor_name == "pytrec_eval" else "the ir_measures path"
     print(f"{args.queries} queries x {args.docs} docs, {' '.join(args.measures)}")
     for name, result in results.items():
         print(
-            f"{name:12s} {result['seconds']:8.3f} s  {result['seconds'] / floor:6.2f} x pytrec_eval.evaluate  "
+            f"{name:12s} {result['seconds']:8.3f} s  {result['seconds'] / floor:8.4f} x {floor_label}  "
             f"peak RSS {result['peak_rss_mb']:7.1f} MB"
         )
 

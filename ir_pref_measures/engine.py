@@ -206,7 +206,7 @@ def _graded_values(measure, ev: _Evaluation) -> np.ndarray:
         return ranked.judged_only() if judged_only else ranked
 
     ranked = ev.cached(("ranked", tuple(sorted(gains.items())) if gains else None, judged_only), view)
-    return graded_kernel(TREC_EVAL[measure.NAME], ranked, params)
+    return graded_kernel(TREC_EVAL.get(measure.NAME) or SPECS[measure.NAME], ranked, params)
 
 
 _FAMILIES = {

@@ -9,7 +9,8 @@ A family names how the provider prepares a kernel's input: ``ppref`` (pair count
 :mod:`~ir_pref_measures.measures.ppref`), ``pgc`` (:mod:`~ir_pref_measures.measures.pgc`, the image grid),
 ``compatibility``, ``trec_prefs`` (trec_eval's judgment-group measures; one kernel computes all 14,
 :mod:`~ir_pref_measures.measures.trec_prefs`), ``trec_eval`` (ir_measures' own nDCG, AP, P, ... on graded qrels,
-:mod:`~ir_pref_measures.measures.graded`; declared in :data:`TREC_EVAL`, not registered as new measures).
+:mod:`~ir_pref_measures.measures.graded`; declared in :data:`TREC_EVAL`, not registered as new measures; and our
+``RBPResidual``, on the same kernels).
 ``args`` lists what a ``ppref`` kernel takes after the pair counts: ``ideal`` (the ideal ranking's counts),
 ``cutoff``, ``beta``.
 """
@@ -63,7 +64,11 @@ PARAMS = {
         True,
     ),
     "p": Param(
-        (int, float), "RBO persistence, in (0, 1]", lambda v: _number(v) and 0 < v <= 1, "a number in (0, 1]", 0.95
+        (int, float),
+        "persistence (RBO, RBP): the probability of going on to the next rank, in (0, 1]",
+        lambda v: _number(v) and 0 < v <= 1,
+        "a number in (0, 1]",
+        0.95,
     ),
     "normalize": Param(
         bool,
@@ -150,6 +155,7 @@ class MeasureSpec:
     aggregate: str = "mean"
     doc: str = ""  # more than the definition, for the class docstring
     needs: tuple[str, ...] = ()  # parameters a measure must be given (a kernel computes it only then)
+    missing: float = 0.0  # the value of a judged query the run lacks
 
     def param(self, name: str) -> Param:
         """The parameter ``name`` with this measure's default."""
@@ -302,12 +308,42 @@ CITE_GRADED = (
 )
 
 
-def _graded(name, definition, kernel, params, aggregate="mean", needs=(), defaults=None) -> MeasureSpec:
-    """ir_measures' measure ``name``, computed by ``kernel(ranked, cutoff, rel)`` on the judged docs
-    (:class:`~ir_pref_measures.measures.graded.Ranked`; cutoff ``inf`` when not given)."""
+def _graded(
+    name,
+    definition,
+    kernel,
+    params,
+    aggregate="mean",
+    needs=(),
+    defaults=None,
+    citation=CITE_GRADED,
+    pretty=None,
+    missing=0.0,
+) -> MeasureSpec:
+    """ir_measures' measure ``name``, computed by ``kernel(ranked, cutoff, rel)`` (and ``p``, when the measure takes
+    it) on the judged docs (:class:`~ir_pref_measures.measures.graded.Ranked`; cutoff ``inf`` when not given)."""
     return MeasureSpec(
-        name, name, definition, "trec_eval", params, CITE_GRADED, kernel, (), defaults or {}, aggregate, needs=needs
+        name,
+        pretty or name,
+        definition,
+        "trec_eval",
+        params,
+        citation,
+        kernel,
+        (),
+        defaults or {},
+        aggregate,
+        needs=needs,
+        missing=missing,
     )
+
+
+CITE_RBP = (
+    "A. Moffat, J. Zobel. Rank-biased precision for measurement of retrieval effectiveness. ACM TOIS 27(1), 2008; "
+    "as cwl_eval computes it, ir_measures' provider of RBP (L. Azzopardi, P. Thomas, A. Moffat. cwl_eval: An "
+    "Evaluation Tool for Information Retrieval. SIGIR 2019)."
+)
+_RBP_WEIGHT = f"p^(rank − 1) · (1 − p) / (1 − p^{graded.CWL_DEPTH})"
 
 
 _BINARY = ("cutoff", "rel", "judged_only")
@@ -368,9 +404,32 @@ _TREC_EVAL = [
         defaults={"rel": None},
     ),
     _graded("NumRel", "relevant docs judged (R)", lambda r, k, rel: graded.num_rel(r, 1), ("rel",), "sum"),
+    _graded(
+        "RBP",
+        f"Σ over the relevant docs at rank <= min(k, {graded.CWL_DEPTH}) of {_RBP_WEIGHT} (cwl_eval's RBP)",
+        lambda r, k, rel, p: graded.rank_biased_precision(r, p, rel, k, graded.CWL_DEPTH),
+        ("cutoff", "p", "rel"),
+        needs=("rel",),
+        defaults={"p": 0.8},
+        citation=CITE_RBP,
+    ),
 ]
 
-SPECS: dict[str, MeasureSpec] = {spec.name: spec for spec in (*_PPREF, *_GRAPH, *_TREC_PREFS)}
+_RESIDUALS = [
+    _graded(
+        "RBPResidual",
+        f"RBP's residual: 1 − Σ over the docs with a judgment (any grade) at rank <= min(k, {graded.CWL_DEPTH}) of "
+        f"{_RBP_WEIGHT}, the most RBP(p)@k could gain from unjudged docs and the ranks past the run or k",
+        lambda r, k, rel, p: graded.rbp_residual(r, p, k, graded.CWL_DEPTH),
+        ("cutoff", "p"),
+        defaults={"p": 0.8},
+        citation=CITE_RBP,
+        pretty="Residual of Rank-Biased Precision",
+        missing=1.0,
+    ),
+]
+
+SPECS: dict[str, MeasureSpec] = {spec.name: spec for spec in (*_PPREF, *_GRAPH, *_TREC_PREFS, *_RESIDUALS)}
 """The measures of this package (registered with ir_measures as new measures)."""
 TREC_EVAL: dict[str, MeasureSpec] = {spec.name: spec for spec in _TREC_EVAL}
 """ir_measures' own measures that the engine computes with the kernels of
@@ -379,7 +438,7 @@ FAMILIES = ("ppref", "pgc", "compatibility", "trec_prefs", "trec_eval")
 
 
 def family(name: str) -> list[MeasureSpec]:
-    return [spec for spec in (*SPECS.values(), *TREC_EVAL.values()) if spec.family == name]
+    return [spec for spec in (*TREC_EVAL.values(), *SPECS.values()) if spec.family == name]
 
 
 _ONLY = {"NumRel": {"rel": 1}}  # ir_measures computes NumRel only at rel=1
@@ -402,8 +461,10 @@ def graded_spec(measure) -> MeasureSpec | None:
 
 
 def graded_kernel(spec: MeasureSpec, ranked: graded.Ranked, params: dict) -> np.ndarray:
-    """The values of the measure of ``spec`` with ``params`` (those :func:`graded_spec` accepts)."""
-    return spec.kernel(ranked, params.get("cutoff", np.inf), params.get("rel", spec.param("rel").default))
+    """The values of the measure of ``spec`` (of the ``trec_eval`` family) with ``params`` (for ir_measures' own,
+    those :func:`graded_spec` accepts)."""
+    extra = {"p": float(params.get("p", spec.param("p").default))} if "p" in spec.params else {}
+    return spec.kernel(ranked, params.get("cutoff", np.inf), params.get("rel", spec.param("rel").default), **extra)
 
 
 def ppref_kernel(name: str, counts, cutoff=None, **kwargs) -> np.ndarray:

@@ -177,7 +177,30 @@ def judged_share(ranked: Ranked, k: float = np.inf) -> np.ndarray:
     return _ratio(ranked.total(ranked.top(depth)), depth)
 
 
-def rank_biased_precision(ranked: Ranked, p: float, rel: int = 1, k: float = np.inf) -> np.ndarray:
-    """RBP (Moffat and Zobel 2008), binary gain, no residual: (1 - p) * the sum over the relevant docs at rank <= k
-    of p^(rank - 1)."""
-    return (1.0 - p) * ranked.total(np.where(ranked.relevant(rel) & ranked.top(k), p ** (ranked.rank - 1.0), 0.0))
+CWL_DEPTH = 1000
+"""The depth of cwl_eval's user model (its ``max_n``), and so of ir_measures' ``RBP``: ranks below it get no
+weight, and the weights of ranks 1 to it sum to 1."""
+
+
+def _rbp_weight(rank: np.ndarray, p: float, depth: float) -> np.ndarray:
+    """The weight of rank r in RBP's user model: p^(r - 1) · (1 - p) / (1 - p^depth), for r <= depth, else 0 (with
+    ``depth`` infinite, (1 - p) · p^(r - 1), Moffat and Zobel's; with p = 1, 1 / depth)."""
+    scale = 1.0 / depth if p == 1 else (1.0 - p) / (1.0 - p**depth)
+    return np.where(rank <= depth, scale * p ** np.minimum(rank - 1.0, depth), 0.0)
+
+
+def rank_biased_precision(
+    ranked: Ranked, p: float, rel: int = 1, k: float = np.inf, depth: float = np.inf
+) -> np.ndarray:
+    """RBP (Moffat and Zobel 2008), binary gain: the sum over the relevant docs at rank <= k of the weight of their
+    rank (:func:`_rbp_weight`; ``depth=CWL_DEPTH`` is cwl_eval's RBP, the weights normalised over that depth)."""
+    weight = _rbp_weight(ranked.rank, p, depth)
+    return ranked.total(np.where(ranked.relevant(rel) & ranked.top(k), weight, 0.0))
+
+
+def rbp_residual(ranked: Ranked, p: float, k: float = np.inf, depth: float = CWL_DEPTH) -> np.ndarray:
+    """RBP's residual (Moffat and Zobel 2008, section 4; cwl_eval's ``ResEU`` of RBP): the most the unknown could
+    add, 1 - the weight of the ranks <= min(k, depth) that hold a doc with a judgment (any grade, negative too).
+    The ranks of unjudged docs, the ranks past the run's end and those past k count as unknown."""
+    known = ranked.total(np.where(ranked.top(k), _rbp_weight(ranked.rank, p, depth), 0.0))
+    return np.maximum(1.0 - known, 0.0)
