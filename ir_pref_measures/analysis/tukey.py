@@ -107,7 +107,7 @@ def tukey_hsd(x, confidence: float = CONFIDENCE) -> Pairs:
     i, j = np.triu_indices(m, k=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.abs(x.mean(axis=0)[j] - x.mean(axis=0)[i]) / se  # inf: no residual; NaN: nor any difference
-    return _pairs(x, variance, studentized_range.isf(1 - confidence, m, df) * se, studentized_range.sf(q, m, df))
+    return _pairs(x, variance, studentized_range.ppf(confidence, m, df) * se, studentized_range.sf(q, m, df))
 
 
 def shuffled_ranges(x: np.ndarray, samples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
