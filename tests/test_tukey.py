@@ -164,6 +164,14 @@ def test_studentized_range_is_rs():
         np.testing.assert_allclose(studentized_range.sf(rows["q"], k, df), rows["p"], rtol=0, atol=1e-12)
 
 
+def test_studentized_range_quantile_is_rs():
+    """R's qtukey(p, nmeans, df) on a grid (make_ptukey.R): its secant steps, NaN where they fail."""
+    grid = pd.read_csv(REFERENCE / "qtukey.csv")
+    assert len(grid) == 4 * 7 * 23 and grid["q"].isna().any()
+    ours = [studentized_range.ppf(p, int(k), df) for p, k, df in grid[["p", "nmeans", "df"]].itertuples(index=False)]
+    np.testing.assert_allclose(ours, grid["q"], rtol=0, atol=1e-10, equal_nan=True)
+
+
 @pytest.mark.parametrize("k", [2, 3, 5, 8, 20, 50])
 @pytest.mark.parametrize(("df", "tolerance"), [(2, 5e-3), (5, 1e-4), (10, 3e-6), (29, 1e-6), (63, 1e-6), (1881, 1e-6)])
 def test_studentized_range_is_scipys(k, df, tolerance):
