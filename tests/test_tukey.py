@@ -27,7 +27,7 @@ from ir_pref_measures.errors import InputError
 
 REFERENCE = Path(__file__).parent / "data" / "tukey"
 SAKAI = "sakai_table_5_1"
-GENERATED = ("gen_3x20", "gen_5x50", "gen_8x10", "gen_20x100")
+GENERATED = ("gen_3x20", "gen_5x50", "gen_8x10", "gen_12x60", "gen_20x100", "gen_20x100b")
 seeds = st.integers(0, 2**32 - 1)
 
 
@@ -91,31 +91,30 @@ def test_tukey_hsd_is_rs(name):
     assert list(ours["vs"]) == list(theirs["vs"].astype(str))
     for column, their_column in {"diff": "diff", "ci low": "lwr", "ci high": "upr"}.items():
         np.testing.assert_allclose(ours[column], theirs[their_column], rtol=0, atol=1e-9)
-    # R's ptukey is accurate to about 1e-7 with 20 systems (test_tukey_hsd_p_is_the_precise_value): ours agrees
-    # with high-precision quadrature there to 1e-11
-    tolerance = 2e-7 if name == "gen_20x100" else 1e-9
-    np.testing.assert_allclose(ours["p-value"], theirs["p adj"], rtol=0, atol=tolerance)
+    np.testing.assert_allclose(ours["p-value"], theirs["p adj"], rtol=0, atol=1e-9)
 
 
-def test_tukey_hsd_p_is_the_precise_value():
+def test_tukey_hsd_p_is_within_1e_7_of_the_precise_value():
+    """R's algorithm, and so ours, is accurate to about 1e-7 with 20 systems (high-precision quadrature)."""
     x, systems = matrix("gen_20x100")
     ours = tukey.tukey_hsd(x).frame(systems).set_index(["run", "vs"])
     precise = pd.read_csv(REFERENCE / "gen_20x100.precise.csv").set_index(["run", "vs"])
     assert len(precise) == 10
-    np.testing.assert_allclose(ours.loc[precise.index, "p-value"], precise["p adj"], rtol=0, atol=1e-11)
+    np.testing.assert_allclose(ours.loc[precise.index, "p-value"], precise["p adj"], rtol=0, atol=1e-7)
 
 
 @settings(max_examples=15, deadline=None)
-@given(seed=seeds, n=st.integers(3, 40))
+@given(seed=seeds, n=st.integers(11, 40))
 def test_tukey_hsd_of_two_systems_is_the_paired_t_test(seed, n):
-    """With two systems the studentized range is sqrt(2) |t|: the Tukey HSD test is the paired t-test."""
+    """With two systems the studentized range is sqrt(2) |t|: the Tukey HSD test is the paired t-test (R's
+    algorithm is accurate to 1e-9 there from 10 df; below, test_studentized_range_is_scipys)."""
     x = np.random.default_rng(seed).random((n, 2)).round(3)
     expected = scipy_stats.ttest_rel(x[:, 1], x[:, 0])
     result = tukey.tukey_hsd(x)
     if np.isnan(expected.pvalue):
         assert np.isnan(result.p[0]) or result.p[0] == 0.0
     else:
-        np.testing.assert_allclose(result.p, [expected.pvalue], rtol=1e-7, atol=1e-12)
+        np.testing.assert_allclose(result.p, [expected.pvalue], rtol=0, atol=1e-8)
 
 
 @settings(max_examples=10, deadline=None)
@@ -138,7 +137,7 @@ def test_effect_size_and_margin_are_sakais():
     variance = anova(x).residual_variance
     np.testing.assert_allclose(result.effect, result.diff / math.sqrt(variance), rtol=1e-15)
     expected = scipy_stats.studentized_range.ppf(0.95, 3, 38) * math.sqrt(variance / 20)
-    np.testing.assert_allclose(result.margin, expected, rtol=1e-12)
+    np.testing.assert_allclose(result.margin, expected, rtol=1e-9)
     np.testing.assert_allclose(result.high - result.low, 2 * result.margin, rtol=1e-12)
 
 
@@ -156,29 +155,102 @@ def test_bad_matrices_are_input_errors():
 # -- the studentized range distribution -----------------------------------------------------------------------
 
 
+def test_studentized_range_is_rs():
+    """R's ptukey(q, nmeans, df, lower.tail = FALSE) on a grid (make_ptukey.R), every interval length and the
+    infinite df of its algorithm."""
+    grid = pd.read_csv(REFERENCE / "ptukey.csv")
+    assert len(grid) == 18 * 19 * 23 and np.isinf(grid["df"]).any()
+    for (k, df), rows in grid.groupby(["nmeans", "df"]):
+        np.testing.assert_allclose(studentized_range.sf(rows["q"], k, df), rows["p"], rtol=0, atol=1e-12)
+
+
+def test_studentized_range_quantile_is_rs():
+    """R's qtukey(p, nmeans, df) on a grid (make_ptukey.R): its secant steps, NaN where they fail."""
+    grid = pd.read_csv(REFERENCE / "qtukey.csv")
+    assert len(grid) == 4 * 7 * 23 and grid["q"].isna().any()
+    ours = [studentized_range.ppf(p, int(k), df) for p, k, df in grid[["p", "nmeans", "df"]].itertuples(index=False)]
+    np.testing.assert_allclose(ours, grid["q"], rtol=0, atol=1e-10, equal_nan=True)
+
+
 @pytest.mark.parametrize("k", [2, 3, 5, 8, 20, 50])
-@pytest.mark.parametrize("df", [2, 29, 30, 63, 196, 1881, 20000])
-def test_studentized_range_is_scipys(k, df):
+@pytest.mark.parametrize(("df", "tolerance"), [(2, 5e-3), (5, 1e-4), (10, 3e-6), (29, 1e-6), (63, 1e-6), (1881, 1e-6)])
+def test_studentized_range_is_scipys(k, df, tolerance):
+    """scipy integrates adaptively to about 1e-10; R's algorithm is accurate to about 1e-6 from 10 to 25,000 df,
+    coarser in the far upper tail below (its first interval of the chi variable): 1e-3 at 2 df, 1e-5 at 5; the
+    critical value to about twice that, relative."""
     q = np.concatenate([[0.0, 0.01, 0.3], np.random.default_rng(k * df).uniform(0, 8, 5), [10.0, 15.0, 30.0]])
-    # scipy's adaptive integration has an error of about 1e-11 itself at 20,000 df, 1e-10 in its quantile (with 2
-    # groups, next test: ours is exact there)
-    np.testing.assert_allclose(studentized_range.sf(q, k, df), scipy_stats.studentized_range.sf(q, k, df), atol=5e-11)
-    critical = studentized_range.isf(0.05, k, df)
-    assert critical == pytest.approx(scipy_stats.studentized_range.isf(0.05, k, df), abs=5e-10)
-    assert studentized_range.sf(critical, k, df) == pytest.approx(0.05, abs=1e-13)
+    ours, theirs = studentized_range.sf(q, k, df), scipy_stats.studentized_range.sf(q, k, df)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=tolerance)
+    critical = studentized_range.ppf(0.95, k, df)
+    assert critical == pytest.approx(scipy_stats.studentized_range.ppf(0.95, k, df), rel=2 * tolerance)
 
 
-@pytest.mark.parametrize("df", [30, 100, 1881, 20000, 99_999, 10**6])
+@pytest.mark.parametrize("df", [5, 30, 100, 1881, 20000])
 def test_studentized_range_of_two_groups_is_the_t_distribution(df):
-    """P(Q >= q; 2, df) = P(|T_df| >= q / sqrt(2)): exact, where scipy's studentized range loses digits."""
+    """P(Q >= q; 2, df) = P(|T_df| >= q / sqrt(2))."""
     q = np.array([0.01, 0.5, 1, 2, 3, 4, 5, 7, 10])
-    np.testing.assert_allclose(studentized_range.sf(q, 2, df), 2 * scipy_stats.t.sf(q / np.sqrt(2), df), atol=1e-14)
-    assert studentized_range.isf(0.05, 2, df) == pytest.approx(np.sqrt(2) * scipy_stats.t.isf(0.025, df), rel=1e-13)
+    np.testing.assert_allclose(studentized_range.sf(q, 2, df), 2 * scipy_stats.t.sf(q / np.sqrt(2), df), atol=1e-7)
+    assert studentized_range.ppf(0.95, 2, df) == pytest.approx(np.sqrt(2) * scipy_stats.t.isf(0.025, df), rel=1e-7)
 
 
-def test_studentized_range_at_the_edges():
-    for df in (5, 50):
-        np.testing.assert_array_equal(studentized_range.sf(np.array([np.nan, np.inf, 0.0]), 4, df), [np.nan, 0, 1])
+@settings(max_examples=20, deadline=None)
+@given(seed=seeds, k=st.integers(2, 30), df=st.sampled_from([2, 7, 100, 101, 800, 801, 5000, 5001, 25001]))
+def test_range_cdf_and_the_outer_rule_are_the_direct_sums(seed, k, df):
+    """The vectorised rules equal R's loops written out one node at a time (module docstring of the algorithm)."""
+    q = np.random.default_rng(seed).uniform(0, 9, 4)
+    np.testing.assert_allclose(studentized_range.sf(q, k, df), [1 - direct_ptukey(v, k, df) for v in q], atol=1e-14)
+
+
+@pytest.mark.parametrize("df", [2, 5, 50, math.inf])
+def test_studentized_range_at_the_edges(df):
+    expected = [np.nan, 0, 1, 1]
+    np.testing.assert_array_equal(studentized_range.sf(np.array([np.nan, np.inf, 0.0, -1.0]), 4, df), expected)
+
+
+def test_fewer_than_2_df_is_nan_as_r():
+    assert np.isnan(studentized_range.sf(np.array([0.5, 3.0]), 3, 1)).all()
+    assert np.isnan(studentized_range.ppf(0.95, 3, 1))
+    assert np.isnan(tukey.tukey_hsd(np.array([[0.1, 0.3], [0.4, 0.2]])).p).all()  # 2 x 2: 1 residual df
+
+
+def direct_wprob(w: float, k: int) -> float:
+    """R's ``wprob`` one node at a time: P(range of k standard normals < w)."""
+    x, a = np.polynomial.legendre.leggauss(12)
+    half = w / 2
+    if half >= 8:
+        return 1.0
+    total = math.erf(half / math.sqrt(2)) ** k
+    parts = 2 if w > 3 else 3
+    step = (8 - half) / parts
+    for part in range(parts):
+        middle = half + (part + 0.5) * step
+        for node, weight in zip(x, a, strict=True):
+            z = middle + step / 2 * node
+            bracket = scipy_stats.norm.cdf(z) - scipy_stats.norm.cdf(z - w)
+            if z * z <= 60 and bracket >= math.exp(-30 / (k - 1)):
+                total += step * k / math.sqrt(2 * math.pi) * weight * math.exp(-z * z / 2) * bracket ** (k - 1)
+    return 0.0 if total <= math.exp(-30) else min(total, 1.0)
+
+
+def direct_ptukey(q: float, k: int, df: float) -> float:
+    """R's ``ptukey`` (lower tail) one interval and node at a time."""
+    if df > 25_000:
+        return direct_wprob(q, k)
+    x, a = np.polynomial.legendre.leggauss(16)
+    length = 1.0 if df <= 100 else 0.5 if df <= 800 else 0.25 if df <= 5000 else 0.125
+    constant = df / 2 * math.log(df) - df * math.log(2) - math.lgamma(df / 2) + math.log(length)
+    total = 0.0
+    for i in range(1, 51):
+        interval = 0.0
+        for node, weight in zip(x, a, strict=True):
+            u = (2 * i - 1) * length + node * length
+            log_density = constant + (df / 2 - 1) * math.log(u) - u * df / 4
+            if log_density >= -30:
+                interval += direct_wprob(q * math.sqrt(u / 2), k) * weight * math.exp(log_density)
+        if i * length >= 1 and interval <= 1e-14:
+            break
+        total += interval
+    return min(total, 1.0)
 
 
 # -- the randomised Tukey HSD test ----------------------------------------------------------------------------

@@ -6,9 +6,9 @@ test, both topic-blocked, with Sakai's effect sizes and margins of error.
 
 * :func:`tukey_hsd`: Tukey's honestly significant difference test on the residual variance V_E of the two-way
   ANOVA without replication (:mod:`~ir_pref_measures.analysis.anova`): q = |diff| / sqrt(V_E / n), adjusted p =
-  P(Q >= q) for the studentized range Q with m groups and (m - 1)(n - 1) df
-  (:mod:`~ir_pref_measures.analysis.studentized_range`, as ``scipy.stats.studentized_range``, vectorised);
-  simultaneous interval diff +- q_conf sqrt(V_E / n). As R's ``TukeyHSD(aov(score ~ system + topic))``.
+  P(Q >= q) for the studentized range Q with m groups and (m - 1)(n - 1) df, computed as R's ``ptukey``
+  (:mod:`~ir_pref_measures.analysis.studentized_range`, vectorised over the pairs); simultaneous interval diff
+  +- q_conf sqrt(V_E / n), q_conf as R's ``qtukey``. Equal to R's ``TukeyHSD(aov(score ~ system + topic))``.
   J. W. Tukey, *The Problem of Multiple Comparisons*, 1953; T. Sakai, *Laboratory Experiments in Information
   Retrieval*, Springer 2018, ch. 4-5.
 * :func:`randomised_tukey`: the randomised Tukey HSD test: shuffle the system labels within each topic, take the
@@ -107,7 +107,7 @@ def tukey_hsd(x, confidence: float = CONFIDENCE) -> Pairs:
     i, j = np.triu_indices(m, k=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.abs(x.mean(axis=0)[j] - x.mean(axis=0)[i]) / se  # inf: no residual; NaN: nor any difference
-    return _pairs(x, variance, studentized_range.isf(1 - confidence, m, df) * se, studentized_range.sf(q, m, df))
+    return _pairs(x, variance, studentized_range.ppf(confidence, m, df) * se, studentized_range.sf(q, m, df))
 
 
 def shuffled_ranges(x: np.ndarray, samples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:

@@ -8,7 +8,14 @@ make_reference.R`` records R's ANOVA and Tukey HSD outputs for them.
 import numpy as np
 import pandas as pd
 
-SIZES = {"gen_3x20": (3, 20, 1), "gen_5x50": (5, 50, 2), "gen_20x100": (20, 100, 3), "gen_8x10": (8, 10, 4)}
+SIZES = {  # name: (systems, topics, seed)
+    "gen_3x20": (3, 20, 1),
+    "gen_5x50": (5, 50, 2),
+    "gen_20x100": (20, 100, 3),
+    "gen_8x10": (8, 10, 4),
+    "gen_12x60": (12, 60, 5),
+    "gen_20x100b": (20, 100, 6),
+}
 
 for name, (systems, topics, seed) in SIZES.items():
     rng = np.random.default_rng(seed)

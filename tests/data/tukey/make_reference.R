@@ -7,7 +7,8 @@ args <- commandArgs(trailingOnly = TRUE)
 testdata <- if (length(args) > 0) args[1] else "../../../../shared/testdata"
 inputs <- c(
   sakai_table_5_1 = file.path(testdata, "stats", "sakai_table_5_1.csv"),
-  gen_3x20 = "gen_3x20.csv", gen_5x50 = "gen_5x50.csv", gen_20x100 = "gen_20x100.csv", gen_8x10 = "gen_8x10.csv"
+  gen_3x20 = "gen_3x20.csv", gen_5x50 = "gen_5x50.csv", gen_20x100 = "gen_20x100.csv", gen_8x10 = "gen_8x10.csv",
+  gen_12x60 = "gen_12x60.csv", gen_20x100b = "gen_20x100b.csv"
 )
 for (name in names(inputs)) {
   d <- read.csv(inputs[[name]], colClasses = c("character", "character", "numeric"))
