@@ -65,7 +65,7 @@ PARAMS = {
     ),
     "p": Param(
         (int, float),
-        "persistence (RBO, RBP): the probability of going on to the next rank, in (0, 1]",
+        "RBO or RBP persistence, in (0, 1]",
         lambda v: _number(v) and 0 < v <= 1,
         "a number in (0, 1]",
         0.95,
