@@ -259,12 +259,19 @@ def test_battle_file_forms(tmp_path):
         read_battles(frame.assign(winner="w"))
 
 
+OUTSIDE = __import__("tempfile").gettempdir()
+
+
 def cli(*argv: str) -> tuple[int, str, str]:
     import subprocess
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "ir_pref_measures", "leaderboard", *argv], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "ir_pref_measures", "leaderboard", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=OUTSIDE,  # not the checkout, whose ir_pref_measures folder would shadow the installed package
     )
     return done.returncode, done.stdout, done.stderr
 
@@ -320,12 +327,15 @@ def test_aggregate_rates_the_lines_of_compare(tmp_path):
         capture_output=True,
         text=True,
         check=True,
+        cwd=OUTSIDE,
     )
     lines.write_text(done.stdout)
     done_compare = done.stdout
     for method, options in (("bt", {"rounds": 1000, "seed": 3}), ("elo", {})):
         argv = ["aggregate", "-P", str(lines), "--method", method, "-m", "rpp", "--seed", "3"]
-        done = subprocess.run([sys.executable, "-m", "ir_pref_measures", *argv], capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "ir_pref_measures", *argv], capture_output=True, text=True, cwd=OUTSIDE
+        )
         assert done.returncode == 0, done.stderr
         found = pd.DataFrame([json.loads(line) for line in io.StringIO(done.stdout)])
         rows = [json.loads(line) for line in done_compare.splitlines()]
@@ -345,5 +355,6 @@ def test_aggregate_rates_the_lines_of_compare(tmp_path):
         [sys.executable, "-m", "ir_pref_measures", "aggregate", "-P", str(lines), "--method", "bt", "-m", "nosuch"],
         capture_output=True,
         text=True,
+        cwd=OUTSIDE,
     )
     assert done.returncode == 2 and "no 'nosuch'" in done.stderr
