@@ -7,31 +7,11 @@ import argparse
 import sys
 
 from ir_pref_measures.analysis.render import FORMATS
-from ir_pref_measures.commands.options import probability
+from ir_pref_measures.commands.options import non_negative, non_negative_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing
 from ir_pref_measures.errors import InputError
 
 PLOT_FILE = "FILE: a matplotlib format by its suffix (.png, .pdf, .svg, ...)"
-
-
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 0")
-    return value
-
-
-def non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative number")
-    return value
 
 
 def add_parser(subparsers) -> None:

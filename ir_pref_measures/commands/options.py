@@ -23,6 +23,28 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    """An integer >= 0 (a number of rounds, of decimal places)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 0")
+    return value
+
+
+def non_negative(text: str) -> float:
+    """A finite number >= 0 (a prior's weight)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative number")
+    return value
+
+
 def probability(text: str) -> float:
     """A number strictly between 0 and 1 (a significance level)."""
     try:
