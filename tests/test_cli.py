@@ -143,8 +143,8 @@ def test_only_input_errors_become_exit_status_2(files, capsys, monkeypatch):
         main(["demo"])  # the parser's handler is the module's run, looked up when the parser is built
     assert main(["eval", str(files["qrels"]), str(files["run"]), "PGC(p=2)"]) == 2
     assert capsys.readouterr().err == (
-        "ir-pref-measures eval: invalid measure PGC(p=2): p (RBO or RBP persistence, in (0, 1]) must be a number in (0, 1], "
-        "not 2\n"
+        "ir-pref-measures eval: invalid measure PGC(p=2): p (RBO or RBP persistence, in (0, 1]) must be a number "
+        "in (0, 1], not 2\n"
     )
 
 
