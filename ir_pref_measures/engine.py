@@ -304,20 +304,13 @@ def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -
     where pytrec_eval alone would compare scores as 32-bit floats."""
     from ir_pref_measures.inputs import sources
 
-    ours = [m for m in measures if is_preference_measure(m)]
-    graded = [m for m in measures if graded_spec(m) is not None]
-    theirs = [m for m in measures if not is_preference_measure(m) and graded_spec(m) is None]
-    if graded or theirs:
+    theirs = [m for m in measures if not is_catalog_measure(m)]
+    if any(not is_preference_measure(m) for m in measures):
         qrels = integer_qrels([m for m in measures if not is_preference_measure(m)], qrels)
     ranking = sources.ranking(run)
     metrics = []
-    if ours and judgments is None:  # one judgment set for both: the run is looked up once
-        ours, graded = [*ours, *graded], []
-        judgments = sources.judgments(qrels)
-    if ours:
-        metrics += _catalog_metrics(ours, judgments, ranking)
-    if graded:
-        metrics += _catalog_metrics(graded, sources.judgments(qrels), ranking)
+    for group, judged in catalog_sets(measures, judgments, qrels):
+        metrics += _catalog_metrics(group, judged, ranking)
     if theirs:
         import ir_measures
 
@@ -335,7 +328,7 @@ def is_catalog_measure(measure) -> bool:
 def catalog_values(measures, judgments: Judgments, ranking: Ranking) -> tuple[np.ndarray, list[np.ndarray]]:
     """The values of ``measures`` (of the catalog: :func:`is_catalog_measure`) for every judged query
     (``judgments.query_ids``), one array per measure; a query the run lacks gets the measure's default, as in
-    ir_measures. trec_eval's measures read ``judgments``' grades (:func:`graded_judgments`)."""
+    ir_measures. trec_eval's measures read ``judgments``' grades (:func:`catalog_sets`)."""
     queries, values = preference_values(measures, judgments, ranking)
     every = []
     for measure, column in zip(measures, values, strict=True):
@@ -345,11 +338,24 @@ def catalog_values(measures, judgments: Judgments, ranking: Ranking) -> tuple[np
     return judgments.query_ids, every
 
 
-def graded_judgments(measures, qrels) -> Judgments:
-    """The judgments of graded ``qrels`` that trec_eval's measures read (integer grades: :func:`integer_qrels`)."""
+def catalog_sets(measures, judgments: Judgments | None, qrels) -> list[tuple[list, Judgments]]:
+    """The measures of the catalog among ``measures`` (the others are left to ir_measures), with the judgments
+    each reads: ours on ``judgments`` (default: those of ``qrels``), trec_eval's on the judgments of graded
+    ``qrels`` (integer grades: :func:`integer_qrels`, its error naming every measure of ir_measures). One set
+    for both when they are the same judgments (preferences derived from these qrels alone), so that a run's docs
+    are looked up once."""
     from ir_pref_measures.inputs import sources
 
-    return sources.judgments(integer_qrels(measures, qrels))
+    ours = [m for m in measures if is_preference_measure(m)]
+    graded = [m for m in measures if not is_preference_measure(m) and graded_spec(m) is not None]
+    if not graded:
+        return [(ours, sources.judgments(qrels) if judgments is None else judgments)] if ours else []
+    graded_set = sources.judgments(integer_qrels([m for m in measures if not is_preference_measure(m)], qrels))
+    if not ours:
+        return [(graded, graded_set)]
+    if judgments is None or judgments.same_as(graded_set):
+        return [(ours + graded, graded_set if judgments is None else judgments)]
+    return [(ours, judgments), (graded, graded_set)]
 
 
 def _catalog_metrics(measures, judgments: Judgments, ranking: Ranking) -> list:

@@ -18,7 +18,6 @@ from ir_pref_measures.analysis.compare import comparison, relevant_docs
 from ir_pref_measures.analysis.pipelines import is_runtime_measure
 from ir_pref_measures.analysis.progress import progress
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.measures.names import is_preference_measure
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
@@ -41,7 +40,7 @@ def per_query(
     frames = frames or {}
     names = list(rankings)
     found: dict[object, dict[str, pd.Series]] = {m: {} for m in ordinary}  # measure -> run -> per-query values
-    sets = _judgment_sets(ordinary, judgments, qrels)
+    sets = engine.catalog_sets(ordinary, judgments, qrels)
     others = [m for m in ordinary if not engine.is_catalog_measure(m)]
     steps = (len(names) if ordinary else 0) + (1 if preferences else 0)
     with progress(steps, "experiment", verbose) as bar:
@@ -63,7 +62,7 @@ def per_query(
 
 def _catalog_values(sets, rankings: Mapping[str, Ranking], names: list[str]):
     """Per run of ``names``, in order: the per-query values (a Series) of the measures of ``sets``
-    (:func:`_judgment_sets`); two runs at a time or more (:func:`~ir_pref_measures.engine.n_jobs` threads)."""
+    (:func:`~ir_pref_measures.engine.catalog_sets`), on :func:`~ir_pref_measures.engine.n_jobs` threads."""
 
     def one(name: str) -> dict:
         values = {}
@@ -75,19 +74,6 @@ def _catalog_values(sets, rankings: Mapping[str, Ranking], names: list[str]):
 
     with ThreadPoolExecutor(max(1, min(engine.n_jobs(), len(names)))) as pool:
         yield from pool.map(one, names)
-
-
-def _judgment_sets(measures: list, judgments: Judgments, qrels) -> list[tuple[list, Judgments]]:
-    """The measures the engine computes itself, with the judgments each reads: ours on ``judgments``,
-    trec_eval's on the judgments of ``qrels`` (made once for every run)."""
-    ours = [m for m in measures if is_preference_measure(m)]
-    graded = [m for m in measures if engine.is_catalog_measure(m) and not is_preference_measure(m)]
-    if not graded:
-        return [(ours, judgments)] if ours else []
-    graded_set = engine.graded_judgments([m for m in measures if not is_preference_measure(m)], qrels)
-    if ours and judgments.same_as(graded_set):  # preferences derived from these qrels alone: one lookup per run
-        return [(ours + graded, judgments)]
-    return [(ours, judgments), (graded, graded_set)] if ours else [(graded, graded_set)]
 
 
 def _metrics(measures: list, ranking: Ranking, frame: pd.DataFrame | None, qrels, judgments: Judgments):

@@ -14,45 +14,33 @@ from ir_pref_measures.errors import InputError
 
 def positive_int(text: str) -> int:
     """An integer >= 1 (a depth, a cutoff, a number of repeats)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
+    return _parsed(text, int, lambda v: v >= 1, "be at least 1")
 
 
 def non_negative_int(text: str) -> int:
     """An integer >= 0 (a number of rounds, of decimal places)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 0")
-    return value
+    return _parsed(text, int, lambda v: v >= 0, "be at least 0")
 
 
 def non_negative(text: str) -> float:
     """A finite number >= 0 (a prior's weight)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative number")
-    return value
+    return _parsed(text, float, lambda v: 0 <= v < float("inf"), "be a non-negative number")
 
 
 def probability(text: str) -> float:
     """A number strictly between 0 and 1 (a significance level)."""
+    return _parsed(text, float, lambda v: 0 < v < 1, "lie strictly between 0 and 1")
+
+
+def _parsed(text: str, kind: type, allowed, requirement: str):
+    """``text`` as ``kind`` (int or float); argparse's error, saying what was expected, when it is not one or
+    ``allowed`` rejects it."""
     try:
-        value = float(text)
+        value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must lie strictly between 0 and 1")
+        raise argparse.ArgumentTypeError(f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
+    if not allowed(value):
+        raise argparse.ArgumentTypeError(f"{text!r} must {requirement}")
     return value
 
 
