@@ -20,7 +20,7 @@ from ir_measures.providers.base import Any
 
 from ir_pref_measures import engine
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs import sources
+from ir_pref_measures.loading import sources
 from ir_pref_measures.measures.catalog import SPECS, MeasureSpec
 from ir_pref_measures.measures.names import validate
 from ir_pref_measures.model.judgments import Judgments

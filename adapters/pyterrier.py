@@ -1,5 +1,5 @@
 """PyTerrier interop (pyterrier >= 1.0). PyTerrier's Transformers run inside
-:func:`~ir_pref_measures.analysis.experiment.Experiment` (:func:`ir_pref_measures.analysis.runs.results`); here,
+:func:`~ir_pref_measures.experiment.front.Experiment` (:func:`ir_pref_measures.experiment.runs.results`); here,
 the other way:
 
 * our judgments into ``pt.Experiment`` / ``pt.Evaluate``: :func:`qrels` turns any judgment source (a
@@ -10,7 +10,7 @@ the other way:
 Graded judgments become ``qid, docno, label``; explicit preferences ``qid, doc_id_a, doc_id_b, preference`` (the
 ``carterette`` values: -1 a preferred, 0 duplicates, -2 a bad), which the ir_measures provider reads back as the
 same judgments. One table cannot hold grades and explicit preferences together, nor several judgment groups:
-evaluate those with :func:`~ir_pref_measures.analysis.experiment.Experiment`, which takes ``pt.Experiment``'s call.
+evaluate those with :func:`~ir_pref_measures.experiment.front.Experiment`, which takes ``pt.Experiment``'s call.
 """
 
 from __future__ import annotations
@@ -24,21 +24,21 @@ from ir_pref_measures.errors import InputError
 def qrels(source) -> pd.DataFrame:
     """Judgments as the table ``pt.Experiment(..., qrels, ...)`` takes: ``qid, docno, label`` for graded ones,
     ``qid, doc_id_a, doc_id_b, preference`` for explicit preferences (rows in query, then doc order)."""
-    from ir_pref_measures.inputs import sources
+    from ir_pref_measures.loading import sources
 
     judgments = sources.judgments(source)
     if len(judgments.groups) > 1:
         raise InputError(
             f"the judgments hold {len(judgments.groups)} judgment groups ({', '.join(judgments.groups)}), which one "
             "PyTerrier qrels table cannot keep apart; give one group (Judgments.group(name)) or use "
-            "ir_pref_measures.analysis.experiment.Experiment"
+            "ir_pref_measures.experiment.front.Experiment"
         )
     graded = judgments.qrels()
     explicit = len(judgments.edge_src) + len(judgments.tie_a) + int(judgments.bad.sum())
     if graded is not None and explicit:
         raise InputError(
             "the judgments combine grades and explicit preferences, which one PyTerrier qrels table cannot hold; "
-            "evaluate them with ir_pref_measures.analysis.experiment.Experiment (it takes pt.Experiment's arguments)"
+            "evaluate them with ir_pref_measures.experiment.front.Experiment (it takes pt.Experiment's arguments)"
         )
     if graded is not None:
         return graded.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})

@@ -71,7 +71,7 @@ def _local(queries: int, size: int, docs: int, runs: int, measures: list[str]) -
     """The local path in this (fresh) process: seconds, peak MB, per-query values."""
     import ir_pref_measures
     from ir_pref_measures.engine import evaluate
-    from ir_pref_measures.inputs import sources
+    from ir_pref_measures.loading import sources
     from ir_pref_measures.measures.names import parse
 
     start = time.perf_counter()
@@ -105,7 +105,7 @@ def _on_cluster(workers: int, queries: int, size: int, docs: int, runs: int, mea
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as local:
         with Client(local) as client:
-            client.run(lambda: __import__("ir_pref_measures.adapters.dask"))  # start-up is not timed
+            client.run(lambda: __import__("ir_pref_measures.dask.dataframes"))  # start-up is not timed
             start = time.perf_counter()
             parts = list(range(queries // size))
             named = {"size": size, "docs": docs, "runs": runs}

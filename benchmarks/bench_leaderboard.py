@@ -28,12 +28,12 @@ import numpy as np
 what, path, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 start = time.perf_counter()
 if what == "read":
-    from ir_pref_measures.readers.battles import read_battles
+    from ir_pref_measures.parsing.battles import read_battles
     out = {"rows": len(read_battles(path))}
 elif what == "fit":  # the rating step alone, on battles already read
-    from ir_pref_measures.analysis import ratings
-    from ir_pref_measures.analysis.leaderboard import encoded
-    from ir_pref_measures.readers.battles import read_battles
+    from ir_pref_measures.leaderboards import ratings
+    from ir_pref_measures.leaderboards.boards import encoded
+    from ir_pref_measures.parsing.battles import read_battles
     table = read_battles(path)
     start = time.perf_counter()
     names, a, b, _ = encoded(table)
@@ -51,7 +51,7 @@ elif what == "fastchat":
     ratings = module.compute_bt(frame)
     out = {"ratings": {str(k): float(v) for k, v in ratings.items()}}
 else:
-    from ir_pref_measures.analysis.leaderboard import rate
+    from ir_pref_measures.leaderboards.boards import rate
     result = rate(path, rounds=rounds, resample=what)
     out = {"ratings": dict(zip(result.names, result.rating.tolist()))}
 out["seconds"] = time.perf_counter() - start

@@ -54,7 +54,7 @@ VARIANTS = {
 
 def _inputs(source: str, folder: Path):
     """``(judgments source, runs)``; for CAsT the files are read inside the timed part."""
-    from ir_pref_measures.readers.formats import read_qrels, read_run
+    from ir_pref_measures.parsing.formats import read_qrels, read_run
 
     if source == "synthetic":
         return pd.read_pickle(folder / "qrels.pkl"), [pd.read_pickle(folder / "run.pkl")]

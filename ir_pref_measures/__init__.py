@@ -6,38 +6,38 @@
 
 from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
-from ir_pref_measures.analysis.compare import compare
-from ir_pref_measures.analysis.fusion import aggregate
-from ir_pref_measures.analysis.rbo import rbo_runs
+from ir_pref_measures.comparison.fusion import aggregate
+from ir_pref_measures.comparison.pairwise import compare
+from ir_pref_measures.comparison.rbo import rbo_runs
 from ir_pref_measures.engine import set_n_jobs
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.sources import groups as load_groups
-from ir_pref_measures.inputs.sources import judgments as load_judgments
-from ir_pref_measures.inputs.sources import load_combined
-from ir_pref_measures.inputs.sources import ranking as as_ranking
+from ir_pref_measures.loading.sources import groups as load_groups
+from ir_pref_measures.loading.sources import judgments as load_judgments
+from ir_pref_measures.loading.sources import load_combined
+from ir_pref_measures.loading.sources import ranking as as_ranking
 from ir_pref_measures.measures.tied_rbo import rbo
 from ir_pref_measures.model.judgments import DEFAULT_GROUP, JudgmentLines, Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.readers.formats import read_qrels, read_run
-from ir_pref_measures.readers.images import read_image_pairs, read_image_positions
-from ir_pref_measures.readers.preferences import detect_format, read_preferences
+from ir_pref_measures.parsing.formats import read_qrels, read_run
+from ir_pref_measures.parsing.images import read_image_pairs, read_image_positions
+from ir_pref_measures.parsing.preferences import detect_format, read_preferences
 
 _ir_measures_adapter.register()
 
 globals().update(_ir_measures_adapter.MEASURES)  # ppref, APpref, PGC, prefs_avgjg, ...: one name per measure
 
 _LAZY = {  # name -> (module, attribute; None: the module itself)
-    "meta": ("ir_pref_measures.analysis.meta", None),
-    "judges": ("ir_pref_measures.analysis.judges", None),
-    "plots": ("ir_pref_measures.analysis.plots", None),
-    "Experiment": ("ir_pref_measures.analysis.experiment", "Experiment"),
-    "topics": ("ir_pref_measures.readers.datasets", "topics"),
+    "meta": ("ir_pref_measures.meta", None),
+    "judges": ("ir_pref_measures.judges", None),
+    "plots": ("ir_pref_measures.meta.plots", None),
+    "Experiment": ("ir_pref_measures.experiment.front", "Experiment"),
+    "topics": ("ir_pref_measures.parsing.datasets", "topics"),
     "dask": ("ir_pref_measures.dask", None),
     **{
-        name: ("ir_pref_measures.analysis.leaderboard", name)
+        name: ("ir_pref_measures.leaderboards.boards", name)
         for name in ("leaderboard", "rate", "battles_from_compare", "battles_from_values")
     },
-    "read_battles": ("ir_pref_measures.readers.battles", "read_battles"),
+    "read_battles": ("ir_pref_measures.parsing.battles", "read_battles"),
 }
 
 

@@ -293,7 +293,7 @@ def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -
     """Per-query metrics (ir_measures ``Metric``) of ``measures``, ours and ir_measures', sorted by query id, then
     in the order of ``measures``: the same list whatever the order of the input.
 
-    ``run``: a :class:`Ranking`, or any run source :func:`~ir_pref_measures.inputs.sources.ranking` reads. Ours
+    ``run``: a :class:`Ranking`, or any run source :func:`~ir_pref_measures.loading.sources.ranking` reads. Ours
     are computed here on ``judgments`` (default: derived from ``qrels``) for every judged query (one the run lacks
     gets the measure's default, as in ir_measures).
     ir_measures' measures need ``qrels`` with integer grades within :data:`GRADE_LIMIT` (as pytrec_eval; else an
@@ -302,7 +302,7 @@ def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -
     ir_measures would (the same queries, the same defaults); the others by ir_measures. Both see the run's ranks
     rather than its scores: every measure sees the one order (score descending as float64, then doc id descending),
     where pytrec_eval alone would compare scores as 32-bit floats."""
-    from ir_pref_measures.inputs import sources
+    from ir_pref_measures.loading import sources
 
     theirs = [m for m in measures if not is_catalog_measure(m)]
     if any(not is_preference_measure(m) for m in measures):
@@ -344,7 +344,7 @@ def catalog_sets(measures, judgments: Judgments | None, qrels) -> list[tuple[lis
     ``qrels`` (integer grades: :func:`integer_qrels`, its error naming every measure of ir_measures). One set
     for both when they are the same judgments (preferences derived from these qrels alone), so that a run's docs
     are looked up once."""
-    from ir_pref_measures.inputs import sources
+    from ir_pref_measures.loading import sources
 
     ours = [m for m in measures if is_preference_measure(m)]
     graded = [m for m in measures if not is_preference_measure(m) and graded_spec(m) is not None]
@@ -384,7 +384,7 @@ GRADE_LIMIT = 1_000_000
 def integer_qrels(measures, qrels):
     """``qrels`` with integer grades within +-:data:`GRADE_LIMIT`, as pytrec_eval (ir_measures' provider of the usual
     measures) computes them exactly."""
-    from ir_pref_measures.readers import tables
+    from ir_pref_measures.parsing import tables
 
     names = ", ".join(str(m) for m in measures)
     if qrels is None:

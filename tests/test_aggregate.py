@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_pref_measures.analysis.compare import compare
-from ir_pref_measures.analysis.fusion import (
+from ir_pref_measures.commands import main
+from ir_pref_measures.comparison.fusion import (
     above_in_scores,
     aggregate,
     borda,
@@ -19,7 +19,7 @@ from ir_pref_measures.analysis.fusion import (
     order_runs,
     win_rate,
 )
-from ir_pref_measures.commands import main
+from ir_pref_measures.comparison.pairwise import compare
 from ir_pref_measures.errors import InputError
 
 

@@ -6,7 +6,7 @@
   alike by every format reader, command and in-memory form.
 * **In-memory inputs** (7): DataFrames (ir_measures' and PyTerrier's columns), dicts and namedtuples at every entry
   point; ids and numbers by one stated rule (:func:`ir_pref_measures.ids.as_text`,
-  :func:`ir_pref_measures.readers.tables.numbers`); anything else an ``InputError`` naming the column and the row.
+  :func:`ir_pref_measures.parsing.tables.numbers`); anything else an ``InputError`` naming the column and the row.
 * **Grades** (4): a grade int64 cannot hold stays a float (no RuntimeWarning, no wrong value); preference measures
   take any finite grade; an integer float64 cannot hold exactly is an error.
 * **Two graded sources** (10a): each derives its own preferences, and their union is taken.
@@ -37,10 +37,10 @@ from conftest import testdata_path
 import ir_pref_measures as ipm
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs import sources
-from ir_pref_measures.inputs.groups import read_judgments
+from ir_pref_measures.loading import sources
+from ir_pref_measures.loading.groups import read_judgments
 from ir_pref_measures.model.judgments import Judgments, combine
-from ir_pref_measures.readers import formats, preferences
+from ir_pref_measures.parsing import formats, preferences
 
 # -- the clean inputs: two queries, no score ties (so that renaming a doc changes no result) --------------------------
 

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 import ir_pref_measures
 from ir_pref_measures import engine, ids
-from ir_pref_measures.analysis.compare import relevant_docs
+from ir_pref_measures.comparison.pairwise import relevant_docs
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs import sources
+from ir_pref_measures.loading import sources
 from ir_pref_measures.model import rankings
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
@@ -261,7 +261,7 @@ def _values(measures, run, judgments) -> dict:
 def test_compare_reports_bad_qrels_first_and_reads_no_further_run(tmp_path, monkeypatch):
     """The qrels are read while the first runs are: a bad qrels file is still the error reported, even when a run
     is bad too, and the runs not yet started are not read."""
-    compare_module = sys.modules["ir_pref_measures.analysis.compare"]  # the package's name "compare" is the function
+    compare_module = sys.modules["ir_pref_measures.comparison.pairwise"]  # the package's name "compare" is the function
 
     (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq1 0 b\n")  # line 2: a field missing
     runs = {f"r{i}": tmp_path / f"r{i}" for i in range(8)}
@@ -282,7 +282,7 @@ def test_compare_reports_bad_qrels_first_and_reads_no_further_run(tmp_path, monk
 
 
 def test_compare_comparison_takes_the_relevant_docs_or_a_function_reading_them():
-    from ir_pref_measures.analysis.compare import comparison, parse_measures
+    from ir_pref_measures.comparison.pairwise import comparison, parse_measures
 
     judgments = Judgments.from_qrels(
         pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [2, 0, 1]})

@@ -16,11 +16,11 @@ from ir_pref_measures.commands import main
 from ir_pref_measures.dropins.compatibility import compatibility_report
 from ir_pref_measures.dropins.script_output import ordered_ranking
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.sources import judgments as load_judgments
+from ir_pref_measures.loading.sources import judgments as load_judgments
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.rbo import rbo
 from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.readers.formats import read_qrels, read_run
+from ir_pref_measures.parsing.formats import read_qrels, read_run
 
 Compatibility = MEASURES["Compatibility"]
 RUNS = [f"decaf_exp{i}" for i in range(1, 17)]

@@ -166,7 +166,7 @@ try:
     import distributed
 
     from ir_pref_measures import dask as cluster
-    from ir_pref_measures.analysis.scheduler import connect_timeout
+    from ir_pref_measures.dask.scheduler import connect_timeout
 except ImportError:  # the extra "dask" is not installed: the Dask tests are skipped, not the ir_datasets ones
     distributed = None
 
@@ -227,7 +227,7 @@ def test_the_commands_report_a_server_that_is_no_scheduler_in_one_line(kind, tmp
 def test_a_client_that_hangs_after_the_check_is_bounded_and_closed(monkeypatch):
     """A server that passed the check, then hangs in ``distributed.Client``'s handshake (which distributed does
     not bound): the client gives up within the bound and its event loop thread is stopped."""
-    import ir_pref_measures.analysis.scheduler as adapter
+    import ir_pref_measures.dask.scheduler as adapter
 
     monkeypatch.setattr(adapter, "_check_scheduler", lambda address, seconds: None)
     with server("silent") as address:

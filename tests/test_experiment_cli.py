@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_pref_measures.analysis.experiment import Experiment
 from ir_pref_measures.commands import main
-from ir_pref_measures.inputs.sources import load_combined
+from ir_pref_measures.experiment.front import Experiment
+from ir_pref_measures.loading.sources import load_combined
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 DL19_RUNS = ("input.ICT-BERT2.txt.gz", "input.ICT-CKNRM_B.txt.gz", "input.ICT-CKNRM_B50.txt.gz")

@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 import ir_pref_measures as ipm
-from ir_pref_measures.analysis.experiment import Experiment
-from ir_pref_measures.analysis.runs import DepthWarning
 from ir_pref_measures.commands import main
-from ir_pref_measures.inputs import sources
+from ir_pref_measures.experiment.front import Experiment
+from ir_pref_measures.experiment.runs import DepthWarning
+from ir_pref_measures.loading import sources
 from ir_pref_measures.model.judgments import combine
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import ir_pref_measures as ipm
 from ir_pref_measures import InputError
-from ir_pref_measures.readers import formats
-from ir_pref_measures.readers.formats import read_qrels, read_run
-from ir_pref_measures.readers.preferences import detect_format, read_preferences
+from ir_pref_measures.parsing import formats
+from ir_pref_measures.parsing.formats import read_qrels, read_run
+from ir_pref_measures.parsing.preferences import detect_format, read_preferences
 
 
 def write(tmp_path, name: str, text: str):

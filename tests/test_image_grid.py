@@ -17,7 +17,7 @@ from ir_pref_measures.measures.pgc import ideal_order, pgc
 from ir_pref_measures.measures.rbo import rbo
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.readers.images import read_image_pairs, read_image_positions
+from ir_pref_measures.parsing.images import read_image_pairs, read_image_positions
 
 PGC = MEASURES["PGC"]
 

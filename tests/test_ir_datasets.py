@@ -9,9 +9,9 @@ import pytest
 
 import ir_pref_measures
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.sources import judgments as load_judgments
-from ir_pref_measures.inputs.sources import load_combined
-from ir_pref_measures.readers import datasets as irds
+from ir_pref_measures.loading.sources import judgments as load_judgments
+from ir_pref_measures.loading.sources import load_combined
+from ir_pref_measures.parsing import datasets as irds
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 # (dataset ID, cached qrels file, queries, lines) as the seeded cache's README states them

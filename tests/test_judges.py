@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
 
-from ir_pref_measures.analysis import judges
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.judges import Grades, Votes
-from ir_pref_measures.measures import agreement as kernels
-from ir_pref_measures.readers.preferences import read_judging_log
+from ir_pref_measures.judges import coefficients as kernels
+from ir_pref_measures.judges import panel as judges
+from ir_pref_measures.judges.sources import Grades, Votes
+from ir_pref_measures.parsing.preferences import read_judging_log
 
 DL = "dl_llm_prefs_arabzadeh"
 
@@ -210,7 +210,7 @@ def test_dl19_intransitive_triads_by_enumeration(dl19):
 
 
 def test_dl19_pgc_ranking_of_the_ict_runs_per_judge(dl19):
-    from ir_pref_measures.analysis.experiment import Experiment
+    from ir_pref_measures.experiment.front import Experiment
 
     sources, qrels = dl19
     runs = [str(testdata_path(DL, "runs", f"input.ICT-{r}.txt.gz")) for r in ("BERT2", "CKNRM_B", "CKNRM_B50")]

@@ -14,18 +14,18 @@ from direct_bt import bradley_terry as direct_bradley_terry
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ir_pref_measures.analysis import ratings
-from ir_pref_measures.analysis.compare import compare
-from ir_pref_measures.analysis.leaderboard import (
+from ir_pref_measures.comparison.pairwise import compare
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.leaderboards import ratings
+from ir_pref_measures.leaderboards.boards import (
     battles_from_compare,
     battles_from_values,
     encoded,
     leaderboard,
     rate,
 )
-from ir_pref_measures.analysis.rating_intervals import unit_points
-from ir_pref_measures.errors import InputError
-from ir_pref_measures.readers.battles import read_battles
+from ir_pref_measures.leaderboards.intervals import unit_points
+from ir_pref_measures.parsing.battles import read_battles
 
 DATA = Path(__file__).parent / "data" / "leaderboard"
 GENERATED = ("generated_small", "generated_many", "generated_sparse")

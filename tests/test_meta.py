@@ -14,11 +14,11 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy import stats
 
-from ir_pref_measures.analysis import meta
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.measures.image_grid import ORDERS
+from ir_pref_measures.meta import evaluation as meta
 from ir_pref_measures.model.judgments import Judgments, combine
-from ir_pref_measures.readers.images import read_image_pairs, read_image_positions
+from ir_pref_measures.parsing.images import read_image_pairs, read_image_positions
 
 # -- agreement -------------------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Run names: one rule (ir_pref_measures.readers.names) in every command; the drop-ins keep their tool's run id unless
+"""Run names: one rule (ir_pref_measures.parsing.names) in every command; the drop-ins keep their tool's run id unless
 asked."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.readers.names import named_paths, pref_eval_id, renamed_report, run_name
+from ir_pref_measures.parsing.names import named_paths, pref_eval_id, renamed_report, run_name
 
 
 @pytest.mark.parametrize(

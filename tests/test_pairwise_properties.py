@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_pref_measures.analysis.compare import DEFAULT_MEASURES, compare
+from ir_pref_measures.comparison.pairwise import DEFAULT_MEASURES, compare
 from ir_pref_measures.errors import InputError
 
 INF = math.inf

@@ -26,7 +26,7 @@ from ir_pref_measures.measures.pgc import ideal_order, pgc, positions_in, rbo_of
 from ir_pref_measures.measures.rbo import rbo
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.readers.formats import read_run
+from ir_pref_measures.parsing.formats import read_run
 
 RUNS = [f"decaf_exp{i}" for i in range(1, 17)]
 SAMPLED_RUNS = ["decaf_exp1", "decaf_exp7", "decaf_exp12"]

@@ -1,4 +1,4 @@
-"""Tie-aware RBO between runs (:mod:`ir_pref_measures.analysis.rbo`, ``ir-pref-measures rbo``): per query it is
+"""Tie-aware RBO between runs (:mod:`ir_pref_measures.comparison.rbo`, ``ir-pref-measures rbo``): per query it is
 the single-pair RBO of the two score lists; missing queries, depth cuts, bad options, the command's table."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ir_pref_measures.analysis.rbo import rbo_runs
 from ir_pref_measures.commands import main
+from ir_pref_measures.comparison.rbo import rbo_runs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.measures.tied_rbo import SCORES, rbo_of_scores
 
@@ -86,7 +86,7 @@ def test_command_prints_the_table(tmp_path, capsys):
 
 def test_compare_offers_rbo_between_the_runs():
     """In ``compare``, rbo measures are the runs' tie-aware RBO on each judged query; ``all`` is their mean."""
-    from ir_pref_measures.analysis.compare import compare, parse_measure
+    from ir_pref_measures.comparison.pairwise import compare, parse_measure
 
     qrels = {"q1": {"d1": 1, "d9": 0}, "q2": {"d2": 2}, "q4": {"z": 1}}
     names = ["rbo", "rbo_b_min@0.8", "rbo_w_res@0.5,2", "rpp"]

@@ -1,4 +1,4 @@
-"""ir_pref_measures.analysis.render: paper-ready LaTeX and HTML, integers, digits."""
+"""ir_pref_measures.experiment.render: paper-ready LaTeX and HTML, integers, digits."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_pref_measures.analysis.render import measure_columns, render, to_html, to_latex
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.experiment.render import measure_columns, render, to_html, to_latex
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 
 import ir_pref_measures as ipm
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs import sources
+from ir_pref_measures.loading import sources
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 

@@ -1,4 +1,4 @@
-"""ir_pref_measures.analysis.stats against scipy.stats and statsmodels on random data."""
+"""ir_pref_measures.stats.paired against scipy.stats and statsmodels on random data."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 from statsmodels.stats.multitest import multipletests
 
-from ir_pref_measures.analysis import stats
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.stats import paired as stats
 
 seeds = st.integers(0, 2**32 - 1)
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ir_pref_measures.commands import main
 from ir_pref_measures.dropins.trec_eval import ranks
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.groups import codes, read_judgments
+from ir_pref_measures.loading.groups import codes, read_judgments
 from ir_pref_measures.measures.trec_groups import find_cycles, find_inconsistency
 from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES, MEASURES, trec_prefs_values
 

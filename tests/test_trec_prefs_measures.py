@@ -18,7 +18,7 @@ import ir_pref_measures as ipm
 from ir_pref_measures.commands import main
 from ir_pref_measures.dropins.trec_eval import prefs_values
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.groups import read_judgments
+from ir_pref_measures.loading.groups import read_judgments
 from ir_pref_measures.measures.catalog import SPECS, update_readme
 from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES
 from ir_pref_measures.measures.trec_prefs import MEASURES as TREC_MEASURES

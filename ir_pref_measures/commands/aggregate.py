@@ -47,10 +47,10 @@ def run(args: argparse.Namespace) -> None:
 
 
 def leaderboard_lines(frame, measures: list[str], path: str, method: str, seed: int, prior: float = 0.0) -> list[dict]:
-    """Per measure, the leaderboard of the runs (:func:`ir_pref_measures.analysis.leaderboard.leaderboard`) from the
+    """Per measure, the leaderboard of the runs (:func:`ir_pref_measures.leaderboards.boards.leaderboard`) from the
     preference lines of ``frame`` (one sample), one record per run, best first."""
-    from ir_pref_measures.analysis.leaderboard import battles_from_compare, leaderboard
     from ir_pref_measures.errors import InputError
+    from ir_pref_measures.leaderboards.boards import battles_from_compare, leaderboard
 
     lines = frame[frame["type"] == "preference"] if "type" in frame.columns else frame
     samples = sorted(set(lines["sample"]))

@@ -36,7 +36,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from ir_pref_measures.analysis.compare import comparison, load_runs, parse_measures
+    from ir_pref_measures.comparison.pairwise import comparison, load_runs, parse_measures
     from ir_pref_measures.dropins.pref_eval import json_lines, relevant_in_file_order, tool_measures
 
     if len(args.runs) < 2:
@@ -54,8 +54,8 @@ def run(args: argparse.Namespace) -> None:
 
 def _on_cluster(args: argparse.Namespace, measures: list[str]):
     """The comparison, with the runs read and compared on the Dask cluster of ``--dask``."""
-    from ir_pref_measures.adapters.dask import comparison
-    from ir_pref_measures.analysis.compare import load_runs
+    from ir_pref_measures.comparison.pairwise import load_runs
+    from ir_pref_measures.dask.dataframes import comparison
 
     with dask_client(args.dask, args.dask_timeout):
         return comparison(

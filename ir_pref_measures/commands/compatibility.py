@@ -8,7 +8,7 @@ import sys
 
 from ir_pref_measures.commands.options import add_run_name_options
 from ir_pref_measures.dropins.compatibility import compatibility_report
-from ir_pref_measures.readers.names import renamed_report
+from ir_pref_measures.parsing.names import renamed_report
 
 
 def add_parser(subparsers) -> None:

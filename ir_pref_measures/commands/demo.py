@@ -11,6 +11,6 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from ir_pref_measures.analysis.demo import run_demo
+    from ir_pref_measures.experiment.demo import run_demo
 
     print(run_demo())

@@ -7,9 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs import sources
+from ir_pref_measures.loading import sources
 from ir_pref_measures.model.judgments import combine
-from ir_pref_measures.readers.preferences import PREFERENCE_FORMATS
+from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
 
 
 def add_parser(subparsers) -> None:
@@ -112,7 +112,7 @@ def _on_cluster(args: argparse.Namespace, measures: list) -> list:
     """Per-query metrics in query id order, read and computed on the Dask cluster of ``--dask``."""
     from ir_measures.util import Metric
 
-    from ir_pref_measures.adapters.dask import evaluate
+    from ir_pref_measures.dask.dataframes import evaluate
 
     judgments = [] if args.qrels == "-" else [args.qrels]
     by_name = {str(measure): measure for measure in measures}

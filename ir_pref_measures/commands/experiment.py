@@ -1,5 +1,5 @@
 """``ir-pref-measures experiment``: a ``pt.Experiment``-style table of runs x measures
-(:func:`ir_pref_measures.analysis.experiment.Experiment`)."""
+(:func:`ir_pref_measures.experiment.front.Experiment`)."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ import os
 import sys
 import warnings
 
-from ir_pref_measures.analysis.experiment import DEFAULT_SET, TESTS, Experiment
-from ir_pref_measures.analysis.render import FORMATS, render
-from ir_pref_measures.analysis.runs import DepthWarning
-from ir_pref_measures.analysis.stats import SAMPLES
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs import sources
-from ir_pref_measures.readers.names import named_paths
-from ir_pref_measures.readers.preferences import PREFERENCE_FORMATS
+from ir_pref_measures.experiment.front import DEFAULT_SET, TESTS, Experiment
+from ir_pref_measures.experiment.render import FORMATS, render
+from ir_pref_measures.experiment.runs import DepthWarning
+from ir_pref_measures.loading import sources
+from ir_pref_measures.parsing.names import named_paths
+from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
+from ir_pref_measures.stats.paired import SAMPLES
 
 
 def add_parser(subparsers) -> None:

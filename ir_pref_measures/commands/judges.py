@@ -1,5 +1,5 @@
 """``ir-pref-measures judges``: agreement and reliability of preference judges
-(:mod:`ir_pref_measures.analysis.judges`).
+(:mod:`ir_pref_measures.judges.panel`).
 
 Judges are ``NAME=SOURCE`` (a preference file, ``log:PATH`` for a judging log, graded qrels, an ir_datasets ID).
 The tables printed: agreement of every two judges, reliability across all of them, per-judge diagnostics, and
@@ -14,7 +14,7 @@ import sys
 from ir_pref_measures.commands.options import positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing, write_text
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.readers.preferences import PREFERENCE_FORMATS
+from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
 
 TABLES = ("agreement", "reliability", "diagnostics", "triads", "systems")
 FORMATS = ("table", "csv", "json", "markdown", "latex", "html")
@@ -57,7 +57,7 @@ def add_parser(subparsers) -> None:
 
 
 def _named(specs: list[str]) -> dict[str, str]:
-    from ir_pref_measures.inputs.sources import split_name
+    from ir_pref_measures.loading.sources import split_name
 
     named: dict[str, str] = {}
     for spec in specs:
@@ -71,8 +71,8 @@ def _named(specs: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> None:
-    from ir_pref_measures.analysis import judges
-    from ir_pref_measures.analysis.render import plain, render
+    from ir_pref_measures.experiment.render import plain, render
+    from ir_pref_measures.judges import panel as judges
 
     named = _named(args.judges)
     if len(named) < 2:
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> None:
         else:
             parts.append(f"{name}:\n{render(_named_rows(table), args.format, args.digits)}")
     if args.heatmap:
-        from ir_pref_measures.analysis.plots import agreement_heatmap, save
+        from ir_pref_measures.meta.plots import agreement_heatmap, save
 
         figure = agreement_heatmap(judges.matrix(agreement, args.statistic), title=args.statistic)
         with replacing(args.heatmap) as temporary:

@@ -1,15 +1,15 @@
 """``ir-pref-measures leaderboard``: systems rated from battles (Bradley-Terry or online Elo), with bootstrap
-intervals (:mod:`ir_pref_measures.analysis.leaderboard`)."""
+intervals (:mod:`ir_pref_measures.leaderboards.boards`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from ir_pref_measures.analysis.render import FORMATS
 from ir_pref_measures.commands.options import non_negative, non_negative_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.experiment.render import FORMATS
 
 PLOT_FILE = "FILE: a matplotlib format by its suffix (.png, .pdf, .svg, ...)"
 
@@ -54,11 +54,11 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from ir_pref_measures.analysis import leaderboard
+    from ir_pref_measures.leaderboards import boards as leaderboard
 
     plots = {"--plot": args.plot, "--heatmap": args.heatmap}
     if any(plots.values()):
-        from ir_pref_measures.analysis.plots import check_path
+        from ir_pref_measures.meta.plots import check_path
 
         for path in filter(None, plots.values()):
             check_path(path)
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> None:
         matrix = win_rates.reset_index().rename(columns={"system": "name"})
         text += "\n" + leaderboard.render(matrix, "csv" if args.format == "csv" else "markdown", args.digits)
     if args.plot or args.heatmap:
-        from ir_pref_measures.analysis import plots
+        from ir_pref_measures.meta import plots
 
         if args.plot:
             _wrote(plots.rating_forest(table), args.plot)
@@ -108,8 +108,8 @@ def _anchor(spec: str | None) -> tuple[str | None, float]:
 
 
 def _battles(args: argparse.Namespace):
-    from ir_pref_measures.analysis.compare import compare, load_runs
-    from ir_pref_measures.analysis.leaderboard import battles_from_compare
+    from ir_pref_measures.comparison.pairwise import compare, load_runs
+    from ir_pref_measures.leaderboards.boards import battles_from_compare
 
     if args.qrels is None:
         if len(args.inputs) != 1:
@@ -125,7 +125,7 @@ def _battles(args: argparse.Namespace):
 
 
 def _wrote(figure, path: str) -> None:
-    from ir_pref_measures.analysis.plots import save
+    from ir_pref_measures.meta.plots import save
 
     with replacing(path) as temporary:
         save(figure, temporary)

@@ -1,4 +1,4 @@
-"""The ``ir-pref-measures meta`` commands: each analysis of :mod:`ir_pref_measures.analysis.meta` on files, printing
+"""The ``ir-pref-measures meta`` commands: each analysis of :mod:`ir_pref_measures.meta.evaluation` on files, printing
 tables and writing plots.
 
 Judgment sets are named on the command line (``-j graded=2019qrels.txt -j real=prefs.pref -j
@@ -17,12 +17,12 @@ import warnings
 
 import pandas as pd
 
-from ir_pref_measures.analysis import meta
-from ir_pref_measures.analysis.runs import DepthWarning
 from ir_pref_measures.commands.options import positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs import sources
+from ir_pref_measures.experiment.runs import DepthWarning
+from ir_pref_measures.loading import sources
+from ir_pref_measures.meta import evaluation as meta
 
 PLOT_FILE = "the suffix names the format: .png, .pdf, .svg, ..."
 GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an optional header line first)"
@@ -30,7 +30,7 @@ GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an op
 
 def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
     """Per-query values of every ``-m [set:]measure`` on its judgment set, named ``measure [set]``."""
-    from ir_pref_measures.analysis.progress import progress
+    from ir_pref_measures.progress import progress
 
     sets = sources.judgment_sets(args.judgments or [], args.prefs_format)
     wanted: dict[str, list[str]] = {name: [] for name in sets}
@@ -61,7 +61,7 @@ def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
 
 def _rankings(args: argparse.Namespace) -> dict:
     """The runs of the command line by name, each cut at ``--topk`` when given."""
-    from ir_pref_measures.analysis.runs import named_runs, truncate
+    from ir_pref_measures.experiment.runs import named_runs, truncate
 
     rankings = named_runs(args.runs)
     if args.topk is not None:
@@ -91,7 +91,7 @@ def _runs_command(args: argparse.Namespace) -> None:
         parts.append(f"Kendall's tau:\n{_table(tau)}")
         parts.append(f"tau_AP (row: reference ordering, column: estimate):\n{_table(tau_ap)}")
     if args.plot or args.query_plot:
-        from ir_pref_measures.analysis import plots
+        from ir_pref_measures.meta import plots
 
         names = list(values)
         pairs = [tuple(p) for p in args.pair] if args.pair else [(names[0], other) for other in names[1:]]
@@ -104,7 +104,7 @@ def _runs_command(args: argparse.Namespace) -> None:
 
 def _wrote(figure, path: str) -> None:
     """Save a plot (whole or not at all: :func:`replacing`) and say so on stderr (stdout holds only the results)."""
-    from ir_pref_measures.analysis.plots import save
+    from ir_pref_measures.meta.plots import save
 
     with replacing(path) as temporary:
         save(figure, temporary)
@@ -114,7 +114,7 @@ def _wrote(figure, path: str) -> None:
 def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -> pd.Series:
     """Gold preferences ``query winner`` -> per query A's name, B's name or ``tie``. ``labels``: the values
     meaning A better, tie, B better; a first line whose winner is not one of them is a header."""
-    from ir_pref_measures.readers.formats import load, text_lines
+    from ir_pref_measures.parsing.formats import load, text_lines
 
     mapping = {labels[0]: names[0], labels[1]: meta.TIE, labels[2]: names[1]}
     queries, winners = [], []
@@ -139,7 +139,7 @@ def _agreement_command(args: argparse.Namespace) -> None:
     if args.image_pairs:
         from ir_pref_measures.measures.image_grid import ORDERS
         from ir_pref_measures.model.judgments import Judgments
-        from ir_pref_measures.readers.images import read_image_pairs, read_image_positions
+        from ir_pref_measures.parsing.images import read_image_pairs, read_image_positions
 
         if not args.positions:
             raise InputError("--image-pairs needs --positions (the grid layout, Image_position.json)")
@@ -183,14 +183,14 @@ def _agreement_command(args: argparse.Namespace) -> None:
         f"per-query scores, thesis Fig. 5.9):\n{_table(summary)}"
     )
     if args.plot:
-        from ir_pref_measures.analysis.plots import engine_scatter
+        from ir_pref_measures.meta.plots import engine_scatter
 
         _wrote(engine_scatter({k: v[list(names)] for k, v in values.items()}), args.plot)
     print("\n\n".join(parts))
 
 
 def _stability_command(args: argparse.Namespace) -> None:
-    from ir_pref_measures.readers.preferences import read_preferences
+    from ir_pref_measures.parsing.preferences import read_preferences
 
     table = meta.stability(
         _rankings(args),
@@ -213,14 +213,14 @@ def _pr_command(args: argparse.Namespace) -> None:
     curves = meta.pr_curves(_rankings(args), next(iter(sets.values())), range(1, args.depth + 1))
     shown = curves[curves["cutoff"].isin(args.show)]
     if args.plot:
-        from ir_pref_measures.analysis.plots import pr_curves
+        from ir_pref_measures.meta.plots import pr_curves
 
         _wrote(pr_curves(curves), args.plot)
     print(_table(shown.pivot(index="run", columns="cutoff", values=["ppref", "rpref"])))
 
 
 def _evaluation_arguments(parser: argparse.ArgumentParser, measures: bool = True) -> None:
-    from ir_pref_measures.readers.preferences import PREFERENCE_FORMATS
+    from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
 
     parser.add_argument(
         "-j",
@@ -355,7 +355,7 @@ def run(args: argparse.Namespace) -> None:
     plots = {"--plot": getattr(args, "plot", None), "--query-plot": getattr(args, "query_plot", None)}
     for path in plots.values():
         if path is not None:
-            from ir_pref_measures.analysis.plots import check_path
+            from ir_pref_measures.meta.plots import check_path
 
             check_path(path)
     inputs = {"RUN": "runs", "-j": "judgments", "GOLD": "gold", "--image-pairs": "image_pairs"}

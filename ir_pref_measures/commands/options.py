@@ -91,7 +91,7 @@ def add_dask_option(parser: argparse.ArgumentParser) -> None:
 @contextmanager
 def dask_client(address: str | None, timeout: float | None = None) -> Iterator:
     """A ``distributed.Client`` of a new local cluster (``"local"``) or of the scheduler at ``address`` (reached
-    within ``timeout`` seconds: :func:`ir_pref_measures.analysis.scheduler.connect`); ``None`` without an address
+    within ``timeout`` seconds: :func:`ir_pref_measures.dask.scheduler.connect`); ``None`` without an address
     (compute in this process)."""
     if address is None:
         yield None
@@ -105,7 +105,7 @@ def dask_client(address: str | None, timeout: float | None = None) -> Iterator:
             with Client(cluster) as client:
                 yield client
         return
-    from ir_pref_measures.analysis.scheduler import connect
+    from ir_pref_measures.dask.scheduler import connect
 
     with connect(address, timeout) as client:
         yield client

@@ -1,5 +1,5 @@
 """``ir-pref-measures rbo``: tie-aware rank-biased overlap between two runs, per query and averaged
-(:func:`ir_pref_measures.analysis.rbo.rbo_runs`)."""
+(:func:`ir_pref_measures.comparison.rbo.rbo_runs`)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from ir_pref_measures.analysis.rbo import rbo_runs
+    from ir_pref_measures.comparison.rbo import rbo_runs
 
     table = rbo_runs(args.run_a, args.run_b, args.p, args.ties, args.depth, perquery=args.query_eval_wanted)
     sys.stdout.write(table.to_csv(sep="\t", index=False, float_format="%.6f", lineterminator="\n"))

@@ -8,7 +8,7 @@ import sys
 
 from ir_pref_measures.commands.options import positive_int
 from ir_pref_measures.dropins.trec_eval import prefs_values, read_trec_run, report, selected
-from ir_pref_measures.inputs.groups import READERS, read_judgments
+from ir_pref_measures.loading.groups import READERS, read_judgments
 
 
 def add_parser(subparsers) -> None:

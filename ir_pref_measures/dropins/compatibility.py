@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir_pref_measures.analysis.rbo import tied_compatibility
+from ir_pref_measures.comparison.rbo import tied_compatibility
 from ir_pref_measures.dropins.script_output import DEPTH, first_appearance, ordered_ranking, report
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.sources import qrels_table
+from ir_pref_measures.loading.sources import qrels_table
 from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.readers.formats import fields, load, read_run
+from ir_pref_measures.parsing.formats import fields, load, read_run
 
 
 def compatibility_report(qrels, run, p: float = 0.95, normalize: bool = True, ties: str | None = None) -> str:
     """The output of ``compatibility.py -p P QRELS RUN`` (``normalize=False``: its NORMALIZE=False); with
     ``ties`` (w, a or b), the values are Compatibility with ties instead
-    (:func:`ir_pref_measures.analysis.rbo.tied_compatibility`), in the same layout."""
+    (:func:`ir_pref_measures.comparison.rbo.tied_compatibility`), in the same layout."""
     if not 0.01 <= p <= 0.99:
         raise InputError(f"value of p = {p} out of range [0.01,0.99]")
     grades = qrels_table(qrels)

@@ -16,8 +16,8 @@ import pandas as pd
 from ir_pref_measures.dropins.script_output import DEPTH, first_appearance, ordered_ranking, report
 from ir_pref_measures.measures.pgc import pgc
 from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.readers.formats import load, read_run
-from ir_pref_measures.readers.preferences import read_preferences
+from ir_pref_measures.parsing.formats import load, read_run
+from ir_pref_measures.parsing.preferences import read_preferences
 
 
 def greedy_pgc_report(prefs, run, p: float = 0.8) -> str:

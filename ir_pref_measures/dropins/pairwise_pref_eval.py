@@ -22,8 +22,8 @@ import pandas as pd
 from ir_pref_measures.measures.catalog import ppref_kernel
 from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.readers.formats import Source, fields, is_number, load, text_lines
-from ir_pref_measures.readers.preferences import read_preferences
+from ir_pref_measures.parsing.formats import Source, fields, is_number, load, text_lines
+from ir_pref_measures.parsing.preferences import read_preferences
 
 CUTOFFS = {"ppref": (1, 5, 10, 25, 50), "rpref": (1, 5, 10, 25, 50), "fpref": (1, 5, 10)}
 CUTOFFS |= {"wpref": (1, 5, 10), "nwpref": (1, 5, 10)}

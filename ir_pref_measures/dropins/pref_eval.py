@@ -1,6 +1,6 @@
 """The ``pref_eval`` preset: drop-in ``compare`` and ``aggregate`` commands for Diaz' ``pref_eval.py`` and
-``pref_aggregate.py``, on the kernels of :mod:`ir_pref_measures.analysis.compare` and
-:mod:`ir_pref_measures.analysis.fusion`.
+``pref_aggregate.py``, on the kernels of :mod:`ir_pref_measures.comparison.pairwise` and
+:mod:`ir_pref_measures.comparison.fusion`.
 
 The tool's rules taken as options: queries in the order of their first relevant qrels line; run ids
 from file names; binary RPP unless ``--graded-rpp``; the tool's JSON lines (ints for the sign-valued
@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow.compute as pc
 
-from ir_pref_measures.analysis.compare import (
+from ir_pref_measures.comparison.fusion import borda, mc4, net_preference, order_runs
+from ir_pref_measures.comparison.pairwise import (
     DEFAULT_MEASURES,
     METRICS,
     PREFERENCES,
@@ -33,12 +34,11 @@ from ir_pref_measures.analysis.compare import (
     compare_grades,
     relevant_docs,
 )
-from ir_pref_measures.analysis.fusion import borda, mc4, net_preference, order_runs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, as_text
-from ir_pref_measures.inputs.sources import qrels_table, resolve
+from ir_pref_measures.loading.sources import qrels_table, resolve
 from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.readers.formats import QRELS, load, read_columns, text_lines
+from ir_pref_measures.parsing.formats import QRELS, load, read_columns, text_lines
 
 if TYPE_CHECKING:  # pandas reads the JSON lines of ``aggregate``; ``compare`` needs none
     import pandas as pd
@@ -51,7 +51,7 @@ ID_FIELDS = ("qid", "runi", "runj", "run", "sample", "type")
 
 def relevant_in_file_order(qrels, *, binary: float | None = None, floor: float | None = None) -> RelevantDocs:
     """The tool's reading of QRELS: a doc's grade is the largest over its lines, queries in the order of their
-    first relevant line (grades read by :func:`~ir_pref_measures.analysis.compare.compare_grades`)."""
+    first relevant line (grades read by :func:`~ir_pref_measures.comparison.pairwise.compare_grades`)."""
     location = resolve(qrels, "qrels") if isinstance(qrels, str | os.PathLike) else None
     if location is not None and location.dataset is None and location.format in (None, "qrels"):
         columns = read_columns(location.path, QRELS)  # a file: its columns, no table

@@ -20,10 +20,10 @@ import pandas as pd
 
 from ir_pref_measures.engine import trec_positions
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.inputs.groups import codes
+from ir_pref_measures.loading.groups import codes
 from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES, MEASURES, trec_prefs_values
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.readers.formats import RawFile, fields, load, read_run
+from ir_pref_measures.parsing.formats import RawFile, fields, load, read_run
 
 ORDER = ("runid", "num_q", *MEASURES)  # measures.c order
 NICKNAMES = {"all_prefs": ORDER, "prefs": ORDER[:8]}

@@ -64,7 +64,7 @@ class Grid:
     def from_positions(cls, frame) -> Grid:
         """Explicit positions from a table (a DataFrame or any mapping of columns) with columns ``query_id,
         doc_id, row, col``, and ``width`` (default: the number of results in the row); see :meth:`from_arrays`.
-        The kernels never import pandas: :func:`ir_pref_measures.analysis.meta.grid_values` reads the frame."""
+        The kernels never import pandas: :func:`ir_pref_measures.meta.evaluation.grid_values` reads the frame."""
         columns = list(frame.columns if hasattr(frame, "columns") else frame)
         missing = [c for c in ("query_id", "doc_id", "row", "col") if c not in columns]
         if missing:

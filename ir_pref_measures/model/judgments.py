@@ -11,13 +11,13 @@ in the ``carterette`` format), both from validated tables, :meth:`Judgments.from
 rows), and :func:`combine` (a union of judgment sets, such as the "combined" graphs of Luo 2021). Their steps from
 inputs to codes are in :mod:`ir_pref_measures.model.building`; the pair sets of the ppref family (derived edges, the
 strict transitive closure, the memory budget) in :mod:`ir_pref_measures.model.pairs`. Reading files, ir_datasets IDs
-and other input forms is :mod:`ir_pref_measures.inputs.sources`' job.
+and other input forms is :mod:`ir_pref_measures.loading.sources`' job.
 
 Rules stated once, here:
 
 * a doc judged bad prefers nothing: explicit or derived preferences *out of* a bad doc are ignored by
   the pair-based kernels (a warning says how many); preferences *into* a bad doc count;
-* a qrels source that grades a doc twice in a query is rejected (by :mod:`~ir_pref_measures.inputs.sources`); several
+* a qrels source that grades a doc twice in a query is rejected (by :mod:`~ir_pref_measures.loading.sources`); several
   graded sources each derive their own preferences and :func:`combine` takes the union (a doc may have a grade
   in each source);
 * everything is sorted by (query id, doc id), so no result depends on input order.
@@ -48,7 +48,7 @@ from ir_pref_measures.ids import arrow, as_objects, pair_keys, ranges, unique_so
 from ir_pref_measures.model import building, pairs
 from ir_pref_measures.model.building import DocCodes, LineCodes, PairCodes
 from ir_pref_measures.model.pairs import PairSet
-from ir_pref_measures.readers.formats import integer_grades
+from ir_pref_measures.parsing.formats import integer_grades
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
@@ -226,7 +226,7 @@ class Judgments:
 
     def qrels(self) -> pd.DataFrame | None:
         """The graded docs as qrels ``query_id, doc_id, relevance`` (int64 when every grade is an integer that int64
-        holds, as pytrec_eval needs: :func:`~ir_pref_measures.readers.formats.integer_grades`); ``None`` when no doc is
+        holds, as pytrec_eval needs: :func:`~ir_pref_measures.parsing.formats.integer_grades`); ``None`` when no doc is
         graded."""
         if not self.graded.any():
             return None
@@ -298,18 +298,18 @@ class Judgments:
         cls, qrels, *, checked: bool = False, group: str = DEFAULT_GROUP, repeated: str = "error"
     ) -> Judgments:
         """Graded judgments from qrels as a table (DataFrame in ir_measures' or PyTerrier's columns, dict of
-        dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.readers.tables.qrels` unless ``checked``),
-        all in judgment group ``group`` (one sub-group); or the :class:`~ir_pref_measures.readers.formats.Columns` of a
+        dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.parsing.tables.qrels` unless ``checked``),
+        all in judgment group ``group`` (one sub-group); or the :class:`~ir_pref_measures.parsing.formats.Columns` of a
         qrels file. A doc graded twice in a query is an error, or with ``repeated="max"`` graded by the largest
         of its grades (pref_eval's rule for diversity qrels with subtopic lines, which ``compare`` follows).
-        Files and ir_datasets IDs: :func:`ir_pref_measures.inputs.sources.judgments`."""
+        Files and ir_datasets IDs: :func:`ir_pref_measures.loading.sources.judgments`."""
         return _assemble(*building.qrels_parts(qrels, checked=checked, repeated=repeated), groups=[group])
 
     @classmethod
     def from_trec_prefs(cls, table: pd.DataFrame, *, checked: bool = False) -> Judgments:
         """Judgments from trec_eval's ``prefs`` / ``qrels_prefs`` rows ``query_id, jg, jsg, doc_id, level``
-        (:func:`ir_pref_measures.inputs.groups.read_judgments` reads and checks them; a table is validated by
-        :func:`ir_pref_measures.readers.tables.trec_prefs` unless ``checked``), one group per jg. The union: a query
+        (:func:`ir_pref_measures.loading.groups.read_judgments` reads and checks them; a table is validated by
+        :func:`ir_pref_measures.parsing.tables.trec_prefs` unless ``checked``), one group per jg. The union: a query
         with one (jg, jsg) gives grades (level = grade); otherwise each jsg gives explicit preferences, a over b for
         every two of its lines with level(a) > level(b)."""
         parts, groups = building.trec_prefs_parts(table, checked=checked)
@@ -318,9 +318,9 @@ class Judgments:
     @classmethod
     def from_preferences(cls, prefs, *, checked: bool = False, group: str = DEFAULT_GROUP) -> Judgments:
         """Explicit judgments from a ``query_id, doc_id_a, doc_id_b, preference`` table (DataFrame or
-        namedtuples; validated by :func:`ir_pref_measures.readers.tables.preferences` unless ``checked``) or the
-        :class:`~ir_pref_measures.readers.formats.Columns` of a preference file
-        (:func:`~ir_pref_measures.readers.preferences.preference_columns`, checked as read), values as in
+        namedtuples; validated by :func:`ir_pref_measures.parsing.tables.preferences` unless ``checked``) or the
+        :class:`~ir_pref_measures.parsing.formats.Columns` of a preference file
+        (:func:`~ir_pref_measures.parsing.preferences.preference_columns`, checked as read), values as in
         the ``carterette`` format (-1: a preferred, 1: b preferred, 0: duplicates, -2 / 2: a / b bad), all in
         judgment group ``group``, each strict preference a sub-group of its own (module docstring)."""
         judgments = _assemble(*building.preference_parts(prefs, checked=checked), groups=[group])

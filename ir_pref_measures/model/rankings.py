@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, ranges, string_hashes
-from ir_pref_measures.readers.formats import Columns, RawFile
+from ir_pref_measures.parsing.formats import Columns, RawFile
 
 _U64 = np.uint64
 _KEY_ROWS = 1 << 15  # run entries keyed at a time: the temporary arrays stay in cache and are reused
@@ -150,19 +150,19 @@ class Ranking:
     @classmethod
     def from_columns(cls, columns: Columns) -> Ranking:
         """Build from a run file's ``query_id, doc_id, score`` columns
-        (:func:`ir_pref_measures.readers.formats.read_columns`);
+        (:func:`ir_pref_measures.parsing.formats.read_columns`);
         a repeated doc is an :class:`InputError` naming its later line."""
         fields = columns.fields
         return cls._build(fields["query_id"], fields["doc_id"], fields["score"], columns)
 
     @classmethod
     def from_frame(cls, frame, *, path: str | os.PathLike | RawFile | None = None, checked: bool = False) -> Ranking:
-        """Build from a ``query_id, doc_id, score`` frame, validated by :func:`ir_pref_measures.readers.tables.run`
-        unless ``checked`` (:func:`ir_pref_measures.inputs.sources.ranking` reads and validates every run form) or
+        """Build from a ``query_id, doc_id, score`` frame, validated by :func:`ir_pref_measures.parsing.tables.run`
+        unless ``checked`` (:func:`ir_pref_measures.loading.sources.ranking` reads and validates every run form) or
         read from a file: with ``path`` (the file, or its :class:`RawFile`), a ``line`` column names lines in
         messages."""
         if path is None and not checked:
-            from ir_pref_measures.readers import tables
+            from ir_pref_measures.parsing import tables
 
             frame = tables.run(frame)
         raw = path if isinstance(path, RawFile) else None

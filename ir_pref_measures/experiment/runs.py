@@ -1,0 +1,290 @@
+"""The runs of an experiment, by name, as :class:`~ir_pref_measures.model.rankings.Ranking` s: names (one rule,
+:mod:`~ir_pref_measures.parsing.names`), PyTerrier Transformers run on topics, and depth (``topk`` and the warning
+when the
+runs' depths differ)."""
+
+from __future__ import annotations
+
+import os
+import time
+import types
+import warnings
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ir_pref_measures.engine import n_jobs
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.experiment.pipelines import is_transformer
+from ir_pref_measures.ids import arrow
+from ir_pref_measures.loading import sources
+from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.parsing.names import named_paths
+
+
+class DepthWarning(UserWarning):
+    """The runs retrieve different numbers of documents per query."""
+
+
+def named_runs(runs, names: Sequence[str] | None = None, **options) -> dict[str, Ranking]:
+    """Runs by name as :class:`Ranking` s: :func:`run_sources`, then :func:`read_runs` with ``options``."""
+    return read_runs(run_sources(runs, names), **options)
+
+
+def run_sources(runs, names: Sequence[str] | None = None) -> dict[str, object]:
+    """Runs by name, not yet read: from a mapping, from ``names`` and a sequence of runs, or from a sequence of
+    runs named by :func:`default_names`."""
+    if isinstance(runs, str | os.PathLike) or is_transformer(runs) or isinstance(runs, pd.DataFrame):
+        runs = [runs]
+    elif sources.is_records(runs):  # one run as a dict {query_id: {doc_id: score}} or ScoredDoc namedtuples
+        runs = [runs]
+    if names is not None:
+        runs = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
+        if isinstance(names, str) or len(names) != len(runs):
+            raise InputError(f"{1 if isinstance(names, str) else len(names)} names for {len(runs)} runs")
+        named = named_paths(runs, names)
+    elif isinstance(runs, Mapping):
+        named = {str(name): run for name, run in runs.items()}
+    else:
+        runs = list(runs)
+        named = named_paths(runs, default_names(runs))
+    if not named:
+        raise InputError("no runs to evaluate")
+    return named
+
+
+def read_runs(
+    named: Mapping[str, object],
+    *,
+    topics=None,
+    judged: set[str] | None = None,
+    batch_size: int | None = None,
+    verbose: bool = False,
+    save_dir: str | os.PathLike | None = None,
+    save_mode: str = "warn",
+    save_format="trec",
+    times: dict[str, float] | None = None,
+    frames: dict[str, pd.DataFrame] | None = None,
+    need_documents: bool = True,
+) -> dict[str, Ranking]:
+    """The runs of :func:`run_sources` as :class:`Ranking` s (each read once). PyTerrier Transformers are run on
+    ``topics`` (only the ``judged`` ones, when given) by :func:`results`, their results saved in ``save_dir`` as
+    ``save_format`` says (:func:`save_file`); ``times`` (if given) receives each run's milliseconds per topic
+    spent in its Transformer (0 for a run read from a file or a frame), PyTerrier's ``mrt``. ``frames`` (if given)
+    receives each result frame as given (a DataFrame run, a Transformer's results), all its columns in
+    ir_measures' names, for the measures defined at run time; unless ``need_documents``, such a frame without
+    ``docno`` or ``score`` is a ranking of its queries without documents (when only those measures read it).
+    Files are read on :func:`~ir_pref_measures.engine.n_jobs` threads."""
+    found = {}
+    for name, run in named.items():
+        spent = 0.0
+        if is_transformer(run):
+            asked = _topics_for(topics, judged, name)
+            start = time.perf_counter()
+            run = results(
+                run, asked, batch_size=batch_size, verbose=verbose,
+                save_file=None if save_dir is None else save_file(save_dir, name, save_format),
+                save_mode=save_mode, save_format=save_format,
+            )  # fmt: skip
+            spent = 1000 * (time.perf_counter() - start) / max(len(asked), 1)
+            if len(run) == 0:
+                raise InputError(f"{len(asked)} topics, but no results received from {name}")
+        elif isinstance(run, pd.DataFrame) and len(run) == 0:
+            raise InputError(f"run {name!r} is an empty DataFrame: no results")
+        if times is not None:
+            times[name] = spent
+        if frames is not None and isinstance(run, pd.DataFrame):
+            frames[name] = run.rename(columns={"qid": "query_id", "docno": "doc_id"})
+            columns = set(frames[name].columns)
+            if not need_documents and not {"doc_id", "score"} <= columns and "query_id" in columns:
+                found[name] = queries_only(frames[name]["query_id"])
+                continue
+        found[name] = run
+    unread = [name for name, run in found.items() if not isinstance(run, Ranking)]
+    with ThreadPoolExecutor(max(1, min(n_jobs(), len(unread)))) as pool:  # in order: the first bad run is reported
+        found |= dict(zip(unread, pool.map(sources.ranking, [found[name] for name in unread]), strict=True))
+    return found
+
+
+def queries_only(query_ids) -> Ranking:
+    """A ranking of ``query_ids`` (sorted, distinct) without documents."""
+    queries = np.unique(np.asarray(query_ids, dtype=str)).astype(object)
+    return Ranking(
+        query_ids=queries,
+        offsets=np.zeros(len(queries) + 1, dtype=np.int64),
+        doc_text=pa.array([], pa.string()),
+        scores=np.zeros(0),
+    )
+
+
+def save_file(save_dir: str | os.PathLike, name: str, save_format="trec") -> str:
+    """Where ``pt.Experiment`` saves a run's results in ``save_dir``: ``NAME.res.gz`` (a TREC run, ``"trec"``),
+    ``NAME.mod`` (a module with ``dump`` / ``load``, e.g. ``pickle``) or ``NAME.custom`` (a ``(read, write)``
+    pair of functions)."""
+    if not os.path.isdir(save_dir):
+        raise InputError(f"save_dir {os.fspath(save_dir)} does not exist or is not a directory")
+    if save_format == "trec":
+        ext = "res.gz"
+    elif isinstance(save_format, types.ModuleType):
+        ext = "mod"
+    elif isinstance(save_format, tuple) and len(save_format) == 2:
+        ext = "custom"
+    else:
+        raise InputError(f"unknown save_format {save_format!r}", expected="'trec', a module (pickle) or (read, write)")
+    return os.path.join(os.fspath(save_dir), f"{name}.{ext}")
+
+
+def save_tables(save_dir: str | os.PathLike, table: pd.DataFrame, long: pd.DataFrame) -> None:
+    """``aggregated.csv`` (the table) and ``perquery.csv`` (the long table) in ``save_dir``, as ``pt.Experiment``
+    writes them: rows of runs not in this experiment, already in the files, are kept (a warning when the
+    columns differ)."""
+    for file, frame in (("aggregated.csv", table), ("perquery.csv", long)):
+        path = os.path.join(os.fspath(save_dir), file)
+        if os.path.exists(path):
+            old = pd.read_csv(path)
+            if file == "aggregated.csv" and set(old.columns) != set(frame.columns):
+                warnings.warn(
+                    f"Evaluation measures differ between the existing '{path}' (columns: "
+                    f"{', '.join(sorted(map(str, old.columns)))}) and the current run (columns: "
+                    f"{', '.join(sorted(map(str, frame.columns)))}). Missing values will be filled with NaN.",
+                    stacklevel=3,
+                )
+            old = old[~old["name"].isin(set(frame["name"]))]
+            if not old.empty:
+                frame = pd.concat([frame, old], ignore_index=True)
+        frame.to_csv(path, index=False)
+
+
+def default_names(runs: Sequence) -> list[str]:
+    """Each run's default name: a file's :func:`~ir_pref_measures.parsing.names.run_name`, a Transformer's ``str()``
+    (PyTerrier's rule; a second Transformer with the same ``str()`` is ``NAME (2)``, as the table's rows need
+    distinct names), ``run<i>`` (1-based position) otherwise."""
+    from ir_pref_measures.parsing.names import run_name
+
+    names = [
+        run_name(run) if isinstance(run, str | os.PathLike) else str(run) if is_transformer(run) else f"run{i}"
+        for i, run in enumerate(runs, 1)
+    ]
+    seen: dict[str, int] = {}
+    for i, (run, name) in enumerate(zip(runs, names, strict=True)):
+        if is_transformer(run):  # PyTerrier allows two Transformers with one str(): the second is "NAME (2)"
+            seen[name] = seen.get(name, 0) + 1
+            names[i] = name if seen[name] == 1 else f"{name} ({seen[name]})"
+    return names
+
+
+def _topics_for(topics, judged: set[str] | None, name: str) -> pd.DataFrame:
+    if not isinstance(topics, pd.DataFrame):
+        raise InputError(f"run {name!r} is a Transformer: give the topics as a DataFrame (qid, query)")
+    if judged is None:
+        return topics
+    kept = topics[topics["qid"].astype(str).isin(judged)]
+    if kept.empty:
+        raise InputError("the topics and the judgments have no query in common (filter_by_qrels=True)")
+    return kept
+
+
+def truncate(ranking: Ranking, k: int) -> Ranking:
+    """``ranking`` cut at rank ``k`` (the first ``k`` documents of each query)."""
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise InputError(f"topk must be a positive integer, not {k!r}")
+    keep = ranking.ranks <= k
+    lengths = np.minimum(np.diff(ranking.offsets), k)
+    return Ranking(
+        query_ids=ranking.query_ids,
+        offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+        doc_text=ranking.doc_text.filter(arrow(keep)),
+        scores=ranking.scores[keep],
+    )
+
+
+def depths(rankings: Mapping[str, Ranking]) -> dict[str, int]:
+    """Each run's depth: the largest number of documents it retrieves for a query."""
+    return {name: int(np.diff(r.offsets).max()) for name, r in rankings.items()}
+
+
+def warn_depths(rankings: Mapping[str, Ranking]) -> None:
+    """A :class:`DepthWarning` when the runs' depths differ, naming them."""
+    found = depths(rankings)
+    if len(set(found.values())) < 2:
+        return
+    listed = ", ".join(f"{name} {depth}" for name, depth in sorted(found.items(), key=lambda item: (-item[1], item[0])))
+    shallow, deep = min(found.values()), max(found.values())
+    warnings.warn(
+        f"the runs retrieve different numbers of documents per query (at most: {listed}; {deep - shallow} more "
+        f"in the deepest); recall-oriented measures (APpref, rpref, RPP, ...) favour the deeper runs: give "
+        f"topk={shallow} (--topk {shallow}) to compare them at the same depth",
+        DepthWarning,
+        stacklevel=3,
+    )
+
+
+SAVE_MODES = ("reuse", "overwrite", "warn", "error")
+
+
+def results(
+    system,
+    topics: pd.DataFrame,
+    *,
+    batch_size: int | None = None,
+    verbose: bool = False,
+    save_file: str | os.PathLike | None = None,
+    save_mode: str = "warn",
+    save_format="trec",
+) -> pd.DataFrame:
+    """The result frame of a PyTerrier Transformer on ``topics`` (``batch_size`` topics per call, all at once by
+    default). With ``save_file`` (a TREC run, ``pt.io.write_results``), as ``pt.Experiment``'s ``save_dir``: an
+    existing file is read instead (``save_mode="reuse"``), replaced (``"overwrite"``; ``"warn"`` says so), or an
+    error (``"error"``)."""
+    from tqdm.auto import tqdm
+
+    if save_mode not in SAVE_MODES:
+        raise InputError(f"unknown save_mode {save_mode!r}", expected=", ".join(SAVE_MODES))
+    if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1):
+        raise InputError(f"batch_size must be a positive integer, not {batch_size!r}")
+    if save_file is not None and os.path.exists(save_file):
+        if save_mode == "reuse":
+            return _read_saved(os.fspath(save_file), save_format)
+        if save_mode == "error":
+            raise InputError(
+                f"{os.fspath(save_file)}: exists (save_mode='error'; 'reuse' reads it, 'overwrite' replaces it)"
+            )
+        if save_mode == "warn":
+            warnings.warn(
+                f"{os.fspath(save_file)} exists and is replaced (save_mode='reuse' would read it)", stacklevel=3
+            )
+    size = len(topics) if batch_size is None else int(batch_size)
+    batches = [topics.iloc[start : start + size] for start in range(0, len(topics), max(size, 1))]
+    found = [system.transform(batch) for batch in tqdm(batches, desc=str(system), disable=not verbose)]
+    frame = pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=["qid", "docno", "score"])
+    if save_file is not None:
+        _write_saved(frame, os.fspath(save_file), save_format)
+    return frame
+
+
+def _read_saved(path: str, save_format) -> pd.DataFrame:
+    import pyterrier as pt
+
+    if save_format == "trec":
+        return pt.io.read_results(path)
+    with pt.io.autoopen(path, "rb") as f:
+        return save_format.load(f) if isinstance(save_format, types.ModuleType) else save_format[0](f)
+
+
+def _write_saved(frame: pd.DataFrame, path: str, save_format) -> None:
+    import pyterrier as pt
+
+    if save_format == "trec":
+        missing = [c for c in ("qid", "docno", "score") if c not in frame.columns]
+        if missing:  # PyTerrier's TypeError
+            raise TypeError(
+                f"save_dir was set, but results dont look like R (missing {missing}); set save_format, "
+                f"e.g. save_format=pickle"
+            )
+        pt.io.write_results(frame if "rank" in frame.columns else pt.model.add_ranks(frame), path)
+        return
+    with pt.io.autoopen(path, "wb") as f:
+        save_format.dump(frame, f) if isinstance(save_format, types.ModuleType) else save_format[1](frame, f)

@@ -1,0 +1,15 @@
+"""Agreement and reliability of preference judges (people, LLMs, graded qrels): judges aligned on the pairs they
+share, agreement, reliability, intransitive triads, position bias, and each judge's ordering of runs."""
+
+from ir_pref_measures.judges.panel import (
+    Aligned,
+    agreement,
+    align,
+    diagnostics,
+    matrix,
+    reliability,
+    system_agreement,
+    triads,
+)
+
+__all__ = ["Aligned", "agreement", "align", "diagnostics", "matrix", "reliability", "system_agreement", "triads"]

@@ -1,0 +1,305 @@
+"""The input layer: every judgment, run and topic source is resolved, read and validated here, once.
+
+A *source* is a string or an object:
+
+* a string is resolved by :func:`resolve`, the one place that decides "file or ir_datasets ID?":
+  ``irds:<id>`` is an ir_datasets ID; ``<format>:<path>`` is a file in that format (``qrels``,
+  ``carterette``, ``winner``, ``pairs``, and trec_eval's ``prefs`` and ``qrels_prefs``, never detected);
+  an existing path is a file (its format detected when it is not named); anything else is taken for an
+  ir_datasets ID (an unknown one names the closest known IDs);
+* a :class:`~ir_pref_measures.model.judgments.Judgments` or :class:`~ir_pref_measures.model.rankings.Ranking` is
+  used as it is;
+* a pandas DataFrame in ir_measures' columns (``query_id, doc_id, relevance`` / ``score``) or PyTerrier's
+  (``qid, docno, label``), or a preference table (``query_id, doc_id_a, doc_id_b, preference``);
+* a dict ``{query_id: {doc_id: value}}``, or an iterable of namedtuples with those fields (ir_measures'
+  ``Qrel`` and ``ScoredDoc``).
+
+Files follow the rules of :mod:`ir_pref_measures.parsing.formats`; tables and dicts the same ones: ids are text
+without control characters and never missing; grades and scores are finite numbers; a doc graded twice in
+a query, or listed twice in a query of a run, is an error. Every mistake is an
+:class:`~ir_pref_measures.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.ids import is_pandas
+from ir_pref_measures.model.judgments import Judgments, combine
+from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.parsing import datasets as irds
+from ir_pref_measures.parsing import formats, preferences
+
+JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "prefs", "qrels_prefs")
+TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's, with judgment groups: never detected, always named
+DEFAULT_SET = "judgments"  # the name of the judgment set when one unnamed set is given
+
+if TYPE_CHECKING:  # pandas (and the table converters) are imported when a table is given or made
+    import pandas as pd
+
+
+def is_frame(source) -> bool:
+    """True for a pandas DataFrame (:func:`~ir_pref_measures.ids.is_pandas`: pandas is not imported)."""
+    return is_pandas(source, "DataFrame")
+
+
+def is_records(source) -> bool:
+    """True for one table given as Python objects, which a caller taking several sources (a mapping name -> source,
+    a list of sources) must not split: a dict ``{query_id: {doc_id: value}}`` (dicts of values, not of sources), or
+    a list of namedtuples (``Qrel``, ``ScoredDoc``, preferences)."""
+    if isinstance(source, Mapping):
+        inner = [value for value in source.values() if isinstance(value, Mapping)]
+        return (
+            len(inner) == len(source) > 0
+            and any(inner)
+            and not any(isinstance(v, Mapping) or is_pandas(v, "NDFrame") for d in inner for v in d.values())
+        )
+    if not isinstance(source, list | tuple) or not source or hasattr(source, "_fields"):
+        return False
+    return all(
+        (hasattr(item, "doc_id") or hasattr(item, "doc_id_a")) and not is_pandas(item, "NDFrame") for item in source
+    )
+
+
+@dataclass(frozen=True)
+class Location:
+    """A string source, resolved: a file (``path``, ``format`` if named) or an ir_datasets ID."""
+
+    path: str | None = None
+    dataset: str | None = None
+    format: str | None = None
+
+
+def resolve(source: str | os.PathLike, format: str | None = None) -> Location:
+    """Decide what a string names: ``irds:<id>``, ``<format>:<path>``, an existing path, else an ir_datasets
+    ID. ``format`` is the format of a file whose name does not say it."""
+    text = os.fspath(source)
+    if irds.is_dataset_id(text):
+        irds.load(text)  # an unknown ID names the closest known ones
+        return Location(dataset=irds.dataset_name(text))
+    prefix, sep, rest = text.partition(":")
+    if sep and prefix in JUDGMENT_FORMATS:
+        return Location(path=rest, format=prefix)
+    if os.path.lexists(text) or isinstance(source, os.PathLike):
+        return Location(path=text, format=format)
+    irds.load(text)  # an unknown ID: "neither an existing file nor a known ir_datasets ID", with close matches
+    return Location(dataset=text)
+
+
+# -- judgments ---------------------------------------------------------------------------------------------
+
+
+def judgments(
+    source,
+    *,
+    format: str | None = None,
+    preference_format: str | None = None,
+    group: str | None = None,
+    repeated: str = "error",
+) -> Judgments:
+    """Judgments from any source (see the module docstring). ``format`` names the format of a file (else it
+    is detected: a file that fits the qrels format is qrels); ``preference_format`` is the format of a file
+    that is not qrels, where several preference formats fit. ``group``: the name of the judgment group the
+    judgments form (default :data:`~ir_pref_measures.model.judgments.DEFAULT_GROUP`); trec_eval's ``prefs`` and
+    ``qrels_prefs`` files name their groups themselves (the jg column), and a :class:`Judgments` keeps its
+    groups unless it holds one (then it is renamed). ``repeated``: a doc graded twice in a query of graded qrels
+    is an error, or with ``"max"`` takes the largest grade (:meth:`Judgments.from_qrels`). Several sources, as a
+    list or as a string ``A+B`` (unless a file has that name), give their union (:func:`combined`), as
+    ``Experiment`` and the commands take them."""
+    if isinstance(source, str) and "+" in source and not os.path.lexists(source):
+        found = joined(source, preference_format)
+    elif isinstance(source, list | tuple) and source and not is_records(source):
+        found = combined(*source, preference_format=preference_format)
+    else:
+        found = _judgments(source, format, preference_format, group, repeated)
+    if group is not None and found.groups != [group]:
+        found = found.renamed(group)
+    return found
+
+
+def _judgments(source, format, preference_format, group, repeated) -> Judgments:
+    named = {} if group is None else {"group": group}
+    graded = {**named, "repeated": repeated}
+    if isinstance(source, Judgments):
+        return source
+    if isinstance(source, str | os.PathLike):
+        location = resolve(source, format)
+        if location.dataset is not None:
+            return Judgments.from_qrels(qrels_table(location, repeated="keep"), checked=True, **graded)
+        if location.format in TREC_EVAL_FORMATS:
+            if group is not None:
+                raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
+            from ir_pref_measures.loading.groups import read_judgments
+
+            return Judgments.from_trec_prefs(read_judgments(location.path, location.format), checked=True)
+        raw = location.path if location.format else formats.load(location.path)  # named: read from its path
+        chosen = location.format or preferences.detect_format(raw, preference_format)
+        if chosen == "qrels":
+            return Judgments.from_qrels(formats.read_columns(raw, formats.QRELS), **graded)
+        return Judgments.from_preferences(preferences.preference_columns(raw, chosen), checked=True, **named)
+    if is_frame(source):
+        if "doc_id_a" in source.columns:
+            return Judgments.from_preferences(source, **named)
+        return Judgments.from_qrels(source, **graded)
+    if isinstance(source, Iterable) and not isinstance(source, Mapping | str | bytes):
+        rows = list(source)
+        if rows and hasattr(rows[0], "doc_id_a"):
+            return Judgments.from_preferences(rows, **named)
+        return Judgments.from_qrels(rows, **graded)
+    return Judgments.from_qrels(source, **graded)
+
+
+def groups(sources: Mapping[str, object], *, format: str | None = None) -> Judgments:
+    """One judgment set whose groups are the ``sources``, ``{group name: source}`` (e.g. one group per judge
+    file): each source is read as :func:`judgments` reads it (``format``: the files' format, detected when
+    unambiguous) and becomes the group of its name; the union is what the ppref family and PGC use,
+    :meth:`Judgments.group` one judge's judgments, and trec_eval's ``prefs_*`` measures average over groups."""
+    if isinstance(sources, str | os.PathLike) or not isinstance(sources, Mapping):
+        raise InputError("give the judgment groups as a mapping {group name: source}")
+    if not sources:
+        raise InputError("no judgment groups given")
+    parts = []
+    for name, source in sources.items():
+        if not isinstance(name, str) or not name or any(c.isspace() for c in name):
+            raise InputError(f"a judgment group name must be a non-empty string without spaces, not {name!r}")
+        parts.append(judgments(source, format=format, group=name))
+    return parts[0] if len(parts) == 1 else combine(*parts)
+
+
+def combined(*sources, preference_format: str | None = None) -> Judgments:
+    """The union of the judgments of several sources (:func:`~ir_pref_measures.model.judgments.combine`);
+    ``preference_format``: the format of the preference files among them, where detection cannot tell."""
+    parts = [judgments(s, preference_format=preference_format) for s in sources if s is not None]
+    if not parts:
+        raise InputError("no judgments: give graded qrels, preferences, or both")
+    return parts[0] if len(parts) == 1 else combine(*parts)
+
+
+def load_combined(qrels, prefs, *, format: str | None = None) -> Judgments:
+    """Judgments from graded qrels (a file, an ir_datasets ID, or a table), a preference source (``format``:
+    its format, detected when unambiguous), or the union of both."""
+    parts = [] if qrels is None else [judgments(qrels, format="qrels")]
+    if prefs is not None:
+        parts.append(judgments(prefs, format=format))
+    if not parts:
+        raise InputError("no judgments: give graded qrels, preferences, or both")
+    return parts[0] if len(parts) == 1 else combine(*parts)
+
+
+def split_name(spec: str) -> tuple[str | None, str]:
+    """``NAME=SOURCE`` -> ``(NAME, SOURCE)``; a bare source (or an existing file whose name holds ``=``) ->
+    ``(None, SOURCE)``."""
+    name, sep, source = spec.partition("=")
+    if not sep or os.path.lexists(spec) or not name:
+        return None, spec
+    return name, source
+
+
+def grouped(specs: Iterable[str], *, preference_format: str | None = None) -> Judgments:
+    """The union of ``[NAME=]SOURCE`` specs (the command line's judgments and ``--prefs``): a named source is
+    the judgment group ``NAME`` (:func:`groups`), the unnamed ones together the default group; a name given
+    twice is an error."""
+    named: dict[str, str] = {}
+    unnamed = []
+    for spec in specs:
+        name, source = split_name(spec)
+        if name is None:
+            unnamed.append(source)
+        elif name in named:
+            raise InputError(f"the judgment group {name!r} is named twice")
+        else:
+            named[name] = source
+    parts = [combined(*unnamed, preference_format=preference_format)] if unnamed else []
+    if named:
+        parts.append(groups(named, format=preference_format))
+    if not parts:
+        raise InputError("no judgments: give graded qrels, preferences, or both")
+    return parts[0] if len(parts) == 1 else combine(*parts)
+
+
+def joined(spec: str, preference_format: str | None = None) -> Judgments:
+    """The judgments of ``SOURCE[+SOURCE...]``: ``+`` joins sources into their union (:func:`combined`), unless
+    the whole text names an existing file."""
+    parts = spec.split("+") if "+" in spec and not os.path.lexists(spec) else [spec]
+    return combined(*parts, preference_format=preference_format)
+
+
+def judgment_sets(specs: Iterable[str], format: str | None = None) -> dict[str, Judgments]:
+    """Named judgment sets from ``[NAME=]SOURCE[+SOURCE...]`` (the command line's ``-j``; :func:`joined`); an
+    unnamed set is called :data:`DEFAULT_SET`; a name given twice is an error."""
+    sets: dict[str, Judgments] = {}
+    for spec in specs:
+        name, _, sources = spec.rpartition("=")
+        name = name or DEFAULT_SET
+        if name in sets:
+            raise InputError(f"the judgment set {name!r} is named twice")
+        sets[name] = joined(sources, preference_format=format)
+    if not sets:
+        raise InputError("no judgments: give -j NAME=SOURCE (or -j SOURCE)")
+    return sets
+
+
+def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
+    """Graded qrels as ``query_id, doc_id, relevance`` (and ``line`` for a file), validated: from a file
+    (TREC qrels), an ir_datasets ID, or a table (:func:`ir_pref_measures.parsing.tables.qrels`). A (query, doc)
+    graded twice is an error, or with ``repeated="keep"`` left for the caller (``compare``: pref_eval's rule
+    for qrels with subtopic lines, the largest grade)."""
+    from ir_pref_measures.parsing import tables
+
+    if isinstance(source, str | os.PathLike):
+        source = resolve(source, "qrels")
+    if isinstance(source, Location) and source.dataset is not None:
+        return tables.qrels(irds.qrels(source.dataset), repeated=repeated)
+    if isinstance(source, Location):
+        if source.format not in (None, "qrels"):
+            raise InputError(f"{source.path}: graded qrels are needed here, not {source.format} preferences")
+        source = formats.load(source.path)
+    if not isinstance(source, formats.RawFile):
+        return tables.qrels(source, repeated=repeated)
+    table = formats.read_qrels(source)
+    if repeated == "error":
+        tables.reject_repeated(table, source)
+    return table
+
+
+# -- runs -------------------------------------------------------------------------------------------------
+
+
+def ranking(source) -> Ranking:
+    """A :class:`Ranking` from a run file path, or a table (:func:`ir_pref_measures.parsing.tables.run`)."""
+    if isinstance(source, Ranking):
+        return source
+    if isinstance(source, str | os.PathLike):
+        return Ranking.from_columns(formats.read_columns(source, formats.RUN, skip=("rank",)))
+    from ir_pref_measures.parsing import tables
+
+    return Ranking.from_frame(tables.run(source), checked=True)
+
+
+# -- topics -----------------------------------------------------------------------------------------------
+
+
+def topic_ids(source) -> set[str]:
+    """Query ids of topics: a DataFrame (``qid`` or ``query_id``), an ir_datasets ID, or ids."""
+    from ir_pref_measures.parsing import tables
+
+    if isinstance(source, str):
+        location = resolve(source)
+        if location.dataset is None:
+            raise InputError(f"{source}: topics are named by an ir_datasets ID here, not a file")
+        source = irds.topics(location.dataset)
+    if is_frame(source):
+        frame = tables.standard_columns(source)
+        if "query_id" not in frame.columns:
+            raise InputError(f"the topics have no qid or query_id column (found {list(source.columns)})")
+        source = frame["query_id"]
+    import pandas as pd
+
+    ids = {str(q) for q in tables.ids(pd.Series(list(source), dtype=object), "topic id")}
+    if not ids:
+        raise InputError("the topics are empty")
+    return ids

@@ -1,0 +1,453 @@
+"""The reading rules of every file, and the readers of TREC qrels and TREC runs.
+
+Every file is read under one set of rules (docs/input.md, "Input rules"): UTF-8 with an optional byte-order mark;
+gzip recognised by its content, whatever the name; LF, CRLF or CR line ends; blank lines and lines whose
+first non-blank character is ``#`` skipped; fields separated by ASCII tabs and runs of ASCII spaces (any other
+Unicode space, such as a no-break space, U+2028 or U+3000, is an ordinary character of an id); no control
+characters (C0 but tab and line ends, DEL, C1: U+0000-U+001F, U+007F-U+009F); numeric fields finite numbers.
+Files are parsed by Arrow's CSV reader on a canonical form (single spaces, data lines only) made with numpy; when
+anything does not fit, a line-by-line scan finds the first bad line and raises :class:`InputError` naming the file,
+the line number, the line and what was expected. A missing, unreadable or corrupt file is an :class:`InputError` too.
+
+This module holds those rules (:func:`load`, :func:`text_lines`, :func:`read_columns` and :class:`Columns`) and the
+readers of TREC qrels and runs (:data:`QRELS`, :data:`RUN`). The preference formats are in
+:mod:`ir_pref_measures.parsing.preferences`, Xie et al.'s image-study files in :mod:`ir_pref_measures.parsing.images`,
+the byte-level parse with numpy and Arrow in :mod:`ir_pref_measures.parsing.arrow`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import math
+import os
+import re
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, NoReturn
+
+import numpy as np
+import pyarrow as pa
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.ids import as_numpy
+from ir_pref_measures.parsing.arrow import (
+    HASH,
+    NEWLINE,
+    SPACE,
+    arrow_table,
+    canonical,
+    empty_field,
+    has_c1,
+    loose_separators,
+    release_parser_memory,
+)
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading a run or qrels file needs none
+    import pandas as pd
+
+Source = str | os.PathLike | IO[str] | IO[bytes]
+GZIP_MAGIC = b"\x1f\x8b"
+_BOM_STARTS = (codecs.BOM_UTF8[:2], codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+# control characters: C0 but tab and line ends, DEL, and C1 (U+0080-U+009F, in UTF-8 the bytes C2 80 to C2 9F)
+_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
+_FIELD = re.compile(r"[^ \t]+")  # fields are separated by ASCII tabs and spaces only
+_CONTROL_CHUNK = 1 << 20
+_SCAN_CHUNK = 1 << 20  # bytes of a file checked at a time by the fast path of read_columns
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A whitespace-separated line layout: field names (``None`` = read but unused) and numeric fields."""
+
+    name: str
+    fields: tuple[str | None, ...]
+    numeric: tuple[str, ...] = ()
+    note: str = ""
+    exact: tuple[str, ...] = ()  # numeric fields whose integers must be held exactly (grades: see integer_grades)
+
+    @property
+    def expected(self) -> str:
+        shown = " ".join(f or "_" for f in self.fields)
+        return f"{len(self.fields)} whitespace-separated fields ({self.name}: {shown}){self.note}"
+
+
+QRELS = Layout("TREC qrels", ("query_id", "iteration", "doc_id", "relevance"), ("relevance",), exact=("relevance",))
+RUN = Layout("TREC run", ("query_id", None, "doc_id", "rank", "score", None), ("score",))
+
+
+def _name(source: Source) -> str:
+    return os.fspath(source) if isinstance(source, str | os.PathLike) else getattr(source, "name", "<stream>")
+
+
+@dataclass(frozen=True)
+class RawFile:
+    """A file's bytes after the reading rules that do not depend on its format: gunzipped (by content),
+    the UTF-8 byte-order mark removed, CRLF and CR line ends made LF. ``name`` is the path, for messages."""
+
+    name: str
+    data: bytes
+
+    def line(self, line_no: int) -> str:
+        """The text of physical line ``line_no`` (1-based), for messages."""
+        lines = self.data.split(b"\n", line_no)
+        return lines[line_no - 1].decode("utf-8", "replace") if line_no <= len(lines) else ""
+
+    def fail(self, message: str, *, line_no: int | None = None, expected: str | None = None) -> NoReturn:
+        line = self.line(line_no) if line_no is not None else None
+        raise InputError(message, path=self.name, line_no=line_no, line=line, expected=expected)
+
+
+@contextmanager
+def _opened(path: str | os.PathLike) -> Iterator[IO[bytes]]:
+    """``path`` open for reading bytes; a file-system failure (on opening or reading) is an :class:`InputError`
+    naming the file."""
+    name = os.fspath(path)
+    try:
+        with open(path, "rb") as handle:
+            yield handle
+    except FileNotFoundError:
+        raise InputError("no such file", path=name) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=name) from None
+    except PermissionError:
+        raise InputError("cannot be read: permission denied", path=name) from None
+    except OSError as error:
+        raise InputError(f"cannot be read: {error.strerror or error}", path=name) from None
+
+
+def load(source: Source | RawFile) -> RawFile:
+    """Read ``source`` (a path or an open file) under the rules above; file-system and decompression failures
+    are :class:`InputError` naming the file."""
+    if isinstance(source, RawFile):
+        return source
+    name = _name(source)
+    if isinstance(source, str | os.PathLike):
+        with _opened(source) as handle:
+            data = handle.read()
+    else:
+        if hasattr(source, "seek"):
+            source.seek(0)
+        data = source.read()
+        data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputError(f"corrupt or truncated gzip data ({error})", path=name) from None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise InputError("is UTF-16 encoded", path=name, expected="UTF-8 text (save the file as UTF-8)")
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return RawFile(name, data)
+
+
+def _check_control(raw: RawFile) -> None:
+    """No control character (other than tab and line ends), else an error naming the line."""
+    view = memoryview(raw.data)
+    for lo in range(0, len(view), _CONTROL_CHUNK):  # a C loop over chunks that fit a cache; the search names it
+        part = bytes(view[lo : lo + _CONTROL_CHUNK + 1])  # one byte more: a C1 pair across two chunks
+        if len(part.translate(None, _CONTROL_BYTES)) != len(part) or (b"\xc2" in part and _CONTROL.search(part)):
+            break
+    else:
+        return
+    control = _CONTROL.search(raw.data)
+    if control is not None:
+        line_no = raw.data.count(b"\n", 0, control.start()) + 1
+        raw.fail(
+            f"control character U+{ord(control.group().decode('utf-8')):04X}",
+            line_no=line_no,
+            expected="text without control characters (U+0000-U+001F, U+007F-U+009F); tabs and spaces separate fields",
+        )
+
+
+def check_text(raw: RawFile) -> None:
+    """UTF-8 text without control characters, else an error naming the line."""
+    _check_control(raw)
+    try:
+        raw.data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line_no = raw.data.count(b"\n", 0, error.start) + 1
+        raw.fail(
+            f"not UTF-8: byte 0x{raw.data[error.start]:02x} cannot be decoded", line_no=line_no, expected="UTF-8 text"
+        )
+
+
+def text_lines(source: Source | RawFile) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every data line of ``source``: blank lines and ``#`` comment lines
+    skipped, the line end removed. Checked as every reader checks (UTF-8, no control character)."""
+    raw = load(source)
+    check_text(raw)
+    for line_no, line in enumerate(raw.data.decode("utf-8").split("\n"), start=1):
+        stripped = line.strip(" \t")
+        if stripped and not stripped.startswith("#"):
+            yield line_no, line
+
+
+def fields(line: str) -> list[str]:
+    """The fields of a line: separated by ASCII tabs and spaces only (``str.split()`` would also split at
+    no-break spaces, U+2028, U+3000 and other Unicode spaces, which are ordinary characters of an id)."""
+    return _FIELD.findall(line)
+
+
+def line_text(source: Source | RawFile, line_no: int) -> str:
+    """The text of line ``line_no`` (1-based) of ``source``, for error messages."""
+    return load(source).line(line_no)
+
+
+def _locate(raw: RawFile, layout: Layout) -> None:
+    """Raise for the first line that does not fit ``layout`` (the slow path, run only after a failure)."""
+    width = len(layout.fields)
+    for line_no, line in text_lines(raw):
+        parts = fields(line)
+        if len(parts) != width:
+            raw.fail(f"{len(parts)} fields instead of {width}", line_no=line_no, expected=layout.expected)
+        for field, value in zip(layout.fields, parts, strict=True):
+            if field in layout.numeric and not is_number(value):
+                raw.fail(f"{field} {_cut(value)!r} is not a number", line_no=line_no, expected=layout.expected)
+
+
+def is_number(value: str) -> bool:
+    """A finite number as the readers accept it: ASCII, no ``_`` (``1_0``), no NaN or infinity."""
+    if "_" in value or not value.isascii():
+        return False
+    try:
+        return math.isfinite(float(value))
+    except ValueError:
+        return False
+
+
+def _cut(value: str, limit: int = 60) -> str:
+    return value if len(value) <= limit else value[:limit] + "..."
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The fields of a file's data lines: ids as Arrow strings, numbers as float64 arrays (``fields``), and the
+    line number of each row (``lines``; ``None`` when row i is line i + 1, as in a file without blank or comment
+    lines). ``name`` is the file, for messages; ``raw`` its contents when it was read from a stream (a path is
+    read again to quote a line in a message)."""
+
+    name: str
+    fields: dict[str, pa.Array | np.ndarray]
+    lines: np.ndarray | None
+    raw: RawFile | None = None
+
+    def __len__(self) -> int:
+        return len(next(iter(self.fields.values())))
+
+    def line_no(self, row: int) -> int:
+        """The line number (1-based) of row ``row``."""
+        return int(row) + 1 if self.lines is None else int(self.lines[row])
+
+    def line(self, line_no: int) -> str:
+        """The text of line ``line_no``, for messages."""
+        return (self.raw or load(self.name)).line(line_no)
+
+    def frame(self):
+        """A DataFrame of the fields (ids as pandas' Arrow-backed strings) and ``line``."""
+        import pandas as pd
+
+        mapper = {pa.string(): pd.StringDtype("pyarrow")}.get
+        columns = {
+            name: values.to_pandas(types_mapper=mapper) if isinstance(values, pa.Array) else values
+            for name, values in self.fields.items()
+        }
+        frame = pd.DataFrame(columns, copy=False)
+        frame["line"] = np.arange(1, len(frame) + 1, dtype=np.int64) if self.lines is None else self.lines
+        return frame
+
+
+def read_columns(source: Source | RawFile, layout: Layout, skip: tuple[str, ...] = ()) -> Columns:
+    """Read ``source`` with ``layout`` into one column per named field (``skip``: named fields not needed).
+
+    A regular file (single spaces, LF line ends, no blank or comment line, no byte-order mark, no gzip) is
+    checked in chunks and parsed by Arrow's CSV reader from the path, never held whole in memory. Anything
+    else is loaded (:func:`load`) and parsed as it is when it is regular, otherwise on its canonical form
+    (:func:`~ir_pref_measures.parsing.arrow.canonical`); when that fails too, a line-by-line scan names the first
+    bad line. Numeric fields must be finite numbers. An empty file (no data line) is an error.
+    """
+    names = [f"f{i}" for i in range(len(layout.fields))]
+    wanted = [(n, f) for n, f in zip(names, layout.fields, strict=True) if f is not None and f not in skip]
+    used = {n: pa.float64() if f in layout.numeric else pa.string() for n, f in wanted}
+    if isinstance(source, str | os.PathLike):
+        table = _regular_file_table(source, names, used)
+        if table is not None:
+            columns = _columns(table, wanted, layout, os.fspath(source), None, None)
+            del table
+            release_parser_memory(os.path.getsize(source))
+            return columns
+    raw = load(source)
+    _check_control(raw)  # UTF-8 is checked by Arrow; a failure is located by the line-by-line scan
+    data = raw.data.replace(b"\t", b" ") if b"\t" in raw.data else raw.data
+    regular = b"#" not in data and not loose_separators(data)
+    table = arrow_table(data, names, used) if regular else None
+    lines = None
+    if table is None or table.num_rows != data.count(b"\n") + (0 if data.endswith(b"\n") else 1):
+        data, lines = canonical(data)
+        if not len(lines):
+            raw.fail("the file has no data lines", expected=layout.expected)
+        table = arrow_table(data, names, used)
+        if table is None:
+            _locate(raw, layout)
+            raw.fail("the file does not fit its format", expected=layout.expected)
+    size = len(data)
+    del data
+    columns = _columns(table, wanted, layout, raw.name, lines, None if isinstance(source, str | os.PathLike) else raw)
+    del table
+    release_parser_memory(size)
+    return columns
+
+
+def _columns(
+    table: pa.Table, wanted: list, layout: Layout, name: str, lines: np.ndarray | None, raw: RawFile | None
+) -> Columns:
+    """The :class:`Columns` of a parsed ``table``, numeric fields checked to be finite."""
+    columns = Columns(name, {}, lines, raw)
+    for column_name, field in wanted:
+        column = table.column(column_name)
+        table = table.drop_columns([column_name])  # each column freed as soon as it is converted
+        if field in layout.numeric:
+            values = as_numpy(column)
+            bad = ~np.isfinite(values)
+            if bad.any():
+                line_no = columns.line_no(int(np.flatnonzero(bad)[0]))
+                raise InputError(
+                    f"{field} {values[bad][0]:g} is not a finite number",
+                    path=name,
+                    line_no=line_no,
+                    line=columns.line(line_no),
+                    expected=layout.expected,
+                )
+            if field in layout.exact:
+                _check_exact(columns, values, layout.fields.index(field), field, layout)
+            columns.fields[field] = values
+        else:
+            columns.fields[field] = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    return columns
+
+
+EXACT_LIMIT = 2.0**53  # float64 holds every integer up to this size exactly
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _check_exact(columns: Columns, values: np.ndarray, index: int, field: str, layout: Layout) -> None:
+    """An integer written in field ``index`` that float64 cannot hold exactly (above 2**53 in size, such as
+    2**53 + 1 or 2**63 - 1) is an error naming its line; only values from 2**53 in size are looked at, in their text."""
+    large = np.flatnonzero(np.abs(values) >= EXACT_LIMIT)
+    if not len(large):
+        return
+    raw = columns.raw or load(columns.name)
+    lines = raw.data.split(b"\n")
+    for row in large.tolist():
+        line_no = columns.line_no(row)
+        text = fields(lines[line_no - 1].decode("utf-8"))[index]
+        if _INTEGER.fullmatch(text) and int(text) != int(values[row]):
+            raw.fail(
+                f"{field} {_cut(text)} cannot be represented exactly (numbers are float64 values)",
+                line_no=line_no,
+                expected=f"integers up to 2**53 = 9007199254740992 in size, or decimals ({layout.expected})",
+            )
+
+
+def integer_grades(grades: np.ndarray) -> np.ndarray:
+    """``grades`` (float64) as int64 when every one is an integer that int64 holds (as pytrec_eval wants them),
+    else unchanged: a grade of 1e308 or 2**63 stays a float rather than becoming a wrong integer."""
+    grades = np.asarray(grades)
+    if grades.dtype.kind in "iu":
+        return grades.astype(np.int64) if not len(grades) or grades.max() < 2**63 else grades.astype(np.float64)
+    in_range = (grades >= -(2.0**63)) & (grades < 2.0**63)
+    return grades.astype(np.int64) if np.all(in_range & (grades == np.round(grades))) else grades
+
+
+def _regular_file_table(path: str | os.PathLike, names: list[str], used: dict[str, pa.DataType]) -> pa.Table | None:
+    """The table of a regular file, parsed by Arrow from ``path``: ``None`` when the file is not regular (its
+    checks, made chunk by chunk with numpy, find a byte-order mark, gzip, a control character, a tab or CR, a
+    ``#`` or an empty field; a blank line shows in the count of lines) or does not parse; the caller then
+    loads it."""
+    lines = 0
+    with _opened(path) as handle:
+        buffer = bytearray(_SCAN_CHUNK + 1)  # one byte carried over from the chunk before
+        view = memoryview(buffer)
+        carried = 0
+        while True:
+            size = handle.readinto(view[carried:])
+            if not size:
+                break
+            part = np.frombuffer(buffer, dtype=np.uint8, count=carried + size)
+            if not carried and (part[:2].tobytes() == GZIP_MAGIC or part[:2].tobytes() in _BOM_STARTS):
+                return None
+            newline, space = part == NEWLINE, part == SPACE
+            control = np.count_nonzero(part[carried:] < 0x20) - np.count_nonzero(newline[carried:])
+            if (
+                control  # a tab, CR or control character
+                or empty_field(space, newline)
+                or (not carried and part[0] == SPACE)
+                or HASH in part
+                or 0x7F in part
+                or has_c1(part)
+            ):
+                return None
+            lines += int(np.count_nonzero(newline[carried:]))
+            buffer[0] = buffer[carried + size - 1]
+            carried = 1
+    if not carried or buffer[0] == SPACE:  # an empty file, or one that ends with an empty field
+        return None
+    table = arrow_table(path, names, used)
+    return table if table is not None and table.num_rows == lines + (buffer[0] != NEWLINE) else None
+
+
+def repeated_grade(query_id: str, doc_id: str, source, row: int, line_no: int | None) -> InputError:
+    """The error for a (query, doc) graded twice: naming its second line (``source`` a :class:`Columns` of a
+    file) or row (a table)."""
+    message = (
+        f"doc {doc_id!r} is judged twice in query {query_id!r} "
+        "(diversity qrels with subtopic lines are not preference judgments)"
+    )
+    expected = "one grade per (query, doc)"
+    if line_no is None or not isinstance(source, Columns | RawFile):
+        return InputError(f"row {row}: {message}", expected=expected)
+    return InputError(message, path=source.name, line_no=line_no, line=source.line(line_no), expected=expected)
+
+
+def read_table(source: Source | RawFile, layout: Layout) -> pd.DataFrame:
+    """:func:`read_columns` as a DataFrame: one column per named field and ``line`` (the line number)."""
+    return read_columns(source, layout).frame()
+
+
+def fail_at(columns: Columns, bad: np.ndarray, message, layout: Layout) -> None:
+    """Raise for the first row flagged in ``bad`` (a boolean mask over the rows of ``columns``); ``message``
+    makes the text from the row's index."""
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        line_no = columns.line_no(row)
+        raise InputError(
+            message(row), path=columns.name, line_no=line_no, line=columns.line(line_no), expected=layout.expected
+        )
+
+
+def read_qrels(source: Source | RawFile) -> pd.DataFrame:
+    """TREC qrels ``qid iteration doc value`` -> ``query_id, iteration, doc_id, relevance, line``.
+
+    ``relevance`` is int64 when every value is an integer that int64 holds, else float64 (:func:`integer_grades`);
+    an integer grade that float64 cannot hold exactly (2**53 + 1) is an error. The second column (the
+    iteration, or a subtopic id in diversity qrels) is kept as text.
+    """
+    frame = read_table(source, QRELS)
+    frame["relevance"] = integer_grades(frame["relevance"].to_numpy())
+    return frame
+
+
+def read_run(source: Source | RawFile, *, keep_rank: bool = False) -> pd.DataFrame:
+    """TREC run ``qid Q0 doc rank score tag`` -> ``query_id, doc_id, score, line`` (and ``rank``).
+
+    The rank column is not used by the library (the order is score descending, ties by doc id
+    descending) and is returned only with ``keep_rank=True``, as text.
+    """
+    frame = read_table(source, RUN)
+    return frame if keep_rank else frame.drop(columns="rank")
