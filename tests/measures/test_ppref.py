@@ -7,7 +7,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from direct_ppref import closure, measures, pair_list
+from oracles.ppref import closure, measures, pair_list
 
 import ir_pref_measures as ipm
 from ir_pref_measures.measures import pair_counts

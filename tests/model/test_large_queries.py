@@ -126,7 +126,7 @@ def _large_combined(n_docs):
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
     from bench_large_query import make_graded
 
     from ir_pref_measures.model.judgments import Judgments, combine

@@ -18,7 +18,7 @@ from ir_pref_measures.measures import tied_rbo as kernel
 from ir_pref_measures.measures.rbo import rbo as plain_rbo
 from ir_pref_measures.measures.tied_rbo import SCORES, TIES, TiedLists, rbo, rbo_of_scores, tied_rbo
 
-FIXTURE = Path(__file__).parent / "data" / "rbo" / "reference.csv.gz"
+FIXTURE = Path(__file__).parents[1] / "data" / "rbo" / "reference.csv.gz"
 
 
 def parse(text: str) -> list:

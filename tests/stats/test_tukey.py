@@ -26,7 +26,7 @@ from ir_pref_measures.meta import evaluation as meta
 from ir_pref_measures.stats import studentized_range, tukey
 from ir_pref_measures.stats.anova import anova
 
-REFERENCE = Path(__file__).parent / "data" / "tukey"
+REFERENCE = Path(__file__).parents[1] / "data" / "tukey"
 SAKAI = "sakai_table_5_1"
 GENERATED = ("gen_3x20", "gen_5x50", "gen_8x10", "gen_12x60", "gen_20x100", "gen_20x100b")
 seeds = st.integers(0, 2**32 - 1)

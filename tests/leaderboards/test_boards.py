@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import testdata_path
-from direct_bt import bradley_terry as direct_bradley_terry
+from oracles.bt import bradley_terry as direct_bradley_terry
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +27,7 @@ from ir_pref_measures.leaderboards.boards import (
 from ir_pref_measures.leaderboards.intervals import unit_points
 from ir_pref_measures.parsing.battles import read_battles
 
-DATA = Path(__file__).parent / "data" / "leaderboard"
+DATA = Path(__file__).parents[1] / "data" / "leaderboard"
 GENERATED = ("generated_small", "generated_many", "generated_sparse")
 RUNS = {
     "dl19_rpp": ("dl19", ("ICT-BERT2", "ICT-CKNRM_B", "ICT-CKNRM_B50")),

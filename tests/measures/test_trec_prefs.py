@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import ROOT, testdata_path
-from direct_trec_prefs import DOCS, cyclic_lines, query_values
+from oracles.trec_prefs import DOCS, cyclic_lines, query_values
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -57,9 +57,9 @@ FILES = {
 # a text that occurs in the block -> why the block is not run here (it is still parsed)
 SKIP = {
     "pip install": "installs the package and runs this test suite; test_ci_runs_the_readme_test_command_verbatim "
-    "checks that CI runs the test command verbatim and tests/test_packaging.py checks the install",
+    "checks that CI runs the test command verbatim and tests/project/test_packaging.py checks the install",
     "SLURMCluster": "needs a SLURM cluster (and dask-jobqueue)",
-    "lint-imports": "reads the installed (non-editable) package; tests/test_layers.py runs the same check",
+    "lint-imports": "reads the installed (non-editable) package; tests/project/test_layers.py runs the same check",
 }
 
 # words the pages must not use: they speak of the software, not of how it was made

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import testdata_path
-from direct_trec_prefs import DOCS, cyclic_lines, query_values
+from oracles.trec_prefs import DOCS, cyclic_lines, query_values
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 

@@ -1,0 +1,1 @@
+"""Direct, deliberately naive implementations: the oracles of the property tests."""
