@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import testdata_path
-from oracles.trec_prefs import DOCS, cyclic_lines, query_values
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
+from oracles.trec_prefs import DOCS, cyclic_lines, query_values
 
 from ir_pref_measures.commands import main
 from ir_pref_measures.dropins.trec_eval import ranks

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import testdata_path
-from oracles.bt import bradley_terry as direct_bradley_terry
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles.bt import bradley_terry as direct_bradley_terry
 
 from ir_pref_measures.comparison.pairwise import compare
 from ir_pref_measures.errors import InputError

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import ROOT, testdata_path
-from oracles.trec_prefs import DOCS, cyclic_lines, query_values
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles.trec_prefs import DOCS, cyclic_lines, query_values
 
 import ir_pref_measures as ipm
 from ir_pref_measures.commands import main

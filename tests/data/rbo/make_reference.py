@@ -1,4 +1,5 @@
-"""Record reference values of tie-aware RBO for ``tests/measures/test_tied_rbo.py``: ``reference.csv.gz`` beside this script.
+"""Record reference values of tie-aware RBO for ``tests/measures/test_tied_rbo.py``: ``reference.csv.gz`` beside
+this script.
 
 Seeded ranking pairs with ties are drawn here (correlated scores rounded to a few levels, so equal scores tie;
 each ranking cut at its own length, 1 to 40; p from 0.5 to 0.99; some pairs disjoint, fully tied or equal), and
