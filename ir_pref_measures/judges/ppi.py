@@ -62,6 +62,12 @@ def _judged_queries(aligned: Aligned, column: int) -> np.ndarray:
     return np.unique(aligned.query_ids[aligned.query[aligned.labels[:, column] != MISSING]]).astype(str)
 
 
+def judged_by_both(aligned: Aligned, people: str, llm: str) -> np.ndarray:
+    """The queries (sorted) on which both judges labelled at least one pair."""
+    people_column, llm_column = _column(aligned, people, "people"), _column(aligned, llm, "LLM")
+    return np.intersect1d(_judged_queries(aligned, people_column), _judged_queries(aligned, llm_column))
+
+
 def _values(aligned: Aligned, column: int, runs, measure: str, queries: np.ndarray) -> pd.DataFrame:
     """The measure per query (rows: ``queries``) and run under one judge's aligned labels (0 where no value)."""
     from ir_pref_measures.meta.evaluation import measure_values
@@ -187,7 +193,7 @@ def subsample_experiment(
     interval's), ``width`` and ``people width`` (mean widths), ``narrower`` (share of draws with the PPI interval
     narrower)."""
     people_column, llm_column = _column(aligned, people, "people"), _column(aligned, llm, "LLM")
-    queries = np.intersect1d(_judged_queries(aligned, people_column), _judged_queries(aligned, llm_column))
+    queries = judged_by_both(aligned, people, llm)
     if not isinstance(size, int | np.integer) or not MIN_PEOPLE <= size < len(queries):
         raise InputError(f"the sample size must be an integer from {MIN_PEOPLE} to {len(queries) - 1}, not {size!r}")
     people_values = _values(aligned, people_column, runs, measure, queries)
