@@ -80,14 +80,23 @@ def _runs_table(args: argparse.Namespace):
         if not args.sample_size:
             raise InputError("--experiment needs --sample-size K: the size of each people's sample")
         return ppi.subsample_experiment(
-            aligned, args.runs, args.measure, **options, size=args.sample_size, repetitions=args.experiment,
-            seed=args.seed, lam=args.lam, confidence=args.confidence,
+            aligned,
+            args.runs,
+            args.measure,
+            **options,
+            size=args.sample_size,
+            repetitions=args.experiment,
+            seed=args.seed,
+            lam=args.lam,
+            confidence=args.confidence,
         )
     sample = None
     if args.sample:
         from ir_pref_measures.parsing.formats import load
 
-        sample = [line.strip() for line in load(args.sample).data.decode("utf-8", "replace").splitlines() if line.strip()]
+        sample = [
+            line.strip() for line in load(args.sample).data.decode("utf-8", "replace").splitlines() if line.strip()
+        ]
     elif args.sample_size:
         both = ppi.judged_by_both(aligned, people, llm)
         if args.sample_size > len(both):

@@ -70,14 +70,22 @@ def run(args: argparse.Namespace) -> None:
         d = args.difference
         rows = [
             ("paired t-test", d, tss.t_test_topics(d, variance, beta=args.beta, **common)),
-            (f"one-way ANOVA, {args.systems} systems", d, tss.anova_topics(args.systems, d, variance, beta=args.beta, **common)),
+            (
+                f"one-way ANOVA, {args.systems} systems",
+                d,
+                tss.anova_topics(args.systems, d, variance, beta=args.beta, **common),
+            ),
             ("CI width", d, tss.ci_topics(d, variance, **common)),
         ]
     else:
         n = args.topics
         rows = [
             ("paired t-test", tss.t_test_detectable(n, variance, beta=args.beta, **common), n),
-            (f"one-way ANOVA, {args.systems} systems", tss.anova_detectable(n, args.systems, variance, beta=args.beta, **common), n),
+            (
+                f"one-way ANOVA, {args.systems} systems",
+                tss.anova_detectable(n, args.systems, variance, beta=args.beta, **common),
+                n,
+            ),
             ("CI width", tss.expected_ci_width(n, variance, **common), n),
         ]
     table = pd.DataFrame(rows, columns=["design", "difference", "topics"])

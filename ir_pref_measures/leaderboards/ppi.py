@@ -122,7 +122,9 @@ def _pseudo_inverse(h: np.ndarray) -> np.ndarray:
     return np.linalg.inv(h + centre) - centre
 
 
-def _fit(people: EncodedBattles, llm: EncodedBattles, unlabelled: EncodedBattles, lam: float, names: list[str]) -> np.ndarray:
+def _fit(
+    people: EncodedBattles, llm: EncodedBattles, unlabelled: EncodedBattles, lam: float, names: list[str]
+) -> np.ndarray:
     m, n, big_n = len(names), len(people.a), len(unlabelled.a)
     ones = np.ones(n)
     points = kernels.points_matrix(people.a, people.b, people.outcome, ones, m) / n
@@ -184,9 +186,7 @@ def ppi_bradley_terry(
     return PPIRatings(names, beta, covariance, float(lam), n, big_n, confidence)
 
 
-def ppi_rate(
-    people, llm, unlabelled, *, lam: float | None = None, confidence: float = CONFIDENCE
-) -> PPIRatings:
+def ppi_rate(people, llm, unlabelled, *, lam: float | None = None, confidence: float = CONFIDENCE) -> PPIRatings:
     """Prediction-powered Bradley-Terry ratings from three battle tables or files
     (:func:`~ir_pref_measures.parsing.battles.read_battles`): ``people``'s battles, the ``llm``'s judgments of the
     same battles (same rows in the same order: query and systems), and the battles only the LLM judged. Weighted

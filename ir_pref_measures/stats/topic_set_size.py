@@ -112,9 +112,7 @@ def t_test_topics(min_difference: float, variance: float, alpha: float = ALPHA, 
     return _smallest(lambda n: t_test_power(n, min_difference, variance, alpha) >= 1 - beta)
 
 
-def anova_topics(
-    systems: int, min_range: float, variance: float, alpha: float = ALPHA, beta: float = BETA
-) -> int:
+def anova_topics(systems: int, min_range: float, variance: float, alpha: float = ALPHA, beta: float = BETA) -> int:
     """The number of topics for the one-way ANOVA over ``systems`` systems (module docstring)."""
     _check(alpha, beta, min_range=min_range, variance=variance)
     return _smallest(lambda n: anova_power(n, systems, min_range, variance, alpha) >= 1 - beta)
@@ -147,4 +145,3 @@ def anova_detectable(n: int, systems: int, variance: float, alpha: float = ALPHA
     _check(alpha, beta, variance=variance)
     _check_topics(n)
     return _detectable(lambda d: anova_power(n, systems, d, variance, alpha), variance, beta)
-

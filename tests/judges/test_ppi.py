@@ -28,7 +28,10 @@ def _judges(rng, people_queries):
                     rows.append((q, f"d{i}", f"d{j}", -label, -llm))
     table = pd.DataFrame(rows, columns=["query_id", "doc_id_a", "doc_id_b", "people", "llm"])
     people = table[table["query_id"].isin(people_queries)].rename(columns={"people": "preference"})
-    return {"people": people.drop(columns="llm"), "llm": table.drop(columns="people").rename(columns={"llm": "preference"})}
+    return {
+        "people": people.drop(columns="llm"),
+        "llm": table.drop(columns="people").rename(columns={"llm": "preference"}),
+    }
 
 
 def _runs(rng):
@@ -81,7 +84,9 @@ def test_dl2021_people_and_gpt4o(testdata):
     repeated samples the 95% intervals cover the all-people value at least at the nominal rate."""
     people = testdata("dueling_bandits_dl2021", "judgments.txt")
     gpt4o = testdata("dl_llm_prefs_arabzadeh", "llm_pref_judgments", "DL2021", "judge.human")
-    runs = [testdata("dl_llm_prefs_arabzadeh", "runs", f"input.{r}.txt.gz") for r in ("p_bm25", "uogTrPot5", "NLE_P_v1")]
+    runs = [
+        testdata("dl_llm_prefs_arabzadeh", "runs", f"input.{r}.txt.gz") for r in ("p_bm25", "uogTrPot5", "NLE_P_v1")
+    ]
     aligned = align({"people": str(people), "gpt4o": f"log:{gpt4o}"})
     both = sorted(set(aligned.query_ids[aligned.query[aligned.labels[:, 1] != -128]].astype(str)))
     sample = np.random.default_rng(21).choice(both, 20, replace=False)
