@@ -43,6 +43,7 @@ FILES = {
     **{f"input.ICT-{r}.txt.gz": (DL19, "runs", f"input.ICT-{r}.txt.gz") for r in ("BERT2", "CKNRM_B", "CKNRM_B50")},
     **{f"judge.0{k}": (DL19, "llm_pref_judgments", "DL2019", f"judge.0{k}") for k in range(7)},
     "judge.human": (DL19, "llm_pref_judgments", "DL2021", "judge.human"),
+    **{f"input.{r}.txt.gz": (DL19, "runs", f"input.{r}.txt.gz") for r in ("p_bm25", "uogTrPot5", "NLE_P_v1")},
     "judgments.txt": ("dueling_bandits_dl2021", "judgments.txt"),
     "preferences.txt": ("carterette", "preferences.txt"),
     "results.txt": ("carterette", "results.txt"),
