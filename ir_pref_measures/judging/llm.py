@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import math
 import os
 import threading
@@ -241,8 +242,17 @@ class LLMJudge:
             raise InputError(
                 "the LLM judge needs the openai client: pip install 'ir-pref-measures[llm]'"
             ) from None
+        import httpx
+        from openai import DefaultAsyncHttpxClient
+
+        # one connection per request in flight, kept alive: no connection is opened and closed per request
+        limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
         return AsyncOpenAI(
-            api_key=self._api_key or NO_KEY, base_url=self.base_url, timeout=self.timeout, max_retries=0
+            api_key=self._api_key or NO_KEY,
+            base_url=self.base_url,
+            timeout=self.timeout,
+            max_retries=0,
+            http_client=DefaultAsyncHttpxClient(limits=limits, timeout=self.timeout),
         )
 
     def _request(self, prompt: _Prompt) -> dict:
@@ -288,10 +298,12 @@ class LLMJudge:
 
     async def _attempt(self, client, request: dict) -> tuple[str, int, int] | _Failure:
         """One request: the response's text and token counts, or why it failed (and whether to retry)."""
+        import httpx
         import openai
 
         try:
-            return _read_completion(await client.chat.completions.create(**request))
+            response = await client.post("/chat/completions", body=request, cast_to=httpx.Response)
+            return _read_completion(json.loads(response.content))
         except openai.APIStatusError as error:
             status = error.status_code
             if status in FATAL_STATUS:
@@ -303,7 +315,7 @@ class LLMJudge:
             return _Failure("timeout", f"timeout after {self.timeout:g} s")
         except openai.APIConnectionError as error:
             return _Failure("connection", f"connection failed ({type(error.__cause__ or error).__name__})")
-        except (openai.APIResponseValidationError, ValueError, TypeError, AttributeError, KeyError) as error:
+        except (ValueError, TypeError, KeyError) as error:  # json's errors are ValueErrors
             return _Failure("malformed", f"malformed response ({error})")
 
     def _delay(self, attempt: int, retry_after: float) -> float:
@@ -326,22 +338,24 @@ class LLMJudge:
         self.usage.cost = (self.usage.tokens_in * self.price_in + self.usage.tokens_out * self.price_out) / 1000
 
 
-def _read_completion(completion) -> tuple[str, int, int]:
-    """The text of the first choice (``""`` for a choice without content) and the token counts; a body that
-    is not a chat completion raises ``ValueError``."""
-    choices = getattr(completion, "choices", None)
-    if not isinstance(choices, list) or not choices:
+def _read_completion(body) -> tuple[str, int, int]:
+    """The text of a chat completion's first choice (``""`` for a choice without content) and its token counts;
+    a body that is not a chat completion raises ``ValueError``."""
+    choices = body.get("choices") if isinstance(body, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ValueError("no choices in the response")
-    message = getattr(choices[0], "message", None)
-    if message is None:
-        raise ValueError("no message in the response's first choice")
-    content = message.content
+    message = choices[0].get("message")
+    content = message.get("content") if isinstance(message, dict) else 0
     if content is not None and not isinstance(content, str):
-        raise ValueError("the message's content is not text")
-    usage = getattr(completion, "usage", None)
-    tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
-    tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
-    return content or "", tokens_in, tokens_out
+        raise ValueError("no text in the response's first choice")
+    usage = body.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    return content or "", _count_of(usage, "prompt_tokens"), _count_of(usage, "completion_tokens")
+
+
+def _count_of(usage: dict, name: str) -> int:
+    value = usage.get(name)
+    return value if isinstance(value, int) and value >= 0 else 0
 
 
 def _retry_after(error) -> float:
