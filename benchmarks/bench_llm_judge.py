@@ -3,7 +3,8 @@ after a fixed delay (tests/judging/chat_server.py, run in its own process: it sh
 
 ``--judgments`` prompts (pairs asked in both orders: half as many pairs) at ``--concurrency`` requests in flight,
 each answered after ``--delay`` seconds: the ideal is judgments x delay / concurrency. Prints the wall time, the
-ratio to the ideal (the target is under 2), the judge's own CPU time per judgment and its peak RSS, and the machine's load average.
+ratio to the ideal (the target is under 2), the judge's own CPU time per judgment, its peak RSS and the
+machine's load average.
 
     python benchmarks/bench_llm_judge.py [--judgments 10000] [--concurrency 32] [--delay 0.05]
 """
@@ -35,7 +36,9 @@ def main() -> None:
     docs = {f"d{k}": f"passage {k} " * (1 + k % 7) for k in range(200)}
     queries = {f"q{k}": QueryText(f"question {k}?") for k in range(50)}
     pairs = [Pair(f"q{k % 50}", f"d{k % 200}", f"d{(k * 7 + 1) % 200}") for k in range(args.judgments // 2)]
-    server = subprocess.Popen([sys.executable, str(SERVER), "--delay", str(args.delay)], stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, str(SERVER), "--delay", str(args.delay)], stdout=subprocess.PIPE, text=True
+    )
     try:
         url = server.stdout.readline().strip()
         judge = LLMJudge(Texts(queries, docs), model="bench", base_url=url, concurrency=args.concurrency)

@@ -67,7 +67,11 @@ OPTIONS: dict[str, tuple[object, object, str]] = {
     "temperature": (float, None, "sampling temperature (default: the endpoint's)"),
     "max_tokens": (int, None, "tokens per answer at most (default: the endpoint's)"),
     "seed": (int, 0, "seeds the jitter; sent to the endpoint as seed + sample with send_seed"),
-    "send_seed": (true_or_false, False, "send the seed with each request (endpoints that support it sample reproducibly)"),
+    "send_seed": (
+        true_or_false,
+        False,
+        "send the seed with each request (endpoints that support it sample reproducibly)",
+    ),
     "name": (_text, "llm", "the judge id stored with each answer"),
 }
 
@@ -134,7 +138,11 @@ class LLMJudge:
     ) -> None:
         if not model:
             raise InputError("the LLM judge needs a model name (option model)")
-        for option, value, least in (("samples", samples, 1), ("concurrency", concurrency, 1), ("attempts", attempts, 1)):
+        for option, value, least in (
+            ("samples", samples, 1),
+            ("concurrency", concurrency, 1),
+            ("attempts", attempts, 1),
+        ):
             if not isinstance(value, int) or value < least:
                 raise InputError(f"option {option} of the LLM judge: {value!r} is not an integer >= {least}")
         for option, value in (("timeout", timeout), ("backoff", backoff), ("max_backoff", max_backoff)):
@@ -239,9 +247,7 @@ class LLMJudge:
         try:
             from openai import AsyncOpenAI
         except ImportError:
-            raise InputError(
-                "the LLM judge needs the openai client: pip install 'ir-pref-measures[llm]'"
-            ) from None
+            raise InputError("the LLM judge needs the openai client: pip install 'ir-pref-measures[llm]'") from None
         import httpx
         from openai import DefaultAsyncHttpxClient
 
@@ -397,14 +403,17 @@ def _prices(value: float | tuple[float, float] | str) -> tuple[float, float]:
 
 def make_judge(options: dict) -> LLMJudge:
     """An :class:`LLMJudge` from command-line style options (:data:`OPTIONS`, values as strings or typed), with
-    ``texts`` (a :class:`Texts`) or ``queries`` and ``documents`` (see :func:`~ir_pref_measures.judging.texts.load_texts`)."""
+    ``texts`` (a :class:`Texts`) or ``queries`` and ``documents`` (a file or an ir_datasets ID each, see
+    :func:`~ir_pref_measures.judging.texts.load_texts`)."""
     from ir_pref_measures.judging.texts import load_texts
 
     options = dict(options)
     texts = options.pop("texts", None)
     if texts is None:
         if "queries" not in options or "documents" not in options:
-            raise InputError("the LLM judge needs the texts: options queries and documents (a file or an ir_datasets ID)")
+            raise InputError(
+                "the LLM judge needs the texts: options queries and documents (a file or an ir_datasets ID)"
+            )
         texts = load_texts(options.pop("queries"), options.pop("documents"))
     if not options.get("model"):
         raise InputError("the LLM judge needs a model name (option model)")

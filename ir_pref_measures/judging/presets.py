@@ -198,4 +198,5 @@ def clarke_line(pair: Pair, verdict: str, texts: Texts) -> str:
 
 def clarke_lines(pairs: Sequence[Pair], answers: Sequence[Answer], preset: Preset, texts: Texts) -> list[str]:
     """Clarke's judging-log lines of ``pairs``, in request order, from the answers a judge gave them."""
-    return [clarke_line(pair, verdict, texts) for pair, verdict in zip(pairs, verdicts(pairs, answers, preset))]
+    judged = verdicts(pairs, answers, preset)
+    return [clarke_line(pair, verdict, texts) for pair, verdict in zip(pairs, judged, strict=True)]

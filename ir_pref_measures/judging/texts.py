@@ -57,7 +57,9 @@ class Texts:
     def missing(self, pair: Pair) -> str:
         """Why ``pair`` cannot be shown (``"missing text: query '3', document 'd7'"``), or ``""``."""
         absent = [f"query {pair.query_id!r}"] if self.query(pair.query_id) is None else []
-        absent += [f"document {doc!r}" for doc in dict.fromkeys((pair.first, pair.second)) if self.document(doc) is None]
+        absent += [
+            f"document {doc!r}" for doc in dict.fromkeys((pair.first, pair.second)) if self.document(doc) is None
+        ]
         return f"{MISSING}: {', '.join(absent)}" if absent else ""
 
 

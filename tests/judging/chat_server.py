@@ -3,11 +3,12 @@ for the LLM judge's tests and benchmark.
 
 It answers each prompt with ``answer(messages)`` (a replay of a transcript, say), after ``delay`` seconds, and can
 be told to fail: ``faults(messages, asked)`` names the fault of the ``asked``-th request (0-based) of that prompt,
-or ``None`` to answer. Faults: ``429`` (with ``Retry-After: 0``), ``500``, ``503`` (or any other status), ``timeout`` (no answer for
-``hang`` seconds, longer than the client waits), ``malformed`` (a truncated JSON body), ``empty`` (a 200 without
-a body), ``no-choices`` (``{}``), ``disconnect`` (the connection closed without a response), ``slow`` (the right
-answer after ``slow`` seconds, within the client's timeout). It counts requests and answers per prompt, and
-the requests in flight at most (``peak``). Run as a script (``python chat_server.py --delay 0.05``) it answers ``1`` to everything and prints its URL.
+or ``None`` to answer. Faults: ``429`` (with ``Retry-After: 0``), ``500``, ``503`` (or any other status),
+``timeout`` (no answer for ``hang`` seconds, longer than the client waits), ``malformed`` (a truncated JSON body),
+``empty`` (a 200 without a body), ``no-choices`` (``{}``), ``disconnect`` (the connection closed without a
+response), ``slow`` (the right answer after ``slow`` seconds, within the client's timeout). It counts requests
+and answers per prompt, and the requests in flight at most (``peak``). Run as a script
+(``python chat_server.py --delay 0.05``) it answers ``1`` to everything and prints its URL.
 """
 
 from __future__ import annotations

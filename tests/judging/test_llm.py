@@ -47,10 +47,25 @@ def synthetic_round(seed: int = 5) -> tuple[list[Exchange], dict[str, str]]:
             a, b = docs[i], docs[j]
             said = tuple(str(rng.choice(responses)) for _ in range(2))
             x, y = reading(said[0]), reading(said[1])
-            prompts = tuple(AC.template.format(query=f"question {topic}?", first=p, second=q) for p, q in (
-                (passages[a], passages[b]), (passages[b], passages[a])))
-            exchanges.append(Exchange(topic, a, b, f"question {topic}?", passages[a], passages[b], prompts, said, (x, y),
-                                      (len(passages[a]), len(passages[b])), at_line(topic, a, b, passages, x, y)))
+            prompts = tuple(
+                AC.template.format(query=f"question {topic}?", first=p, second=q)
+                for p, q in ((passages[a], passages[b]), (passages[b], passages[a]))
+            )
+            exchanges.append(
+                Exchange(
+                    topic,
+                    a,
+                    b,
+                    f"question {topic}?",
+                    passages[a],
+                    passages[b],
+                    prompts,
+                    said,
+                    (x, y),
+                    (len(passages[a]), len(passages[b])),
+                    at_line(topic, a, b, passages, x, y),
+                )
+            )
     return exchanges, passages
 
 
@@ -58,7 +73,7 @@ def replay(exchanges: list[Exchange]):
     """The server's answer to a prompt: the response recorded for it."""
     recorded = {}
     for e in exchanges:
-        for prompt, response in zip(e.prompts, e.responses):
+        for prompt, response in zip(e.prompts, e.responses, strict=True):
             assert recorded.setdefault(prompt, response) == response, "a prompt recorded with two responses"
 
     def answer(messages):
@@ -96,13 +111,20 @@ def check_round(exchanges, passages=None, *, faults=None, concurrency=8, attempt
     """Judge the round's pairs through the server; the `@` lines and every answer as the transcript has them."""
     texts, pairs = texts_of(exchanges, passages), pairs_of(exchanges)
     with ChatServer(replay(exchanges), faults=faults, hang=1.0, slow=0.2) as server:
-        judge = LLMJudge(texts, model="gpt-4o", base_url=server.url, api_key="sk-test", concurrency=concurrency,
-                         attempts=attempts, **FAST)
+        judge = LLMJudge(
+            texts,
+            model="gpt-4o",
+            base_url=server.url,
+            api_key="sk-test",
+            concurrency=concurrency,
+            attempts=attempts,
+            **FAST,
+        )
         answers = judge.judge(pairs)
     assert clarke_lines(pairs, answers, AC, texts) == [e.line for e in exchanges]
     asked = [e for e in exchanges if e.a in texts.documents and e.b in texts.documents]
     assert len(answers) == 2 * len(exchanges)
-    for e, ab, ba in zip(exchanges, answers[::2], answers[1::2]):
+    for e, ab, ba in zip(exchanges, answers[::2], answers[1::2], strict=True):
         assert (ab.pair, ba.pair) == (Pair(e.topic, e.a, e.b), Pair(e.topic, e.b, e.a))
         if e in asked:
             assert (ab.raw, ba.raw) == e.responses
@@ -110,8 +132,14 @@ def check_round(exchanges, passages=None, *, faults=None, concurrency=8, attempt
         else:
             assert ab.answer == ba.answer == "unusable" and ab.reason.startswith(MISSING)
     # nothing lost, nothing asked twice once answered
-    assert all(server.answered[prompt_key([{"role": "system", "content": ARABZADEH_CLARKE_SYSTEM},
-                                           {"role": "user", "content": p}])] == 1 for e in asked for p in e.prompts)
+    assert all(
+        server.answered[
+            prompt_key([{"role": "system", "content": ARABZADEH_CLARKE_SYSTEM}, {"role": "user", "content": p}])
+        ]
+        == 1
+        for e in asked
+        for p in e.prompts
+    )
     assert sum(server.answered.values()) == 2 * len(asked)
     if not server.faulted["timeout"]:  # a request the client gave up on still holds a server thread
         assert server.peak <= concurrency
@@ -133,8 +161,13 @@ def test_round_05_line_for_line_while_the_server_fails():
     assert set(server.faulted) == set(FAULTS)
     assert not any(a.answer == "unusable" for a in answers)
     served = {kind: n for kind, n in server.faulted.items() if kind != "slow"}
-    kinds = {"timeout": "timeout", "disconnect": "connection", "malformed": "malformed", "empty": "malformed",
-             "no-choices": "malformed"}
+    kinds = {
+        "timeout": "timeout",
+        "disconnect": "connection",
+        "malformed": "malformed",
+        "empty": "malformed",
+        "no-choices": "malformed",
+    }
     expected: dict[str, int] = {}
     for kind, n in served.items():
         name = kinds.get(kind, f"HTTP {kind}")
@@ -161,8 +194,9 @@ def test_an_order_that_never_answers_leaves_the_other_to_decide():
     exchanges, _ = synthetic_round()
     e = next(e for e in exchanges if e.readings == (1, -1))
     texts = texts_of([e])
-    with ChatServer(replay([e]), faults=lambda m, n: "500" if e.passage_b + "\nPassage 2" in m[1]["content"] else None
-                    ) as server:
+    with ChatServer(
+        replay([e]), faults=lambda m, n: "500" if e.passage_b + "\nPassage 2" in m[1]["content"] else None
+    ) as server:
         judge = LLMJudge(texts, model="m", base_url=server.url, attempts=3, **FAST)
         answers = judge.judge([Pair(e.topic, e.a, e.b)])
     assert answers[0].answer == "first" and answers[1].answer == "unusable"
@@ -220,8 +254,11 @@ def test_samples_orders_tokens_cost_and_concurrency():
     expected = [(shown, k) for pair in pairs for shown in (pair, pair.swapped()) for k in range(3)]
     assert [(a.pair, a.sample) for a in answers] == expected
     assert all(a.prompt_hash == AC.prompt_hash and a.model == "m" and a.judge == "llm" for a in answers)
-    assert judge.usage.tokens_in == sum(a.tokens_in for a in answers) == sum(
-        tokens(key[-1][1]) * n for key, n in server.asked.items())
+    assert (
+        judge.usage.tokens_in
+        == sum(a.tokens_in for a in answers)
+        == sum(tokens(key[-1][1]) * n for key, n in server.asked.items())
+    )
     assert judge.usage.tokens_out == len(answers)
     assert judge.usage.cost == pytest.approx((judge.usage.tokens_in * 2.0 + judge.usage.tokens_out * 10.0) / 1000)
     assert all(a.latency > 0 for a in answers)
@@ -242,9 +279,19 @@ def test_the_judge_protocol_and_make_judge_options(tmp_path):
     (tmp_path / "q.tsv").write_text("q\tq?\n")
     (tmp_path / "d.tsv").write_text("a\tA\nb\tBB\n")
     with ChatServer(lambda m: "1") as server:
-        judge = make_judge({"model": "m", "base_url": server.url, "samples": "2", "timeout": "5", "send_seed": "true",
-                            "price_per_1k": "1,3", "queries": str(tmp_path / "q.tsv"),
-                            "documents": str(tmp_path / "d.tsv"), "preset": "narrative"})
+        judge = make_judge(
+            {
+                "model": "m",
+                "base_url": server.url,
+                "samples": "2",
+                "timeout": "5",
+                "send_seed": "true",
+                "price_per_1k": "1,3",
+                "queries": str(tmp_path / "q.tsv"),
+                "documents": str(tmp_path / "d.tsv"),
+                "preset": "narrative",
+            }
+        )
         assert isinstance(judge, Judge) and judge.samples == 2 and judge.timeout == 5.0 and judge.send_seed
         assert (judge.price_in, judge.price_out) == (1.0, 3.0) and judge.preset.name == "narrative"
         assert len(judge.judge([Pair("q", "a", "b")])) == 4

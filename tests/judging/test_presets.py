@@ -50,8 +50,23 @@ def test_the_arabzadeh_clarke_prompt_is_judge_py_verbatim():
 
 @pytest.mark.parametrize(
     "response",
-    ["1", "2", "Passage 1", "Passage 2", "Passage 2 beats 1", "1 and 2", "None", "", "12", "1\n", "\n2", "Passage\n1",
-     "Passage 1 or Passage 2", "3", "21"],
+    [
+        "1",
+        "2",
+        "Passage 1",
+        "Passage 2",
+        "Passage 2 beats 1",
+        "1 and 2",
+        "None",
+        "",
+        "12",
+        "1\n",
+        "\n2",
+        "Passage\n1",
+        "Passage 1 or Passage 2",
+        "3",
+        "21",
+    ],
 )
 def test_a_response_is_read_as_judge_py_reads_it(response):
     assert read_one_or_two(response) == SAID[reading(response)]
@@ -82,8 +97,11 @@ def test_a_missing_passage_is_a_question_mark_line(present):
 
 def test_samples_per_order_vote_within_their_order():
     """With k samples per order, each order reads as the sign of its samples' votes."""
-    two_one = [Answer(PAIR, "first", "llm", sample=0), Answer(PAIR, "first", "llm", sample=1),
-               Answer(PAIR, "second", "llm", sample=2)]
+    two_one = [
+        Answer(PAIR, "first", "llm", sample=0),
+        Answer(PAIR, "first", "llm", sample=1),
+        Answer(PAIR, "second", "llm", sample=2),
+    ]
     swapped = [Answer(PAIR.swapped(), "unusable", "llm", sample=k) for k in range(3)]
     assert arabzadeh_clarke(PAIR, two_one + swapped) == "first"  # x = 1, y = 0
     assert arabzadeh_clarke(PAIR, two_one[1:] + swapped) == "tie"  # x = 0, y = 0
@@ -95,8 +113,10 @@ def test_majority_is_a_direct_count_on_random_answers():
         n = int(rng.integers(1, 8))
         shown = [PAIR if flip else PAIR.swapped() for flip in rng.integers(0, 2, size=n)]
         said = [str(s) for s in rng.choice(["first", "second", "tie", "unusable"], size=n)]
-        answers = [Answer(p, s, "llm", sample=k) for k, (p, s) in enumerate(zip(shown, said))]
-        wins_a = sum((s == "first") == (p == PAIR) for p, s in zip(shown, said) if s in ("first", "second"))
+        answers = [Answer(p, s, "llm", sample=k) for k, (p, s) in enumerate(zip(shown, said, strict=True))]
+        wins_a = sum(
+            (s == "first") == (p == PAIR) for p, s in zip(shown, said, strict=True) if s in ("first", "second")
+        )
         wins_b = sum(s in ("first", "second") for s in said) - wins_a
         if all(s == "unusable" for s in said):
             expected = "unusable"
@@ -120,7 +140,7 @@ def test_verdicts_follow_the_requested_pairs_whatever_the_answers_order():
 
 
 def test_user_templates_are_checked_and_hashed():
-    custom = preset("Q: {query} ({description})\n1: {first}\n2: {second}\nJSON like {{\"answer\": 1}}", rule="majority")
+    custom = preset('Q: {query} ({description})\n1: {first}\n2: {second}\nJSON like {{"answer": 1}}', rule="majority")
     assert custom.messages(QueryText("q", "desc"), "A", "B") == [
         {"role": "user", "content": 'Q: q (desc)\n1: A\n2: B\nJSON like {"answer": 1}'}
     ]

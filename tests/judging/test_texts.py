@@ -17,8 +17,15 @@ from ir_pref_measures.judging.texts import MISSING, QueryText, Texts, document_t
 def test_tsv_is_read_as_judge_py_reads_it(tmp_path):
     """Split at the first tab; the line's trailing white space dropped (judge.py's ``rstrip``), the rest kept."""
     path = tmp_path / "passages.tsv"
-    path.write_bytes("d1\tA text\twith a tab  \r\nd2\t  leading kept\n# a comment\n\nd3\tLegionnaires\u00e2\u0080\u0099 disease\n".encode())
-    assert document_texts(path) == {"d1": "A text\twith a tab", "d2": "  leading kept", "d3": "Legionnaires\u00e2\u0080\u0099 disease"}
+    path.write_bytes(
+        "d1\tA text\twith a tab  \r\nd2\t  leading kept\n# a comment\n\n"
+        "d3\tLegionnaires\u00e2\u0080\u0099 disease\n".encode()
+    )
+    assert document_texts(path) == {
+        "d1": "A text\twith a tab",
+        "d2": "  leading kept",
+        "d3": "Legionnaires\u00e2\u0080\u0099 disease",
+    }
     gz = tmp_path / "passages.gz"
     gz.write_bytes(gzip.compress(path.read_bytes()))
     assert document_texts(str(gz)) == document_texts(path)
