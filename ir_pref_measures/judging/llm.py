@@ -23,9 +23,9 @@ import contextlib
 import json
 import math
 import os
-import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -179,13 +179,8 @@ class LLMJudge:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self.ajudge(pairs))
-        result: list[list[Answer]] = []  # inside a running loop (a notebook): a thread runs its own loop
-        thread = threading.Thread(target=lambda: result.append(asyncio.run(self.ajudge(pairs))))
-        thread.start()
-        thread.join()
-        if not result:
-            raise RuntimeError("the LLM judge's worker thread ended without answers (see the error above)")
-        return result[0]
+        with ThreadPoolExecutor(1) as worker:  # inside a running loop (a notebook): a thread runs its own loop
+            return worker.submit(asyncio.run, self.ajudge(pairs)).result()
 
     async def ajudge(self, pairs: Sequence[Pair]) -> list[Answer]:
         """:meth:`judge` as a coroutine."""

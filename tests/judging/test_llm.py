@@ -324,3 +324,8 @@ def test_judge_runs_inside_a_running_event_loop():
             return judge.judge([Pair("q", "a", "b")])
 
         assert [a.answer for a in asyncio.run(inside())] == ["first", "first"]
+    # an error on the worker thread reaches the caller
+    with ChatServer(lambda m: "1", key="right-key") as server:
+        judge = LLMJudge(texts, model="m", base_url=server.url, api_key="wrong-key")
+        with pytest.raises(EndpointError, match="HTTP 401"):
+            asyncio.run(inside())
