@@ -50,11 +50,13 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     ideal = len(answers) * args.delay / args.concurrency
     assert len(answers) == len(pairs) * 2 and judge.usage.failed == 0, judge.usage
     print(f"{len(answers)} judgments, concurrency {args.concurrency}, server delay {args.delay * 1000:g} ms")
     print(f"wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {wall / ideal:.2f} (target < 2)")
     print(f"judge CPU {cpu:.2f} s ({cpu / len(answers) * 1000:.2f} ms per judgment), retries {judge.usage.retries}")
+    print(f"server CPU {children.ru_utime + children.ru_stime:.2f} s (the whole run, in its own process)")
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other work slows the ratio down)")
 

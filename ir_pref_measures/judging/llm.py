@@ -2,7 +2,8 @@
 llama.cpp server) through the ``openai`` client (the optional extra ``ir-pref-measures[llm]``).
 
 Each pair is asked in the orders of its preset (both, by default) and ``samples`` times per order, each prompt
-once per sample, with at most ``concurrency`` requests in flight (asyncio and one ``AsyncOpenAI`` client). A
+once per sample, with at most ``concurrency`` requests in flight (asyncio; each of ``concurrency`` workers has an
+``AsyncOpenAI`` client of its own with one kept-alive connection). A
 rate limit (429), a server error (5xx, 408, 409), a timeout, a lost connection, or a body that is malformed or
 empty is retried after an exponential backoff with full jitter (``backoff * 2**retry`` seconds at most, capped at
 ``max_backoff``; a ``Retry-After`` header of a 429 is honoured), up to ``attempts`` attempts in all; after the last
@@ -19,6 +20,7 @@ tokens the judge also counts the cost.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import math
@@ -183,31 +185,33 @@ class LLMJudge:
             return worker.submit(asyncio.run, self.ajudge(pairs)).result()
 
     async def ajudge(self, pairs: Sequence[Pair]) -> list[Answer]:
-        """:meth:`judge` as a coroutine."""
+        """:meth:`judge` as a coroutine: ``concurrency`` workers, each with a client of one kept-alive connection
+        (a shared pool of many connections costs several times the CPU per request), take the prompts in turn."""
         prompts = self._prompts(pairs)
-        client = self._client()
-        semaphore = asyncio.Semaphore(self.concurrency)
-        bar = progress(len(prompts), f"LLM judge ({self.model})", self.show_progress)
+        answers = [self._answer(p, "unusable", reason=p.missing) if p.missing else None for p in prompts]
+        waiting = collections.deque(i for i, prompt in enumerate(prompts) if not prompt.missing)
+        bar = progress(len(waiting), f"LLM judge ({self.model})", self.show_progress)
 
-        async def answer(prompt: _Prompt) -> Answer:
-            if prompt.missing:
-                result = self._answer(prompt, "unusable", reason=prompt.missing)
-            else:
-                async with semaphore:
-                    result = await self._ask(client, prompt)
-            bar.update(1)
-            return result
+        async def work() -> None:
+            client = self._client()
+            try:
+                while waiting:
+                    index = waiting.popleft()
+                    answers[index] = await self._ask(client, prompts[index])
+                    bar.update(1)
+            finally:
+                await client.close()
 
-        tasks = [asyncio.ensure_future(answer(prompt)) for prompt in prompts]
+        workers = [asyncio.ensure_future(work()) for _ in range(min(self.concurrency, len(waiting)))]
         try:
-            return list(await asyncio.gather(*tasks))
+            await asyncio.gather(*workers)
         finally:
-            for task in tasks:
-                task.cancel()
+            for worker in workers:
+                worker.cancel()
             with contextlib.suppress(BaseException):
-                await asyncio.gather(*tasks, return_exceptions=True)
+                await asyncio.gather(*workers, return_exceptions=True)
             bar.close()
-            await client.close()
+        return answers
 
     # -- the prompts --
 
@@ -246,8 +250,7 @@ class LLMJudge:
         import httpx
         from openai import DefaultAsyncHttpxClient
 
-        # one connection per request in flight, kept alive: no connection is opened and closed per request
-        limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)  # one worker, one connection
         return AsyncOpenAI(
             api_key=self._api_key or NO_KEY,
             base_url=self.base_url,
