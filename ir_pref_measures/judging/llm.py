@@ -168,6 +168,7 @@ class LLMJudge:
                 "or api_key (or set OPENAI_API_KEY) for OpenAI"
             )
         self._rng = np.random.default_rng(seed)
+        self._tls = None
         self.usage = Usage()
 
     def __repr__(self) -> str:  # never the key
@@ -251,12 +252,14 @@ class LLMJudge:
         from openai import DefaultAsyncHttpxClient
 
         limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)  # one worker, one connection
+        if self._tls is None:  # one TLS context for all the workers' clients (loading the CA bundle is slow)
+            self._tls = httpx.create_ssl_context()
         return AsyncOpenAI(
             api_key=self._api_key or NO_KEY,
             base_url=self.base_url,
             timeout=self.timeout,
             max_retries=0,
-            http_client=DefaultAsyncHttpxClient(limits=limits, timeout=self.timeout),
+            http_client=DefaultAsyncHttpxClient(limits=limits, timeout=self.timeout, verify=self._tls),
         )
 
     def _request(self, prompt: _Prompt) -> dict:

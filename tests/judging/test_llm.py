@@ -329,3 +329,15 @@ def test_judge_runs_inside_a_running_event_loop():
         judge = LLMJudge(texts, model="m", base_url=server.url, api_key="wrong-key")
         with pytest.raises(EndpointError, match="HTTP 401"):
             asyncio.run(inside())
+
+
+def test_backoff_is_full_jitter_within_its_bound_and_honours_retry_after():
+    judge = LLMJudge(Texts({}, {}), model="m", base_url="http://127.0.0.1:9/v1", backoff=0.5, max_backoff=3.0, seed=4)
+    for attempt in range(1, 8):
+        bound = min(3.0, 0.5 * 2 ** (attempt - 1))
+        delays = np.array([judge._delay(attempt, 0.0) for _ in range(400)])
+        assert delays.min() >= 0 and delays.max() <= bound and delays.max() > 0.8 * bound
+    assert all(judge._delay(1, 2.0) >= 2.0 for _ in range(50))  # Retry-After: 2
+    assert all(judge._delay(1, 60.0) == 3.0 for _ in range(50))  # capped at max_backoff
+    twins = [LLMJudge(Texts({}, {}), model="m", base_url="http://127.0.0.1:9/v1", seed=4) for _ in range(2)]
+    assert [twins[0]._delay(3, 0.0) for _ in range(5)] == [twins[1]._delay(3, 0.0) for _ in range(5)]  # seeded
