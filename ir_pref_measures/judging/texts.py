@@ -12,6 +12,7 @@ records an ``unusable`` answer with that reason instead of asking.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -96,6 +97,7 @@ def document_texts(source) -> Mapping[str, str] | Callable[[str], str | None]:
     store = dataset.docs_store()
     name = datasets.dataset_name(source)
 
+    @functools.lru_cache(maxsize=1 << 16)  # a pair's texts are read to check, to ask and to write the log line
     def lookup(doc_id: str) -> str | None:
         try:
             doc = store.get(doc_id)
