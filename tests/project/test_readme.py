@@ -60,6 +60,8 @@ SKIP = {
     "pip install": "installs the package and runs this test suite; test_ci_runs_the_readme_test_command_verbatim "
     "checks that CI runs the test command verbatim and tests/project/test_packaging.py checks the install",
     "SLURMCluster": "needs a SLURM cluster (and dask-jobqueue)",
+    "localhost:8000": "needs an OpenAI-compatible endpoint; tests/judging/test_llm.py runs the same calls against a "
+    "loopback server",
     "lint-imports": "reads the installed (non-editable) package; tests/project/test_layers.py runs the same check",
 }
 
