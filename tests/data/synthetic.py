@@ -18,7 +18,7 @@ def doc_ids(rng: np.random.Generator, count: int, style: str = "cast") -> list[s
     """Distinct doc ids of mixed lengths: CAsT-like (``CAR_<hex>``, ``MARCO_<n>``) or DL-like (digits)."""
     ids: set[str] = set()
     while len(ids) < count:
-        number = int(rng.integers(1, 10**int(rng.integers(2, 8))))
+        number = int(rng.integers(1, 10 ** int(rng.integers(2, 8))))
         if style == "dl":
             ids.add(str(number))
         else:
@@ -77,7 +77,9 @@ def write_run(path: Path, run: Run, tag: str, decimals: int = 2) -> None:
 
 
 def write_qrels(path: Path, qrels: Qrels, iteration: str = "0") -> None:
-    write_lines(path, [f"{q} {iteration} {doc} {fmt(grade)}" for q, docs in qrels.items() for doc, grade in docs.items()])
+    write_lines(
+        path, [f"{q} {iteration} {doc} {fmt(grade)}" for q, docs in qrels.items() for doc, grade in docs.items()]
+    )
 
 
 def fmt(value: float) -> str:

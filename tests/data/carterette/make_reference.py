@@ -15,7 +15,8 @@ licence stated, no code of it kept here) is exported from a local git mirror int
 unmodified, by Python 2.7 under three string-hash seeds; the script stops if the outputs differ (the tool's
 closure depends on hash order for duplicates mixed with inconsistent preferences, which these inputs avoid)::
 
-    python tests/data/carterette/make_reference.py --repo /work/.mirror/jelsas+Pairwise-Preference-Evaluation/repo/.git \
+    python tests/data/carterette/make_reference.py \
+        --repo /work/.mirror/jelsas+Pairwise-Preference-Evaluation/repo/.git \
         --python2 /root/.pyenv/versions/2.7.18/bin/python2
 """
 

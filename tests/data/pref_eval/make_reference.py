@@ -41,7 +41,9 @@ CASES = {  # output file -> (commit, tool, arguments after the tool)
 
 
 def write_trec_run(path: Path, run: Run, name: str, scores=lambda s: f"{s:.4f}") -> None:
-    write_lines(path, [f"{q} Q0 {d} {r} {scores(s)} {name}" for q, docs in run.items() for r, (d, s) in enumerate(docs, 1)])
+    write_lines(
+        path, [f"{q} Q0 {d} {r} {scores(s)} {name}" for q, docs in run.items() for r, (d, s) in enumerate(docs, 1)]
+    )
 
 
 def generate(rng: np.random.Generator) -> None:
@@ -50,7 +52,10 @@ def generate(rng: np.random.Generator) -> None:
     qrels["105"] = {doc: min(grade, 0.0) for doc, grade in qrels["105"].items()}  # no relevant doc
     write_qrels(HERE / "inputs" / "qrels.txt", qrels)
     subtopics = [
-        f"{q} {t} {d} {int(g) if t == g % 2 else int(g) - 1}" for q, docs in qrels.items() for d, g in docs.items() for t in (0, 1)
+        f"{q} {t} {d} {int(g) if t == g % 2 else int(g) - 1}"
+        for q, docs in qrels.items()
+        for d, g in docs.items()
+        for t in (0, 1)
     ]
     write_lines(HERE / "inputs" / "qrels_subtopics.txt", subtopics)
     for index, name in enumerate(RUNS):
