@@ -61,7 +61,7 @@ def tier(request):
 
 
 # -- one summary line for the skipped real-data tier, instead of one `s` per test --
-_real_data_skips: list[str] = []
+_real_data_skips: set[str] = set()
 
 
 def _skipped_for_absent_data(report) -> bool:
@@ -70,16 +70,17 @@ def _skipped_for_absent_data(report) -> bool:
 
 def pytest_report_teststatus(report, config):
     if _skipped_for_absent_data(report):
-        _real_data_skips.append(report.nodeid)
-        return "skipped", "", ""
+        _real_data_skips.add(report.nodeid)
+        return "skipped", "", "SKIPPED (real data absent)"  # no `s` in the progress line; a word with -v
     return None
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if _real_data_skips:
+        state = "lacks files the tests read" if TESTDATA.exists() else "is absent"
         terminalreporter.write_line(
-            f"real-data tier skipped ({len(set(_real_data_skips))} tests): {TESTDATA} is absent; docs/testing.md says "
-            "where each real data set comes from (public sources); set IR_PREF_MEASURES_TESTDATA to its folder"
+            f"real-data tier skipped ({len(_real_data_skips)} tests): {TESTDATA} {state}; docs/testing.md says where "
+            "each real data set comes from (public sources); set IR_PREF_MEASURES_TESTDATA to its folder"
         )
 
 
