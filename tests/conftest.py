@@ -1,4 +1,11 @@
-"""Shared fixtures: the reference test data lives in ../shared/testdata (never copied here)."""
+"""Shared fixtures and the two data tiers.
+
+The *fixture tier* is committed under ``tests/data/<family>/``: small inputs the project generates and the outputs of
+the reference tools run on them, each with the script that recorded it; it is always present. The *real-data tier*
+(real judgments, runs and reference outputs, several without a licence) lives outside the project, in
+``IR_PREF_MEASURES_TESTDATA`` (default ``../shared/testdata``); its tests skip when it is absent, and the run ends
+with one line saying so (see docs/testing.md).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = Path(os.environ.get("IR_PREF_MEASURES_TESTDATA", ROOT.parent / "shared" / "testdata"))
+FIXTURES = ROOT / "tests" / "data"
+ABSENT = "test data {} is absent (set IR_PREF_MEASURES_TESTDATA)"
 
 # The tests import the installed package. `python -m pytest` puts the working directory first on sys.path, and from
 # the checkout that is the source tree, whose `ir_pref_measures/` would shadow the installed package (and lacks
@@ -22,16 +31,57 @@ def testdata_path(*parts: str) -> Path:
     """A path under the test data folder; skips the test with a reason when it is absent."""
     path = TESTDATA.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"test data {path} is absent (set IR_PREF_MEASURES_TESTDATA)")
+        pytest.skip(ABSENT.format(path))
     return path
 
 
 testdata_path.__test__ = False  # a helper, not a test, despite its name
 
 
+def fixture_path(*parts: str) -> Path:
+    """A path under the committed fixture tier ``tests/data``; it must exist (never a skip)."""
+    path = FIXTURES.joinpath(*parts)
+    assert path.exists(), f"committed fixture {path} is missing"
+    return path
+
+
+TIERS = {"fixtures": fixture_path, "real": testdata_path}
+
+
 @pytest.fixture
 def testdata():
     return testdata_path
+
+
+@pytest.fixture(params=sorted(TIERS))
+def tier(request):
+    """Runs a parity test on both data tiers: ``tier(family, file)`` is a path under ``tests/data`` (committed,
+    generated inputs and reference outputs) or under the real-data folder (skipped when absent)."""
+    return TIERS[request.param]
+
+
+# -- one summary line for the skipped real-data tier, instead of one `s` per test --
+_real_data_skips: set[str] = set()
+
+
+def _skipped_for_absent_data(report) -> bool:
+    return report.skipped and isinstance(report.longrepr, tuple) and "IR_PREF_MEASURES_TESTDATA" in report.longrepr[2]
+
+
+def pytest_report_teststatus(report, config):
+    if _skipped_for_absent_data(report):
+        _real_data_skips.add(report.nodeid)
+        return "skipped", "", "SKIPPED (real data absent)"  # no `s` in the progress line; a word with -v
+    return None
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if _real_data_skips:
+        state = "lacks files the tests read" if TESTDATA.exists() else "is absent"
+        terminalreporter.write_line(
+            f"real-data tier skipped ({len(_real_data_skips)} tests): {TESTDATA} {state}; docs/testing.md says where "
+            "each real data set comes from (public sources); set IR_PREF_MEASURES_TESTDATA to its folder"
+        )
 
 
 # -- the seeded ir_datasets cache (issue 5) --

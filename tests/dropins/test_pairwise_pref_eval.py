@@ -1,4 +1,5 @@
-"""Parity with Elsas' pairwise_pref_eval.py on every reference output in testdata/carterette."""
+"""Parity with Elsas' pairwise_pref_eval.py on every reference output of both data tiers: tests/data/carterette
+(generated inputs) and the real-data tier's carterette folder (the tool's own test data)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,12 @@ from pathlib import Path
 
 import ir_measures
 import pytest
-from conftest import TESTDATA, testdata_path
+from conftest import ABSENT, FIXTURES, TESTDATA, testdata_path
 
 import ir_pref_measures as ipm
 from ir_pref_measures.commands import main
 from ir_pref_measures.dropins.pairwise_pref_eval import OUTPUT_ORDER, query_values
 
-CARTERETTE = TESTDATA / "carterette"
 HASH_SEED_DEPENDENT = "c10_nondeterministic_inconsistent_dup_and_path"
 
 
@@ -46,20 +46,23 @@ def upstream_cases():
 
 
 @pytest.mark.parametrize("flags,prefs,run,expected", upstream_cases())
-def test_upstream_outputs_are_reproduced_byte_for_byte(flags, prefs, run, expected):
-    root = testdata_path("carterette")
+def test_upstream_outputs_are_reproduced_byte_for_byte(flags, prefs, run, expected, tier):
+    root = tier("carterette")
     assert run_tool(*flags, root / prefs, root / run) == (root / expected).read_text()
 
 
 def corner_cases():
-    folders = [CARTERETTE / "edge_cases", CARTERETTE / "synthetic"]
     cases = []
-    for prefs in sorted(p for folder in folders if folder.exists() for p in folder.glob("*.prefs")):
-        for flags in (["-q"], ["-q", "-i"]):
-            if prefs.stem == HASH_SEED_DEPENDENT and flags == ["-q"]:
-                continue
-            cases.append(pytest.param(flags, prefs, id=f"{prefs.stem}{''.join(flags)}"))
-    return cases or [pytest.param(None, None, marks=pytest.mark.skip(reason=f"{CARTERETTE} is absent"))]
+    for tier, root in (("fixtures", FIXTURES / "carterette"), ("real", TESTDATA / "carterette")):
+        if not root.exists():
+            cases.append(pytest.param(None, None, id=tier, marks=pytest.mark.skip(reason=ABSENT.format(root))))
+        folders = [root / "edge_cases", root / "synthetic"]
+        for prefs in sorted(p for folder in folders if folder.exists() for p in folder.glob("*.prefs")):
+            for flags in (["-q"], ["-q", "-i"]):
+                if prefs.stem == HASH_SEED_DEPENDENT and flags == ["-q"]:
+                    continue
+                cases.append(pytest.param(flags, prefs, id=f"{tier}-{prefs.stem}{''.join(flags)}"))
+    return cases
 
 
 @pytest.mark.parametrize("flags,prefs", corner_cases())
@@ -96,10 +99,10 @@ def library_values(prefs: Path, run: Path, transitive: bool) -> dict[tuple[str, 
 
 
 @pytest.mark.parametrize("transitive", [True, False])
-def test_ir_measures_gives_the_tools_numbers_under_the_trec_eval_tie_order(transitive):
+def test_ir_measures_gives_the_tools_numbers_under_the_trec_eval_tie_order(transitive, tier):
     """The library breaks score ties by doc id descending, the tool by file order. On the upstream run
     re-sorted that way, the tool's per-query output equals ir_measures' values to the last digit printed."""
-    root = testdata_path("carterette")
+    root = tier("carterette")
     tool = query_values(root / "preferences.txt", root / "generated" / "results_ties_docno_desc.txt", transitive)
     ours = library_values(root / "preferences.txt", root / "results.txt", transitive)
     for qid, values in tool:

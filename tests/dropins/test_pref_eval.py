@@ -1,4 +1,5 @@
-"""Parity with the reference outputs of pref_eval.py / pref_aggregate.py (testdata/pref_eval, see its README)."""
+"""Parity with the reference outputs of pref_eval.py / pref_aggregate.py on both data tiers (tests/data/pref_eval,
+generated, and the real-data tier's pref_eval; see their READMEs)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import json
 
 import numpy as np
 import pytest
-from conftest import testdata_path
 
 from ir_pref_measures.commands import main
 from ir_pref_measures.comparison.pairwise import compare
@@ -22,8 +22,8 @@ CASES = {
 }
 
 
-def run_paths() -> list[str]:
-    return [str(testdata_path("pref_eval", "inputs", "runs", name)) for name in RUNS]
+def run_paths(tier) -> list[str]:
+    return [str(tier("pref_eval", "inputs", "runs", name)) for name in RUNS]
 
 
 def command_output(capsys, argv: list[str]) -> list[dict]:
@@ -31,8 +31,8 @@ def command_output(capsys, argv: list[str]) -> list[dict]:
     return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
 
-def reference(name: str) -> list[dict]:
-    return [json.loads(line) for line in testdata_path("pref_eval", "outputs", name).read_text().splitlines()]
+def reference(tier, name: str) -> list[dict]:
+    return [json.loads(line) for line in tier("pref_eval", "outputs", name).read_text().splitlines()]
 
 
 def assert_same_line(expected: dict, got: dict) -> None:
@@ -50,50 +50,50 @@ def assert_same_line(expected: dict, got: dict) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_compare_command_reproduces_reference(capsys, name):
-    qrels = str(testdata_path("pref_eval", "inputs", "qrels.txt"))
-    got = command_output(capsys, ["compare", "-R", qrels, *CASES[name], *run_paths()])
-    expected = reference(name)
+def test_compare_command_reproduces_reference(capsys, name, tier):
+    qrels = str(tier("pref_eval", "inputs", "qrels.txt"))
+    got = command_output(capsys, ["compare", "-R", qrels, *CASES[name], *run_paths(tier)])
+    expected = reference(tier, name)
     assert len(got) == len(expected)
     for want, line in zip(expected, got, strict=True):
         assert_same_line(want, line)
 
 
-def test_aggregate_command_reproduces_reference(capsys):
-    prefs = str(testdata_path("pref_eval", "outputs", "all_q.jsonl"))
+def test_aggregate_command_reproduces_reference(capsys, tier):
+    prefs = str(tier("pref_eval", "outputs", "all_q.jsonl"))
     got = command_output(capsys, ["aggregate", "-P", prefs, "-q"])
-    assert got == reference("aggregate_all_q.jsonl")
+    assert got == reference(tier, "aggregate_all_q.jsonl")
 
 
-def test_aggregate_of_our_compare_output_matches_reference(capsys, tmp_path):
-    qrels = str(testdata_path("pref_eval", "inputs", "qrels.txt"))
+def test_aggregate_of_our_compare_output_matches_reference(capsys, tmp_path, tier):
+    qrels = str(tier("pref_eval", "inputs", "qrels.txt"))
     ours = tmp_path / "all_q.jsonl"
-    assert main(["compare", "-R", qrels, "-q", *run_paths()]) == 0
+    assert main(["compare", "-R", qrels, "-q", *run_paths(tier)]) == 0
     ours.write_text(capsys.readouterr().out)
-    assert command_output(capsys, ["aggregate", "-P", str(ours), "-q"]) == reference("aggregate_all_q.jsonl")
+    assert command_output(capsys, ["aggregate", "-P", str(ours), "-q"]) == reference(tier, "aggregate_all_q.jsonl")
 
 
-def test_subtopic_qrels_give_the_same_lines(capsys):
+def test_subtopic_qrels_give_the_same_lines(capsys, tier):
     """qrels with subtopic lines: a doc's grade is its largest, as the tool's general grade."""
-    plain = str(testdata_path("pref_eval", "inputs", "qrels.txt"))
-    subtopics = str(testdata_path("pref_eval", "inputs", "qrels_subtopics.txt"))
-    first = command_output(capsys, ["compare", "-R", plain, "-q", "--graded-rpp", *run_paths()])
-    assert command_output(capsys, ["compare", "-R", subtopics, "-q", "--graded-rpp", *run_paths()]) == first
+    plain = str(tier("pref_eval", "inputs", "qrels.txt"))
+    subtopics = str(tier("pref_eval", "inputs", "qrels_subtopics.txt"))
+    first = command_output(capsys, ["compare", "-R", plain, "-q", "--graded-rpp", *run_paths(tier)])
+    assert command_output(capsys, ["compare", "-R", subtopics, "-q", "--graded-rpp", *run_paths(tier)]) == first
 
 
 @pytest.mark.parametrize(("name", "options"), [("all_q.jsonl", {}), ("graded_rpp_q.jsonl", {"graded_rpp": True})])
-def test_python_api_gives_the_reference_numbers(name, options):
-    runs = dict(zip(RUNS, run_paths(), strict=True))
-    measures = [k for k in reference(name)[0] if k not in ("qid", "runi", "runj", "sample", "type")]
+def test_python_api_gives_the_reference_numbers(name, options, tier):
+    runs = dict(zip(RUNS, run_paths(tier), strict=True))
+    measures = [k for k in reference(tier, name)[0] if k not in ("qid", "runi", "runj", "sample", "type")]
     table = compare(
         runs,
-        str(testdata_path("pref_eval", "inputs", "qrels.txt")),
+        str(tier("pref_eval", "inputs", "qrels.txt")),
         measures=measures,
         perquery=True,
         graded_rpp=options.get("graded_rpp", False),
     )
     table = table.set_index(["query_id", "run_i", "run_j"])
-    expected = [line for line in reference(name) if line.get("type") != "metric"]
+    expected = [line for line in reference(tier, name) if line.get("type") != "metric"]
     assert len(table) == len(expected)
     for line in expected:
         row = table.loc[(line["qid"], line["runi"], line["runj"])]

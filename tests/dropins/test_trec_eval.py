@@ -50,8 +50,8 @@ def test_upstream_fixtures(capsys, fmt, judgments, run, expected, per_query):
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("per_query", [True, False])
-def test_generated_cases(capsys, case, per_query):
-    folder = testdata_path("trec_eval_prefs", "generated", case)
+def test_generated_cases(capsys, case, per_query, tier):
+    folder = tier("trec_eval_prefs", "generated", case)
     judgments = next(p for p in (folder / "prefs.txt", folder / "qrels.txt") if p.exists())
     args = (folder / "args").read_text().split()
     got = _run(capsys, *args, *(["-q"] if per_query else []), judgments, folder / "run.txt")

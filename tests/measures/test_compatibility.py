@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 
 import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import testdata_path
+from conftest import FIXTURES, testdata_path
 from ir_pref_measures.adapters.ir_measures import MEASURES
 
 from ir_pref_measures.commands import main
@@ -167,6 +168,19 @@ def test_command_output_is_byte_identical(qrels_name, capsys):
             == 0
         )
         assert capsys.readouterr().out == "\n".join([*lines, f"exp5,average,{mean}"]) + "\n"
+
+
+GENERATED = FIXTURES / "pgc"  # generated qrels and runs, compatibility.py's outputs (see make_reference.py there)
+
+
+@pytest.mark.parametrize("expected", sorted((GENERATED / "compat").glob("*.csv")), ids=lambda path: path.stem)
+def test_command_reproduces_the_script_on_generated_inputs(expected, capsys, monkeypatch):
+    """Byte for byte, on graded and float qrels, p = 0.95 and 0.8, with and without normalisation."""
+    qrels, run, p, nonorm = re.fullmatch(r"(\w+)\.(\w+)\.p([\d.]+?)(\.nonorm)?", expected.stem).groups()
+    monkeypatch.chdir(GENERATED)
+    args = ["compatibility", "-p", p, *(["--no-normalize"] if nonorm else []), f"{qrels}.txt", f"{run}.txt"]
+    assert main(args) == 0
+    assert capsys.readouterr().out == expected.read_text()
 
 
 def test_command_rejects_bad_input(tmp_path, capsys):

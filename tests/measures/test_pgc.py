@@ -13,7 +13,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import testdata_path
+from conftest import FIXTURES, testdata_path
 from ir_pref_measures.adapters.ir_measures import MEASURES, PreferenceEvaluator
 
 import ir_pref_measures as ipm
@@ -267,6 +267,15 @@ def cast_pairs(folder, sep: str) -> tuple:
     path = folder / "cast.pairs"
     pairs[["q", "w", "loser"]].to_csv(path, sep=sep, header=False, index=False)
     return path, pairs
+
+
+@pytest.mark.parametrize("run", ["run1", "run2", "run3"])
+def test_greedy_pgc_command_reproduces_the_script_on_generated_inputs(run, monkeypatch):
+    """Byte for byte against greedy_pgc.py's output on generated preferences with parallel edges and cycles
+    (``tests/data/pgc``; the script's run id is the run path as given)."""
+    monkeypatch.chdir(FIXTURES / "pgc")
+    expected = (FIXTURES / "pgc" / "greedy_pgc" / f"{run}.csv").read_text()
+    assert greedy_pgc_report("prefs.txt", f"{run}.txt") == expected
 
 
 def test_greedy_pgc_command_ignores_hash_seed(tmp_path):

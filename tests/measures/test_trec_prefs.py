@@ -9,7 +9,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT, testdata_path
+from conftest import ROOT, TIERS, testdata_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracles.trec_prefs import DOCS, cyclic_lines, query_values
@@ -25,7 +25,17 @@ from ir_pref_measures.measures.trec_prefs import MEASURES as TREC_MEASURES
 from ir_pref_measures.model.judgments import Judgments, combine
 
 TREC_PREFS = [ir_measures.parse_measure(name) for name in TREC_MEASURES]
-FIXTURES = [("prefs", "prefs.test", "prefs.results.test"), ("qrels_prefs", "qrels.test", "results.test")]
+# (tier, format, judgments, run): trec_eval's own test files, and generated cases whose trec_eval outputs the drop-in
+# reproduces byte for byte (tests/data/trec_eval_prefs)
+GROUP_FILES = [
+    ("real", "prefs", ("prefs.test",), ("prefs.results.test",)),
+    ("real", "qrels_prefs", ("qrels.test",), ("results.test",)),
+    *(
+        ("fixtures", "prefs", ("generated", case, "prefs.txt"), ("generated", case, "run.txt"))
+        for case in ("case0", "case2")
+    ),
+    ("fixtures", "qrels_prefs", ("generated", "case4", "qrels.txt"), ("generated", "case4", "run.txt")),
+]
 DL19 = ("dl_llm_prefs_arabzadeh",)
 
 
@@ -39,10 +49,9 @@ def _drop_in(path, fmt, run_path, complete=False) -> dict[tuple[str, str], float
     return {(name, q): float(values[name][i]) for name in TREC_MEASURES for i, q in enumerate(query_ids)}
 
 
-@pytest.mark.parametrize(("fmt", "judgments", "run"), FIXTURES)
-def test_per_query_values_equal_the_drop_in(fmt, judgments, run):
-    folder = ("trec_eval_prefs",)
-    path, run_path = testdata_path(*folder, judgments), testdata_path(*folder, run)
+@pytest.mark.parametrize(("tier", "fmt", "judgments", "run"), GROUP_FILES)
+def test_per_query_values_equal_the_drop_in(tier, fmt, judgments, run):
+    path, run_path = TIERS[tier]("trec_eval_prefs", *judgments), TIERS[tier]("trec_eval_prefs", *run)
     expected = _drop_in(path, fmt, run_path)
     got = _per_query(TREC_PREFS, ipm.load_judgments(f"{fmt}:{path}"), ipm.read_run(run_path))
     assert got.keys() == expected.keys()

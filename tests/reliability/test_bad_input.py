@@ -7,7 +7,7 @@ gzip with or without a ``.gz`` name, ...) must print exactly what the clean inpu
 docs, empty file, ...) must exit with status 2, print nothing on stdout, and print one short message on stderr
 naming the file, followed by ``:<line>`` when the error is tied to a line, with no traceback.
 
-The inputs are small real subsets of ../shared/testdata (three queries each), built once per session.
+The inputs are small generated files committed in tests/data/inputs (three queries each).
 """
 
 from __future__ import annotations
@@ -24,54 +24,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import testdata_path
+from conftest import fixture_path
 
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
 
 # -- the clean inputs ----------------------------------------------------------------------------------------------
 
-CAST_QUERIES = ("31_1", "31_2", "31_3")
-DL19_QUERIES = ("104861", "1063750", "1106007")
-
-
-def _text_lines(path: Path) -> list[str]:
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    return data.decode("utf-8").splitlines()
-
-
-def _subset(path: Path, queries: tuple[str, ...], per_query: int | None = None) -> str:
-    kept: list[str] = []
-    count: dict[str, int] = {}
-    for line in _text_lines(path):
-        query = line.split()[0]
-        if query in queries and count.get(query, 0) < (per_query or 10**9):
-            count[query] = count.get(query, 0) + 1
-            kept.append(line)
-    return "\n".join(kept) + "\n"
+INPUTS = ("qrels", "fqrels", "winner", "pairs", "dlrun", "carterette", "crun", "run1", "run2", "run3")
 
 
 def clean_texts() -> dict[str, str]:
-    """Small real inputs: CAsT 2019 (graded and float qrels, winner prefs, 3 runs), DL 2019 (GPT-4o pairs and a
-    run), Carterette's upstream pair."""
-    cast = testdata_path("cast2019_toppref")
-    texts = {
-        "qrels": _subset(testdata_path("cast2019_qrels", "2019qrels.txt"), CAST_QUERIES),
-        "fqrels": _subset(cast / "TREC-CAsT-2019.qrels", CAST_QUERIES),
-        "winner": _subset(cast / "TREC-CAsT-2019.pref", CAST_QUERIES),
-        "pairs": _subset(
-            testdata_path("dl_llm_prefs_arabzadeh", "llm_pref_judgments", "DL2019", "judge.03"), DL19_QUERIES
-        ),
-        "dlrun": _subset(testdata_path("dl_llm_prefs_arabzadeh", "runs", "input.ICT-BERT2.txt.gz"), DL19_QUERIES),
-        "carterette": testdata_path("carterette", "preferences.txt").read_text(),
-        "crun": testdata_path("carterette", "results.txt").read_text(),
-    }
-    for name, exp in (("run1", 1), ("run2", 7), ("run3", 11)):
-        run = testdata_path("cast2019_runs_decaf", f"decaf_exp{exp}.run.gz")
-        texts[name] = _subset(run, CAST_QUERIES, per_query=30)
-    return texts
+    """Small generated inputs, three queries each (``tests/data/inputs``, written by ``make_inputs.py`` there):
+    graded and float qrels, winner and pairs prefs, Carterette's format and its run, three CAsT-like runs and a
+    DL-like run."""
+    return {name: fixture_path("inputs", name).read_text() for name in INPUTS}
 
 
 def _build_clean_inputs(folder: Path) -> dict[str, bytes]:

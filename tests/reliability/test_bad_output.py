@@ -12,8 +12,8 @@
 9. every name and id is escaped for its report format: CSV and JSON read back, markdown and HTML render to the
    names, LaTeX compiles to them (when pdflatex is installed).
 
-The inputs are small real subsets of ../shared/testdata; commands run in-process unless standard output must be
-closed, broken or ASCII (then in a subprocess).
+The inputs are the small generated files of tests/data/inputs; commands run in-process unless standard output must
+be closed, broken or ASCII (then in a subprocess).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import testdata_path
-from reliability.test_bad_input import CAST_QUERIES, RUNS, _subset, clean_texts
+from conftest import fixture_path
+from reliability.test_bad_input import RUNS, clean_texts
 
 from ir_pref_measures.commands import main
 
@@ -136,8 +136,8 @@ PRINTING = {  # every command printing its results on standard output
 
 
 def command(argv: list[str]) -> list[str]:
-    trec = testdata_path("trec_eval_prefs")
-    names = {"trec_prefs": str(trec / "prefs.test"), "trec_run": str(trec / "prefs.results.test")}
+    case = fixture_path("trec_eval_prefs", "generated", "case0")
+    names = {"trec_prefs": str(case / "prefs.txt"), "trec_run": str(case / "run.txt")}
     return [a.format(**names) for a in argv]
 
 
@@ -422,7 +422,8 @@ def test_closed_stdout_with_an_output_file(work):
 
 def test_closed_stderr_keeps_warnings_out_of_the_results(work):
     """A DepthWarning (runs of different depths) printed to a closed stderr must not land in the results."""
-    (work / "short").write_text(_subset(work / "run2", CAST_QUERIES, 5))
+    lines = (work / "run2").read_text().splitlines()
+    (work / "short").write_text("".join(f"{line}\n" for line in lines if int(line.split()[3]) <= 5))
     argv = ["experiment", "qrels", "run1", "short", "-m", "nDCG@10"]
     expected, warning, _ = run_cli(argv)
     assert "warning:" in warning

@@ -1,65 +1,34 @@
 """Nothing depends on input line order or on the string hash seed (rule 14).
 
-Each command runs as a subprocess (the hash seed is fixed when Python starts) on real CAsT 2019, DL 2019 and
-Carterette inputs, with every input file in 3 line orders (original, reversed, shuffled) under PYTHONHASHSEED 0
-and 1: 6 runs per command, started together, that must print the same bytes. Drop-ins of reference tools may
-print their lines in input order, so for them the sorted lines must be the same.
+Each command runs as a subprocess (the hash seed is fixed when Python starts) on the generated CAsT-like, DL-like
+and Carterette inputs of tests/data/inputs, with every input file in 3 line orders (original, reversed, shuffled)
+under PYTHONHASHSEED 0 and 1: 6 runs per command, started together, that must print the same bytes. Drop-ins of
+reference tools may print their lines in input order, so for them the sorted lines must be the same.
 """
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import random
 import subprocess
 import sys
 from contextlib import redirect_stdout
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import testdata_path
+from conftest import fixture_path
 
-CAST_QUERIES = ("31_1", "31_2", "31_3", "31_4", "31_5")
-DL19_QUERIES = ("104861", "1063750", "1106007", "1112341", "1113437")
 ORDERS = ("original", "reversed", "shuffled")
 HASH_SEEDS = ("0", "1")
-
-
-def _lines(path: Path) -> list[str]:
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    return data.decode("utf-8").splitlines()
-
-
-def _subset(path: Path, queries: tuple[str, ...], per_query: int | None = None) -> list[str]:
-    kept, count = [], {}
-    for line in _lines(path):
-        query = line.split()[0]
-        if query in queries and count.get(query, 0) < (per_query or 10**9):
-            count[query] = count.get(query, 0) + 1
-            kept.append(line)
-    return kept
+INPUTS = ("qrels", "fqrels", "winner", "pairs", "dlrun", "carterette", "crun", "run1", "run2", "run3")
 
 
 @pytest.fixture(scope="module")
 def inputs() -> dict[str, list[str]]:
-    cast = testdata_path("cast2019_toppref")
-    dl19 = testdata_path("dl_llm_prefs_arabzadeh")
-    files = {
-        "qrels": _subset(testdata_path("cast2019_qrels", "2019qrels.txt"), CAST_QUERIES),
-        "fqrels": _subset(cast / "TREC-CAsT-2019.qrels", CAST_QUERIES),
-        "winner": _subset(cast / "TREC-CAsT-2019.pref", CAST_QUERIES),
-        "pairs": _subset(dl19 / "llm_pref_judgments" / "DL2019" / "judge.03", DL19_QUERIES),
-        "dlrun": _subset(dl19 / "runs" / "input.ICT-BERT2.txt.gz", DL19_QUERIES),
-        "carterette": _lines(testdata_path("carterette", "preferences.txt")),
-        "crun": _lines(testdata_path("carterette", "results.txt")),
-        "jsonl": _lines(testdata_path("pref_eval", "outputs", "all_q.jsonl")),
-    }
-    for name, exp in (("run1", 1), ("run2", 7), ("run3", 11)):  # exp1 has many tied scores
-        files[name] = _subset(testdata_path("cast2019_runs_decaf", f"decaf_exp{exp}.run.gz"), CAST_QUERIES, 50)
+    """The generated inputs of ``tests/data/inputs`` (tied scores in every run) and pref_eval's JSON lines."""
+    files = {name: fixture_path("inputs", name).read_text().splitlines() for name in INPUTS}
+    files["jsonl"] = fixture_path("pref_eval", "outputs", "all_q.jsonl").read_text().splitlines()
     return files
 
 
