@@ -125,7 +125,7 @@ def _measures(texts: list[str]) -> list:
     """The measures named, each once, in order; unknown names all reported at once, as ir_measures does."""
     import ir_measures
 
-    from ir_pref_measures.measures.names import validate
+    from ir_pref_measures.measures.names import literal_measure, validate
 
     measures, errors = [], []
     for name in (name for text in texts for name in text.split()):
@@ -135,8 +135,10 @@ def _measures(texts: list[str]) -> list:
             errors.append(f"unknown measure: {name}")
             continue
         except (ValueError, SyntaxError):
-            errors.append(f"syntax error: {name}")
-            continue
+            measure = literal_measure(name)  # a value ir_measures' parser does not read, e.g. rel=-1
+            if measure is None:
+                errors.append(f"syntax error: {name}")
+                continue
         validate(measure)
         if measure not in measures:
             measures.append(measure)
