@@ -139,7 +139,7 @@ def _measures(texts: list[str]) -> list:
             if measure is None:
                 errors.append(f"syntax error: {name}")
                 continue
-        validate(measure)
+        validate(measure, name)
         if measure not in measures:
             measures.append(measure)
     if errors:

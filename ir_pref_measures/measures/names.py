@@ -25,22 +25,24 @@ def declared(measure) -> MeasureSpec | None:
     return SPECS.get(measure.NAME) or TREC_EVAL.get(measure.NAME)
 
 
-def invalid(measure, name: str, value, allowed: str, desc: str | None = None) -> InputError:
-    """The one message form of a bad measure parameter."""
+def invalid(measure, name: str, value, allowed: str, desc: str | None = None, text: str | None = None) -> InputError:
+    """The one message form of a bad measure parameter (``text``: the measure as the user wrote it)."""
     about = f" ({desc})" if desc else ""
-    return InputError(f"invalid measure {_written(measure)}: {name}{about} must be {allowed}, not {value!r}")
+    return InputError(f"invalid measure {_written(measure, text)}: {name}{about} must be {allowed}, not {value!r}")
 
 
-def _written(measure) -> str:
-    """The measure by its name (``P@0``), or with an unknown parameter (which ``str`` fails on), its name and
-    every parameter given."""
+def _written(measure, text: str | None = None) -> str:
+    """``text`` (the measure as written), else the measure by its name (``P@0``), or with an unknown parameter
+    (which ``str`` fails on), its name and every parameter given."""
+    if text is not None:
+        return text
     if all(name in measure.SUPPORTED_PARAMS for name in measure.params):
         return str(measure)
     params = ", ".join(f"{k}={v!r}" for k, v in measure.params.items())
     return f"{measure.NAME}({params})"
 
 
-def check_declared(measure) -> None:
+def check_declared(measure, text: str | None = None) -> None:
     """Raise :class:`InputError` in one form when a parameter of ``measure`` lies outside the range the catalog
     declares for it: every declared parameter of a declared measure, and the cutoff of any measure (an integer
     >= 1), before any provider sees it. Parameters the catalog does not declare are left to ir_measures."""
@@ -49,41 +51,43 @@ def check_declared(measure) -> None:
         if spec is not None and name in spec.params or name == "cutoff":
             param = PARAMS[name]
             if not param.test(value):
-                raise invalid(measure, name, value, param.allowed, param.desc)
+                raise invalid(measure, name, value, param.allowed, param.desc, text)
 
 
-def validate(measure) -> None:
+def validate(measure, text: str | None = None) -> None:
     """Raise :class:`InputError` naming ``measure`` when a parameter is unknown, outside the range the catalog
     declares (:func:`check_declared`), missing where the catalog needs it and no installed provider computes the
-    measure without it, or (a parameter the catalog does not declare) fails ir_measures' own check."""
+    measure without it, or (a parameter the catalog does not declare) fails ir_measures' own check. ``text``: the
+    measure as the user wrote it, for the message."""
     supported = measure.SUPPORTED_PARAMS
     unknown = [name for name in measure.params if name not in supported]
     if unknown:
         raise InputError(
-            f"invalid measure {_written(measure)}: unknown parameter {unknown[0]!r}", expected=", ".join(supported)
+            f"invalid measure {_written(measure, text)}: unknown parameter {unknown[0]!r}",
+            expected=", ".join(supported),
         )
-    check_declared(measure)
+    check_declared(measure, text)
     spec = declared(measure)
     for name, info in supported.items():  # ir_measures' own check of the parameters the catalog leaves to it
         value = measure.params.get(name, measures_base._NOT_PROVIDED)
         if (spec is None or name not in spec.params) and name != "cutoff" and not info.validate(value):
             if name not in measure.params:
-                raise InputError(f"invalid measure {_written(measure)}: {name} ({info.desc}) must be given")
+                raise InputError(f"invalid measure {_written(measure, text)}: {name} ({info.desc}) must be given")
             allowed = f"of type {getattr(info.dtype, '__name__', info.dtype)}"
             if info.choices is not measures_base._NOT_PROVIDED:
                 allowed = f"one of {', '.join(map(repr, info.choices))}"
-            raise invalid(measure, name, value, allowed, info.desc)
+            raise invalid(measure, name, value, allowed, info.desc, text)
     if spec is None:
         return
     missing = [name for name in spec.needs if name not in measure.params]
     if missing and spec.family == "trec_eval" and not _provided_elsewhere(measure):
         param = PARAMS[missing[0]]
         raise InputError(
-            f"invalid measure {_written(measure)}: {missing[0]} ({param.desc}) must be given, as {param.allowed} "
+            f"invalid measure {_written(measure, text)}: {missing[0]} ({param.desc}) must be given, as {param.allowed} "
             f"(no installed provider computes {measure.NAME} without it)"
         )
     if "order" in measure.params and "cols" not in measure.params:
-        raise InputError(f"invalid measure {measure}: an examination order needs a grid (cols=...)")
+        raise InputError(f"invalid measure {_written(measure, text)}: an examination order needs a grid (cols=...)")
 
 
 def _provided_elsewhere(measure) -> bool:
@@ -127,5 +131,5 @@ def parse(text: str, others: str = ""):
         raise InputError(
             f"unknown measure {text!r}", expected=f"one of {known} (with @k or (param=value)){others}"
         ) from None
-    validate(measure)
+    validate(measure, text)
     return measure
