@@ -126,6 +126,8 @@ def _check_combinations(args: argparse.Namespace) -> None:
             f"{' and '.join(unused)} set(s) the resampling of --ci or of a permutation, bootstrap or randomised-tukey "
             "test (with --baseline or --all-pairs): there is none here"
         )
+    if args.names and args.anova:
+        raise InputError("--names: the ANOVA table (--anova) names no run")
     if args.alpha is not None and args.correction is None and args.format not in ("latex", "html"):
         raise InputError("--alpha is the level of --correction and of the markers of --format latex/html: neither here")
 

@@ -26,9 +26,7 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("inputs", nargs="+", metavar="BATTLES|RUN", help="a battle file, or with --qrels the runs")
     parser.add_argument("--qrels", metavar="QRELS", help="compare the RUN files on these judgments (file or ID)")
-    parser.add_argument(
-        "-m", "--measure", help="with --qrels: the compare measure deciding each battle (default rpp)"
-    )
+    parser.add_argument("-m", "--measure", help="with --qrels: the compare measure deciding each battle (default rpp)")
     parser.add_argument("--method", choices=("bt", "elo"), default="bt", help="Bradley-Terry (default) or online Elo")
     parser.add_argument(
         "--prior",
@@ -37,9 +35,7 @@ def add_parser(subparsers) -> None:
         help="L2 penalty L/2 * sum(beta^2) on the log-strengths (default 0: the battles must identify the ratings)",
     )
     parser.add_argument("--anchor", metavar="SYSTEM[=RATING]", help="fix SYSTEM's rating at RATING (default 1000)")
-    parser.add_argument(
-        "--rounds", type=non_negative_int, help="bootstrap rounds (default 1000; 0: no intervals)"
-    )
+    parser.add_argument("--rounds", type=non_negative_int, help="bootstrap rounds (default 1000; 0: no intervals)")
     parser.add_argument(
         "--resample", choices=("battles", "queries"), help="what a bootstrap round draws (default battles)"
     )

@@ -15,19 +15,20 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures import arguments
 from ir_pref_measures.comparison.pairwise import SUMMARY, compare, load_runs
 from ir_pref_measures.engine import check_judged, unjudged_queries
-from ir_pref_measures import arguments
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.render import render
 from ir_pref_measures.ids import intern
 from ir_pref_measures.leaderboards import ratings as kernels
-from ir_pref_measures.loading import sources
 from ir_pref_measures.leaderboards.intervals import RESAMPLES, Resamples, bootstrap
+from ir_pref_measures.loading import sources
 from ir_pref_measures.parsing.battles import read_battles
 
 METHODS = ("bt", "elo")
@@ -216,19 +217,7 @@ def rating_options(
     }  # fmt: skip
 
 
-def rate(
-    battles,
-    *,
-    method: str = "bt",
-    prior: float | None = None,
-    anchor: str | None = None,
-    anchor_rating: float | None = None,
-    rounds: int | None = None,
-    resample: str | None = None,
-    level: float | None = None,
-    seed: int | None = None,
-    k: float | None = None,
-) -> Ratings:
+def rate(battles, **options: Any) -> Ratings:
     """Rate the systems of ``battles`` (a battle file, or a table: see :func:`read_battles`).
 
     ``method="bt"``: Bradley-Terry maximum likelihood on the Elo scale (mean 1000, or ``anchor`` at
@@ -237,12 +226,10 @@ def rate(
     bootstrap rounds (default 1000; 0: none) resampling ``battles`` (default) or ``queries``, seeded by ``seed``
     (default 0); intervals at ``level`` (default 0.95).
     ``method="elo"``: online Elo in input order (``k``, default 4; base 10, scale 400, from 1000), without
-    intervals. An option of the other method is an :class:`InputError`, never ignored.
+    intervals. The options are those of :func:`rating_options`; one of the other method is an :class:`InputError`,
+    never ignored.
     """
-    options = rating_options(
-        method=method, prior=prior, anchor=anchor, anchor_rating=anchor_rating, rounds=rounds, resample=resample,
-        level=level, seed=seed, k=k,
-    )  # fmt: skip
+    options = rating_options(**options)
     method, prior, anchor, anchor_rating = (options[key] for key in ("method", "prior", "anchor", "anchor_rating"))
     rounds, resample, level, seed, k = (options[key] for key in ("rounds", "resample", "level", "seed", "k"))
     table = read_battles(battles)

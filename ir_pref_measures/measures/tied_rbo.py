@@ -281,7 +281,9 @@ def _check_distinct(items: list) -> None:
     try:
         distinct = set(items)
     except TypeError as error:
-        raise InputError(f"a ranking holds an item that is not hashable ({error})", expected="ids: str, int, ...") from None
+        raise InputError(
+            f"a ranking holds an item that is not hashable ({error})", expected="ids: str, int, ..."
+        ) from None
     if len(distinct) != len(items):
         seen: set = set()
         twice = next(item for item in items if item in seen or seen.add(item))

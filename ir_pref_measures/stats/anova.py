@@ -32,9 +32,13 @@ def check_matrix(x, what: str = "scores") -> np.ndarray:
     try:
         raw = np.asarray(x)
     except ValueError:  # rows of different lengths
-        raise InputError(f"{what}: a rectangular topics x systems matrix is needed (rows of different lengths)") from None
-    numeric = raw.dtype.kind in "iuf" or raw.dtype.kind == "O" and all(
-        isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw.ravel()
+        raise InputError(
+            f"{what}: a rectangular topics x systems matrix is needed (rows of different lengths)"
+        ) from None
+    numeric = (
+        raw.dtype.kind in "iuf"
+        or raw.dtype.kind == "O"
+        and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw.ravel())
     )
     if not numeric:
         raise InputError(f"{what}: a topics x systems matrix of numbers is needed, not values of type {raw.dtype}")

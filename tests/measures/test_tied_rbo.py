@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from oracles.tied_rbo import direct
 
 from ir_pref_measures.measures import tied_rbo as kernel

@@ -11,25 +11,22 @@ The command line and the API are asked the same questions and must give the same
 
 from __future__ import annotations
 
-import contextlib
-import io
 import itertools
 import math
 import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli
 from oracles.bt import bradley_terry as direct_bradley_terry
 from oracles.tied_rbo import direct as direct_rbo
 
 import ir_pref_measures as ipm
-from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judges import panel
 from ir_pref_measures.leaderboards.boards import encoded, rate
@@ -86,9 +83,7 @@ def files(tmp_path_factory) -> dict[str, str]:
     paths["qrels"].write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in QRELS.items() for d, g in docs.items()))
     for name, run in RUNS.items():
         paths[name] = folder / f"{name}.txt"
-        lines = [
-            f"{q} Q0 {d} {i} {run[q][d]} {name}\n" for q in QUERIES for i, d in enumerate(ranked(run[q]), 1)
-        ]
+        lines = [f"{q} Q0 {d} {i} {run[q][d]} {name}\n" for q in QUERIES for i, d in enumerate(ranked(run[q]), 1)]
         paths[name].write_text("".join(lines))
     paths["battles"].write_text("".join(" ".join(row) + "\n" for row in BATTLES.itertuples(index=False)))
     paths["ties"] = folder / "ties.txt"
@@ -98,9 +93,7 @@ def files(tmp_path_factory) -> dict[str, str]:
     paths["elsewhere"] = folder / "elsewhere.txt"  # no judged query at all
     paths["elsewhere"].write_text("".join(f"z{i} Q0 d1 1 1.0 e\n" for i in range(3)))
     paths["half"] = folder / "half.txt"  # judged docs on half the queries
-    paths["half"].write_text(
-        "".join(f"{q} Q0 {'d1' if i % 2 else 'x9'} 1 1.0 h\n" for i, q in enumerate(QUERIES))
-    )
+    paths["half"].write_text("".join(f"{q} Q0 {'d1' if i % 2 else 'x9'} 1 1.0 h\n" for i, q in enumerate(QUERIES)))
     paths["pairs"] = folder / "pairs.txt"
     paths["pairs"].write_text("".join(f"{q} d1 d2\n{q} d3 d2\n" for q in QUERIES))
     paths["log"] = folder / "log.txt"
@@ -115,17 +108,11 @@ def files(tmp_path_factory) -> dict[str, str]:
 def cli(argv: list[str]) -> str:
     """The command's stdout; its message as an :class:`InputError` when it exits with status 2 (any other exception
     propagates: a crash)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            status = main(argv)
-        except SystemExit as stop:
-            status = stop.code if isinstance(stop.code, int) else 2
+    out, err, status = run_cli(argv)
     if status == 2:
-        raise InputError(err.getvalue())
-    assert status == 0, err.getvalue()
-    return out.getvalue()
+        raise InputError(err)
+    assert status == 0, err
+    return out
 
 
 # -- the cases -------------------------------------------------------------------------------------------------------
@@ -179,7 +166,12 @@ bad("rbo_of_scores text score", lambda f: rbo_of_scores(X, [1, "2", 0, 3], Y, SC
 bad("rbo_of_scores None score", lambda f: rbo_of_scores(X, [1, None, 0, 3], Y, SCORES_Y, 0.9), "not a number")
 bad("rbo_of_scores fewer scores", lambda f: rbo_of_scores(X, [1, 2], Y, SCORES_Y, 0.9), "items but")
 bad("rbo_of_scores more scores", lambda f: rbo_of_scores(X, SCORES_X, Y, [1, 2, 3, 4, 5], 0.9), "items but")
-for option, value, text in (("-p", "0", "must"), ("-p", "1", "must"), ("-p", "nan", "must"), ("--depth", "0", "at least")):
+for option, value, text in (
+    ("-p", "0", "must"),
+    ("-p", "1", "must"),
+    ("-p", "nan", "must"),
+    ("--depth", "0", "at least"),
+):
     bad(f"rbo command {option} {value}", lambda f, o=option, v=value: cli(["rbo", f["r0"], f["r1"], o, v]), text)
 bad("rbo command --ties c", lambda f: cli(["rbo", f["r0"], f["r1"], "--ties", "c"]), "invalid choice")
 
@@ -197,8 +189,16 @@ def agrees_with_direct(x, y, p, ties):
 TIED_X, TIED_Y = ["a", {"b", "c"}, "d", "e"], [{"b", "a"}, "c", "f"]
 for p in (1e-300, 1e-100, 1e-10, 0.1, 0.5, 0.9, 0.999):
     for ties in ("w", "a", "b"):
-        good(f"rbo p={p} ties={ties}", lambda f, p=p, t=ties: rbo(TIED_X, TIED_Y, p, t), agrees_with_direct(TIED_X, TIED_Y, p, ties))
-good("rbo p=1e-300 untied", lambda f: rbo(["a", "b", "c"], ["a", "c", "b"], 1e-300), agrees_with_direct(["a", "b", "c"], ["a", "c", "b"], 1e-300, "a"))
+        good(
+            f"rbo p={p} ties={ties}",
+            lambda f, p=p, t=ties: rbo(TIED_X, TIED_Y, p, t),
+            agrees_with_direct(TIED_X, TIED_Y, p, ties),
+        )
+good(
+    "rbo p=1e-300 untied",
+    lambda f: rbo(["a", "b", "c"], ["a", "c", "b"], 1e-300),
+    agrees_with_direct(["a", "b", "c"], ["a", "c", "b"], 1e-300, "a"),
+)
 
 # RBO: scores of any scale give the same tie groups, so the same values
 
@@ -226,7 +226,9 @@ def scaled_rbo(scale: float) -> dict:
 
 
 for scale in SCALES:
-    good(f"rbo_of_scores scale {scale:g}", lambda f, s=scale: scaled_rbo(s), same_as(lambda: scaled_rbo(1.0), same_dict))
+    good(
+        f"rbo_of_scores scale {scale:g}", lambda f, s=scale: scaled_rbo(s), same_as(lambda: scaled_rbo(1.0), same_dict)
+    )
 
 # ANOVA and Tukey: bad matrices, bad levels; the same results at every scale
 
@@ -381,14 +383,22 @@ def equal_ratings(value: pd.Series, expected: pd.Series) -> None:
 
 
 for scale in SCALES:
-    good(f"bradley-terry weights x {scale:g}", lambda f, s=scale: ratings_of(s), same_as(lambda: bt_direct(1.0), equal_ratings))
+    good(
+        f"bradley-terry weights x {scale:g}",
+        lambda f, s=scale: ratings_of(s),
+        same_as(lambda: bt_direct(1.0), equal_ratings),
+    )
 
 
 def anchored(table: pd.DataFrame) -> None:
     assert table.set_index("system").loc["s1", "rating"] == pytest.approx(1200.0)
 
 
-good("leaderboard command --anchor s1=1200", lambda f: ipm.leaderboard(BATTLES, rounds=0, anchor="s1", anchor_rating=1200), anchored)
+good(
+    "leaderboard command --anchor s1=1200",
+    lambda f: ipm.leaderboard(BATTLES, rounds=0, anchor="s1", anchor_rating=1200),
+    anchored,
+)
 
 
 def elo_direct(k: float) -> pd.Series:
@@ -423,11 +433,31 @@ def warns(text: str):
     return call
 
 
-bad("eval of a run sharing no judged query", lambda f: cli(["eval", f["qrels"], f["elsewhere"], "nDCG@10"]), "no query in common")
-bad("eval of a run with no judged doc", lambda f: cli(["eval", f["qrels"], f["unjudged"], "nDCG@10"]), "none of its retrieved documents is judged on 100% of queries")
-bad("leaderboard of a run with no judged doc", lambda f: cli(["leaderboard", "--qrels", f["qrels"], f["r0"], f["unjudged"]]), "none of its retrieved documents is judged on 100%")
-bad("leaderboard of a run sharing no query", lambda f: cli(["leaderboard", "--qrels", f["qrels"], f["r0"], f["elsewhere"]]), "no query in common")
-bad("battles_from_runs of unjudged runs", lambda f: ipm.leaderboards.boards.battles_from_runs([f["unjudged"], f["elsewhere"]], f["qrels"]), "judged")
+bad(
+    "eval of a run sharing no judged query",
+    lambda f: cli(["eval", f["qrels"], f["elsewhere"], "nDCG@10"]),
+    "no query in common",
+)
+bad(
+    "eval of a run with no judged doc",
+    lambda f: cli(["eval", f["qrels"], f["unjudged"], "nDCG@10"]),
+    "none of its retrieved documents is judged on 100% of queries",
+)
+bad(
+    "leaderboard of a run with no judged doc",
+    lambda f: cli(["leaderboard", "--qrels", f["qrels"], f["r0"], f["unjudged"]]),
+    "none of its retrieved documents is judged on 100%",
+)
+bad(
+    "leaderboard of a run sharing no query",
+    lambda f: cli(["leaderboard", "--qrels", f["qrels"], f["r0"], f["elsewhere"]]),
+    "no query in common",
+)
+bad(
+    "battles_from_runs of unjudged runs",
+    lambda f: ipm.leaderboards.boards.battles_from_runs([f["unjudged"], f["elsewhere"]], f["qrels"]),
+    "judged",
+)
 good(
     "battles_from_runs warns with the share of queries",
     lambda f: warns("none of its retrieved documents is judged on 50% of queries")(
@@ -471,9 +501,21 @@ for options, text in (
     (["--reference", "A"], "--reference"),
     (["--show", "diagnostics", "--seed", "3"], "--seed"),
 ):
-    bad(f"judges command {' '.join(options)}", lambda f, o=options: cli(["judges", f"A={f['pairs']}", f"B=log:{f['log']}", *o]), text)
-bad("judges self-pair in a pairs file", lambda f: cli(["judges", f"A={f['self_pairs']}", f"B={f['pairs']}"]), "self_pairs.txt:2: doc 'd3' is compared with itself")
-bad("judges self-pair in a log", lambda f: cli(["judges", f"A=log:{f['self_log']}", f"B={f['pairs']}"]), "self_log.txt:2: doc 'd4' is compared with itself")
+    bad(
+        f"judges command {' '.join(options)}",
+        lambda f, o=options: cli(["judges", f"A={f['pairs']}", f"B=log:{f['log']}", *o]),
+        text,
+    )
+bad(
+    "judges self-pair in a pairs file",
+    lambda f: cli(["judges", f"A={f['self_pairs']}", f"B={f['pairs']}"]),
+    "self_pairs.txt:2: doc 'd3' is compared with itself",
+)
+bad(
+    "judges self-pair in a log",
+    lambda f: cli(["judges", f"A=log:{f['self_log']}", f"B={f['pairs']}"]),
+    "self_log.txt:2: doc 'd4' is compared with itself",
+)
 
 
 def lines_read(table: pd.DataFrame) -> None:
@@ -481,8 +523,16 @@ def lines_read(table: pd.DataFrame) -> None:
     assert row["judgments"] == 3 * len(QUERIES) and row["unusable"] == len(QUERIES)
 
 
-good("judges diagnostics count the unusable lines read", lambda f: panel.diagnostics(panel.align({"A": f["pairs"], "B": "log:" + f["log"]})), lines_read)
-good("judges agreement at confidence 0.9", lambda f: panel.agreement(aligned(f), confidence=0.9, samples=50), lambda t: None if len(t) == 1 else pytest.fail("one pair of judges"))
+good(
+    "judges diagnostics count the unusable lines read",
+    lambda f: panel.diagnostics(panel.align({"A": f["pairs"], "B": "log:" + f["log"]})),
+    lines_read,
+)
+good(
+    "judges agreement at confidence 0.9",
+    lambda f: panel.agreement(aligned(f), confidence=0.9, samples=50),
+    lambda t: None if len(t) == 1 else pytest.fail("one pair of judges"),
+)
 
 # measure parameters: one check, one message, at every entry point
 
@@ -583,7 +633,9 @@ good("calc_aggregate RBP(p=0.5,rel=1)", calc_aggregate("RBP(p=0.5,rel=1)"), one_
 
 
 def experiment_with(**options):
-    return lambda f: ipm.Experiment([run_frame("r0"), run_frame("r1"), run_frame("r2")], qrels_frame(), ["P@5"], **options)
+    return lambda f: ipm.Experiment(
+        [run_frame("r0"), run_frame("r1"), run_frame("r2")], qrels_frame(), ["P@5"], **options
+    )
 
 
 for options, text in (
@@ -609,7 +661,11 @@ EXPERIMENT_CLI = [
     (["--alpha", "0.1", "--baseline", "r0"], "--alpha"),
 ]
 for options, text in EXPERIMENT_CLI:
-    bad(f"experiment command {' '.join(options)}", lambda f, o=options: cli(["experiment", f["qrels"], f["r0"], f["r1"], f["r2"], "-m", "P@5", *o]), text)
+    bad(
+        f"experiment command {' '.join(options)}",
+        lambda f, o=options: cli(["experiment", f["qrels"], f["r0"], f["r1"], f["r2"], "-m", "P@5", *o]),
+        text,
+    )
 good(
     "Experiment perquery='both' with anova",
     experiment_with(perquery="both", anova=True),

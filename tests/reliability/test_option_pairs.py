@@ -10,17 +10,12 @@ option (when that one works too).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import itertools
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-from ir_pref_measures.commands import main
-from ir_pref_measures.errors import InputError
+from conftest import run_cli
 
 QUERIES = [f"q{i:02d}" for i in range(12)]  # enough queries that 200 random permutations are not all of them
 
@@ -163,17 +158,8 @@ def _outcome(command: str, chosen: tuple[str, ...], inputs) -> tuple[int, str]:
 
 
 def _run(argv: list[str]) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            status = main(argv)
-        except SystemExit as stop:  # a usage error
-            status = stop.code if isinstance(stop.code, int) else 2
-        except InputError as error:
-            err.write(f"ir-pref-measures: {error}\n")
-            status = 2
-    return status, f"{out.getvalue()}\n=== stderr\n{err.getvalue()}"
+    out, err, status = run_cli(argv)
+    return status, f"{out}\n=== stderr\n{err}"
 
 
 def _combinations() -> list[tuple[str, tuple[str, ...]]]:
