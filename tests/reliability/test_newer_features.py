@@ -17,6 +17,7 @@ import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import ir_measures
 import numpy as np
@@ -78,7 +79,11 @@ def run_frame(name: str = "r0") -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory) -> dict[str, str]:
-    folder = tmp_path_factory.mktemp("newer")
+    return make_files(tmp_path_factory.mktemp("newer"))
+
+
+def make_files(folder) -> dict[str, str]:
+    """The input files of the cases, written in ``folder``."""
     paths = {"qrels": folder / "qrels.txt", "battles": folder / "battles.txt"}
     paths["qrels"].write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in QRELS.items() for d, g in docs.items()))
     for name, run in RUNS.items():
@@ -689,5 +694,33 @@ def test_the_corpus_is_large():
     assert len(CASES) >= 320
 
 
-if __name__ == "__main__":  # the tally: python tests/reliability/test_newer_features.py (from tests/)
-    print(len(CASES), "cases")
+def outcome(case: Case, files: dict[str, str]) -> str:
+    """``ok``, ``crash`` (an exception other than InputError), ``silent`` (a value where an error belongs, or a wrong
+    value) or ``refused`` (an InputError where a value belongs, or another message than expected)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = case.call(files)
+    except InputError as error:
+        if case.error is None:
+            return "refused"
+        return "ok" if case.error in str(error) else "refused"
+    except Exception:
+        return "crash"
+    if case.error is not None:
+        return "silent"
+    try:
+        case.check(value)
+    except AssertionError:
+        return "silent"
+    return "ok"
+
+
+if __name__ == "__main__":  # the tally: cd tests && python reliability/test_newer_features.py
+    import collections
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        written = make_files(Path(folder))
+        tally = collections.Counter(outcome(case, written) for case in CASES)
+    print(f"{len(CASES)} cases: " + ", ".join(f"{tally[k]} {k}" for k in ("ok", "crash", "silent", "refused")))
