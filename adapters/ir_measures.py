@@ -22,7 +22,7 @@ from ir_pref_measures import engine
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.measures.catalog import SPECS, MeasureSpec
-from ir_pref_measures.measures.names import validate
+from ir_pref_measures.measures.names import check_declared, validate
 from ir_pref_measures.model.judgments import Judgments
 
 
@@ -105,6 +105,25 @@ class PreferenceProvider(providers.Provider):
         return ["query_id", "doc_id", "relevance"]
 
 
+class ParameterCheck(providers.Provider):
+    """No measure's provider: first in ``ir_measures.DefaultPipeline``, it checks the parameters of every measure
+    asked for against the catalog's declaration (:func:`~ir_pref_measures.measures.names.check_declared`: cutoffs
+    >= 1, ``rel``, ``p``, gains, ...) before any provider sees them, so that ``P@0`` is an :class:`InputError`
+    rather than an abort inside pytrec_eval, as it is for ``eval``, ``experiment`` and the API."""
+
+    NAME = "ir_pref_measures_parameters"
+
+    def supports(self, measure) -> bool:
+        check_declared(measure)
+        return False
+
+    def is_available(self) -> bool:
+        return True
+
+
+PARAMETER_CHECK = ParameterCheck()
+
+
 def register() -> PreferenceProvider:
     """Register the measures and the provider with ir_measures (idempotent)."""
     for name, measure in MEASURES.items():
@@ -114,8 +133,11 @@ def register() -> PreferenceProvider:
     if provider is None:
         provider = PreferenceProvider()
         providers.register(provider)
-    if provider not in ir_measures.DefaultPipeline.providers:
-        ir_measures.DefaultPipeline.providers.insert(1, provider)
+    pipeline = ir_measures.DefaultPipeline.providers
+    if provider not in pipeline:
+        pipeline.insert(1, provider)
+    if not any(isinstance(p, ParameterCheck) for p in pipeline):
+        pipeline.insert(0, PARAMETER_CHECK)
     return provider
 
 

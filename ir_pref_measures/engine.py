@@ -284,6 +284,29 @@ def check_overlap(ranking: Ranking, judgments: Judgments, name: str = "the run")
         )
 
 
+def unjudged_queries(ranking: Ranking, judgments: Judgments) -> tuple[int, int]:
+    """``(shared, unjudged)``: the judged queries the run holds, and among them those on which none of its
+    retrieved documents is judged."""
+    shared = ranking.query_index(judgments.query_ids) >= 0
+    doc_query = judgments.doc_query
+    retrieved = np.isfinite(ranking.rank_of(judgments.query_ids[doc_query], judgments.doc_text))
+    judged = np.bincount(doc_query[retrieved], minlength=len(judgments.query_ids)) > 0
+    return int(shared.sum()), int((shared & ~judged).sum())
+
+
+def check_judged(ranking: Ranking, judgments: Judgments, name: str = "the run") -> None:
+    """The rule against scores from nothing: :func:`check_overlap`, then an :class:`InputError` when ``ranking``
+    retrieves no judged document on any judged query it holds (every value would be that of an empty ranking)."""
+    check_overlap(ranking, judgments, name)
+    shared, unjudged = unjudged_queries(ranking, judgments)
+    if unjudged == shared:
+        raise InputError(
+            f"{name}: none of its retrieved documents is judged on 100% of queries (the {shared} judged queries it "
+            f"holds): its scores would come from nothing",
+            expected="the judgments of the run's collection and year (or a run of the judged documents)",
+        )
+
+
 def examples(ids, n: int = 3) -> str:
     """The first ``n`` of ``ids`` in string order, for a message."""
     return ", ".join(sorted(set(map(str, ids)))[:n]) or "none"

@@ -9,8 +9,11 @@ with one line saying so (see docs/testing.md).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -135,3 +138,21 @@ def missing_dataset_id(irds_home) -> str:
         dlc = Download([RequestsDownload("https://qrels.invalid/qrels.txt")], cache_path=irds_home / "missing/qrels")
         ir_datasets.registry.register(name, Dataset(TrecQrels(dlc, {})))
     return name
+
+
+def run_cli(argv: list[str]) -> tuple[str, str, int]:
+    """(stdout, stderr, exit status) of the command, in-process; any exception but InputError fails the test."""
+    from ir_pref_measures.commands import main
+    from ir_pref_measures.errors import InputError
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            status = main(argv)
+        except SystemExit as stop:
+            status = stop.code if isinstance(stop.code, int) else 2
+        except InputError as error:  # the entry point prints it
+            err.write(f"ir-pref-measures: {error}\n")
+            status = 2
+    return out.getvalue(), err.getvalue(), status

@@ -35,13 +35,24 @@ def add_parser(subparsers) -> None:
     compare.set_defaults(handler=run)
 
 
+GRADED_RPP = {"rpp", "invrpp", "dcgrpp"}  # the measures --graded-rpp changes
+
+
 def run(args: argparse.Namespace) -> None:
     from ir_pref_measures.comparison.pairwise import comparison, load_runs, parse_measures
     from ir_pref_measures.dropins.pref_eval import json_lines, relevant_in_file_order, tool_measures
 
     if len(args.runs) < 2:
         raise InputError(f"need at least two runs, got {len(args.runs)}")
+    if args.nosummary and not args.query_eval_wanted:
+        raise InputError("-n (no summary lines) without -q (per-query lines) leaves nothing to print")
+    if args.measure and args.measure_set is not None:
+        raise InputError("-m names the measures, -M a set of them: give one of the two")
     measures = parse_measures(tool_measures(args.measure, args.measure_set))
+    if args.graded_rpp and not {m.name for m in measures} & GRADED_RPP:
+        raise InputError(f"--graded-rpp changes {', '.join(sorted(GRADED_RPP))}: none of them is measured here")
+    if args.graded_rpp and args.binary_relevance is not None:
+        raise InputError("--graded-rpp with -b: on binary grades graded RPP is binary RPP")
     if args.dask:
         result = _on_cluster(args, [m.name for m in measures])
     else:

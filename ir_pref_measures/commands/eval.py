@@ -82,7 +82,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
     import ir_measures
 
     from ir_pref_measures.adapters.ir_measures import PreferenceProvider
-    from ir_pref_measures.engine import check_overlap, evaluate
+    from ir_pref_measures.engine import check_judged, evaluate
     from ir_pref_measures.measures.names import is_preference_measure
 
     with ThreadPoolExecutor(1) as reader:  # the run is read while the judgments are (Arrow and numpy free the GIL)
@@ -91,7 +91,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         parts += [sources.judgments(p, preference_format=args.prefs_format) for p in args.prefs]
         judgments = parts[0] if len(parts) == 1 else combine(*parts)
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
-    check_overlap(run, judgments)
+    check_judged(run, judgments)
     ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_preference_measure, measures))
     qrels = None if ours else judgments.qrels()  # the graded part, for ir_measures' own measures
     if args.provider:  # as ir_measures: one provider for every measure
@@ -125,7 +125,7 @@ def _measures(texts: list[str]) -> list:
     """The measures named, each once, in order; unknown names all reported at once, as ir_measures does."""
     import ir_measures
 
-    from ir_pref_measures.measures.names import validate
+    from ir_pref_measures.measures.names import literal_measure, validate
 
     measures, errors = [], []
     for name in (name for text in texts for name in text.split()):
@@ -135,9 +135,11 @@ def _measures(texts: list[str]) -> list:
             errors.append(f"unknown measure: {name}")
             continue
         except (ValueError, SyntaxError):
-            errors.append(f"syntax error: {name}")
-            continue
-        validate(measure)
+            measure = literal_measure(name)  # a value ir_measures' parser does not read, e.g. rel=-1
+            if measure is None:
+                errors.append(f"syntax error: {name}")
+                continue
+        validate(measure, name)
         if measure not in measures:
             measures.append(measure)
     if errors:

@@ -81,17 +81,15 @@ def add_parser(subparsers) -> None:
     parser.add_argument(
         "--samples",
         type=positive_int,
-        default=SAMPLES,
         help=f"resamples of the permutation and bootstrap tests and intervals (default {SAMPLES})",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    parser.add_argument("--seed", type=int, help="seed of the resampling (default 0)")
     parser.add_argument("--ci", type=probability, metavar="LEVEL", help="bootstrap confidence intervals, e.g. 0.95")
     parser.add_argument("--effect-size", action="store_true", help="the standardised mean difference to the baseline")
     parser.add_argument("--correction", metavar="METHOD", help="multiple-testing correction, e.g. holm, bonferroni")
     parser.add_argument(
         "--alpha",
         type=probability,
-        default=0.05,
         help="significance level of the correction and of the markers of --format latex/html (default 0.05)",
     )
     parser.add_argument(
@@ -111,6 +109,29 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
+ALPHA = 0.05
+RESAMPLING_TESTS = ("permutation", "bootstrap", "randomised-tukey")
+
+
+def _check_combinations(args: argparse.Namespace) -> None:
+    """The options only the command line can tell were given: ``--samples`` and ``--seed`` need a resampling
+    (``--ci``, or a permutation, bootstrap or randomised Tukey test of a baseline or of all pairs), ``--alpha`` a
+    correction or the markers of ``--format latex/html``. The other combinations are checked by
+    :func:`~ir_pref_measures.experiment.front.Experiment`."""
+    compared = args.baseline or args.all_pairs
+    resampling = args.ci is not None or compared and args.test in RESAMPLING_TESTS
+    unused = [option for option, value in (("--samples", args.samples), ("--seed", args.seed)) if value is not None]
+    if unused and not resampling:
+        raise InputError(
+            f"{' and '.join(unused)} set(s) the resampling of --ci or of a permutation, bootstrap or randomised-tukey "
+            "test (with --baseline or --all-pairs): there is none here"
+        )
+    if args.names and args.anova:
+        raise InputError("--names: the ANOVA table (--anova) names no run")
+    if args.alpha is not None and args.correction is None and args.format not in ("latex", "html"):
+        raise InputError("--alpha is the level of --correction and of the markers of --format latex/html: neither here")
+
+
 def run(args: argparse.Namespace) -> None:
     inputs = {"JUDGMENTS": [args.judged], "RUN": args.runs, "--prefs": args.prefs, "-j": args.judgments}
     check_outputs({"-o": args.output}, inputs)  # before the work: no input overwritten
@@ -119,6 +140,7 @@ def run(args: argparse.Namespace) -> None:
     if (args.all_pairs or args.anova) and args.format in ("latex", "html"):
         option = "--all-pairs" if args.all_pairs else "--anova"
         raise InputError(f"{option} gives a table of its own: not a {args.format} table of runs")
+    _check_combinations(args)
     judgments = {DEFAULT_SET: sources.grouped([args.judged, *args.prefs], preference_format=args.prefs_format)}
     for name, judged in sources.judgment_sets(args.judgments, args.prefs_format).items() if args.judgments else ():
         if name in judgments:
@@ -136,21 +158,21 @@ def run(args: argparse.Namespace) -> None:
             args.measures,
             baseline=baseline or None,
             test=args.test,
-            samples=args.samples,
-            seed=args.seed,
+            samples=SAMPLES if args.samples is None else args.samples,
+            seed=0 if args.seed is None else args.seed,
             ci=args.ci,
             effect_size=args.effect_size,
             all_pairs=args.all_pairs,
             anova=args.anova,
             correction=args.correction,
-            correction_alpha=args.alpha,
+            correction_alpha=ALPHA if args.alpha is None else args.alpha,
             perquery=args.perquery,
             round=args.round,
             topics=args.topics,
             topk=args.topk,
             client=client,
         )
-    text = render(table, args.format, args.round, alpha=args.alpha)
+    text = render(table, args.format, args.round, alpha=ALPHA if args.alpha is None else args.alpha)
     for warning in caught:
         if issubclass(warning.category, DepthWarning):
             print(f"warning: {warning.message}", file=sys.stderr)

@@ -37,14 +37,14 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     parser.add_argument("--digits", type=positive_int, help="decimal places shown")
-    parser.add_argument("--samples", type=positive_int, default=1000, help="bootstrap resamples (default: 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default: 0)")
-    parser.add_argument("--confidence", type=probability, default=0.95, help="interval level (default: 0.95)")
+    parser.add_argument("--samples", type=positive_int, help="bootstrap resamples (default: 1000)")
+    parser.add_argument("--seed", type=int, help="seed of the bootstrap (default: 0)")
+    parser.add_argument("--confidence", type=probability, help="interval level (default: 0.95)")
     parser.add_argument("--runs", nargs="+", metavar="RUN", help="runs ordered under each judge")
-    parser.add_argument("--measure", default="PGC", help="the measure ordering the runs (default: PGC)")
+    parser.add_argument("--measure", help="with --runs: the measure ordering the runs (default: PGC)")
     parser.add_argument("--reference", metavar="NAME", help="the judge whose ordering is the truth (default: first)")
     parser.add_argument("--heatmap", metavar="FILE", help="heatmap of --statistic between judges (.png, .pdf, ...)")
-    parser.add_argument("--statistic", default="kappa", help="the statistic of the heatmap (default: kappa)")
+    parser.add_argument("--statistic", help="with --heatmap: the statistic shown (default: kappa)")
     parser.add_argument("--aligned", metavar="FILE", help="write the aligned labels (CSV)")
     parser.add_argument(
         "--majority",
@@ -82,20 +82,23 @@ def run(args: argparse.Namespace) -> None:
         raise InputError(f"{args.format} output holds one table: choose it with --show ({', '.join(shown)})")
     if "systems" in shown and not args.runs:
         raise InputError("the systems table needs --runs")
+    _check_combinations(args, shown)
+    options = dict(zip(("samples", "seed", "confidence"), judges.bootstrap_options(*_bootstrap(args)), strict=True))
     reference = args.reference or next(iter(named))
     if reference not in named:
         raise InputError(f"--reference {reference!r} is not a judge: {', '.join(named)}")
     outputs = {"--heatmap": args.heatmap, "--aligned": args.aligned}
     check_outputs(outputs, {"NAME=SOURCE": list(named.values()), "--runs": args.runs})
     aligned = judges.align(named, format=args.prefs_format, majority=args.majority)
-    options = {"samples": args.samples, "seed": args.seed, "confidence": args.confidence}
     agreement = judges.agreement(aligned, **options)
     tables = {
         "agreement": lambda: agreement,
         "reliability": lambda: judges.reliability(aligned, **options),
         "diagnostics": lambda: judges.diagnostics(aligned),
         "triads": lambda: judges.triads(aligned),
-        "systems": lambda: judges.system_agreement(args.runs, named, args.measure, reference, format=args.prefs_format),
+        "systems": lambda: judges.system_agreement(
+            args.runs, named, args.measure or "PGC", reference, format=args.prefs_format
+        ),
     }
     parts = []
     for name in shown:
@@ -109,13 +112,38 @@ def run(args: argparse.Namespace) -> None:
     if args.heatmap:
         from ir_pref_measures.meta.plots import agreement_heatmap, save
 
-        figure = agreement_heatmap(judges.matrix(agreement, args.statistic), title=args.statistic)
+        figure = agreement_heatmap(judges.matrix(agreement, args.statistic or "kappa"), title=args.statistic or "kappa")
         with replacing(args.heatmap) as temporary:
             save(figure, temporary)
         print(f"wrote {args.heatmap}", file=sys.stderr)
     if args.aligned:
         write_text(args.aligned, aligned.frame().to_csv(index=False))
     sys.stdout.write("\n".join(parts))
+
+
+def _bootstrap(args: argparse.Namespace) -> tuple:
+    """``--samples``, ``--seed``, ``--confidence`` with their defaults."""
+    given = (args.samples, args.seed, args.confidence)
+    return tuple(default if value is None else value for value, default in zip(given, (1000, 0, 0.95), strict=True))
+
+
+def _check_combinations(args: argparse.Namespace, shown: list[str]) -> None:
+    """An option that the tables and files asked for do not use is an error, never ignored."""
+    unused = []
+    if not args.runs:
+        given = (("--measure", args.measure), ("--reference", args.reference))
+        unused += [option for option, value in given if value is not None]
+    elif "systems" not in shown:
+        unused.append("--runs (the systems table: --show systems)")
+    if args.statistic is not None and not args.heatmap:
+        unused.append("--statistic (it goes with --heatmap)")
+    if not ({"agreement", "reliability"} & set(shown)) and not args.heatmap:
+        given = (("--samples", args.samples), ("--seed", args.seed), ("--confidence", args.confidence))
+        unused += [
+            f"{option} (the bootstrap of the agreement and reliability tables)" for option, v in given if v is not None
+        ]
+    if unused:
+        raise InputError(f"option(s) without effect here: {'; '.join(unused)}")
 
 
 def _named_rows(table):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from ir_pref_measures.commands.options import non_negative, non_negative_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing
@@ -25,26 +26,22 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("inputs", nargs="+", metavar="BATTLES|RUN", help="a battle file, or with --qrels the runs")
     parser.add_argument("--qrels", metavar="QRELS", help="compare the RUN files on these judgments (file or ID)")
-    parser.add_argument(
-        "-m", "--measure", default="rpp", help="with --qrels: the compare measure deciding each battle (default rpp)"
-    )
+    parser.add_argument("-m", "--measure", help="with --qrels: the compare measure deciding each battle (default rpp)")
     parser.add_argument("--method", choices=("bt", "elo"), default="bt", help="Bradley-Terry (default) or online Elo")
     parser.add_argument(
         "--prior",
         type=non_negative,
-        default=0.0,
         metavar="L",
         help="L2 penalty L/2 * sum(beta^2) on the log-strengths (default 0: the battles must identify the ratings)",
     )
     parser.add_argument("--anchor", metavar="SYSTEM[=RATING]", help="fix SYSTEM's rating at RATING (default 1000)")
+    parser.add_argument("--rounds", type=non_negative_int, help="bootstrap rounds (default 1000; 0: no intervals)")
     parser.add_argument(
-        "--rounds", type=non_negative_int, default=1000, help="bootstrap rounds (default 1000; 0: no intervals)"
+        "--resample", choices=("battles", "queries"), help="what a bootstrap round draws (default battles)"
     )
-    parser.add_argument(
-        "--resample", choices=("battles", "queries"), default="battles", help="what a bootstrap round draws"
-    )
-    parser.add_argument("--level", type=probability, default=0.95, help="interval level (default 0.95)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    parser.add_argument("--level", type=probability, help="interval level (default 0.95)")
+    parser.add_argument("--seed", type=int, help="seed of the bootstrap (default 0)")
+    parser.add_argument("--k", type=float, help="with --method elo: the K-factor (default 4)")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     parser.add_argument("--digits", type=non_negative_int, help="decimal places shown")
     parser.add_argument("--win-rates", action="store_true", help="print the win-rate matrix after the table")
@@ -63,21 +60,18 @@ def run(args: argparse.Namespace) -> None:
         for path in filter(None, plots.values()):
             check_path(path)
     check_outputs(plots, {"BATTLES|RUN": args.inputs, "--qrels": args.qrels})
-    if args.method == "elo" and args.resample != "battles":
-        raise InputError("--resample goes with --method bt (online Elo has no intervals)")
     anchor, anchor_rating = _anchor(args.anchor)
-    battles = _battles(args)
-    result = leaderboard.rate(
-        battles,
-        method=args.method,
-        prior=args.prior,
-        anchor=anchor,
-        anchor_rating=anchor_rating,
-        rounds=args.rounds if args.method == "bt" else 0,
-        resample=args.resample,
-        level=args.level,
-        seed=args.seed,
-    )
+    options = {"method": args.method, "prior": args.prior, "anchor": anchor, "anchor_rating": anchor_rating}
+    options |= {"rounds": args.rounds, "resample": args.resample, "level": args.level, "seed": args.seed, "k": args.k}
+    leaderboard.rating_options(**options)  # before the input is read
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        result = leaderboard.rate(_battles(args), **options)
+    for warning in caught:  # ours in one line of words; any other as Python shows it
+        if warning.category is UserWarning:
+            print(f"warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     table = result.table()
     order = list(table["system"])
     win_rates = result.win_rates().loc[order, order]  # best first, as the table
@@ -95,21 +89,22 @@ def run(args: argparse.Namespace) -> None:
     sys.stdout.write(text)
 
 
-def _anchor(spec: str | None) -> tuple[str | None, float]:
+def _anchor(spec: str | None) -> tuple[str | None, float | None]:
+    """``SYSTEM[=RATING]`` as (system, rating or None); a text after the last ``=`` that is not a number is part
+    of the system's name."""
     if spec is None:
-        return None, 1000.0
+        return None, None
     name, equals, rating = spec.rpartition("=")
     if not equals:
-        return spec, 1000.0
+        return spec, None
     try:
         return name, float(rating)
     except ValueError:
-        return spec, 1000.0  # a system whose name holds '='
+        return spec, None  # a system whose name holds '='
 
 
 def _battles(args: argparse.Namespace):
-    from ir_pref_measures.comparison.pairwise import compare, load_runs
-    from ir_pref_measures.leaderboards.boards import battles_from_compare
+    from ir_pref_measures.leaderboards.boards import battles_from_runs
 
     if args.qrels is None:
         if len(args.inputs) != 1:
@@ -117,11 +112,10 @@ def _battles(args: argparse.Namespace):
                 f"one battle file, or runs with --qrels; got {len(args.inputs)} files without --qrels",
                 expected="leaderboard BATTLES, or leaderboard --qrels QRELS RUN RUN...",
             )
+        if args.measure is not None:
+            raise InputError("--measure decides the battles between runs: it goes with --qrels and RUN files")
         return args.inputs[0]
-    if len(args.inputs) < 2:
-        raise InputError(f"need at least two runs, got {len(args.inputs)}")
-    table = compare(load_runs(args.inputs), args.qrels, measures=[args.measure], perquery=True)
-    return battles_from_compare(table, args.measure)
+    return battles_from_runs(args.inputs, args.qrels, args.measure or "rpp")
 
 
 def _wrote(figure, path: str) -> None:

@@ -19,7 +19,7 @@ from ir_pref_measures.ids import arrow, as_numpy, ranges
 from ir_pref_measures.loading.sources import ranking as as_ranking
 from ir_pref_measures.measures.compatibility import relevant
 from ir_pref_measures.measures.rbo import normalized
-from ir_pref_measures.measures.tied_rbo import SCORES, TIES, TiedLists, tied_rbo
+from ir_pref_measures.measures.tied_rbo import SCORES, TiedLists, check_params, tied_rbo
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
@@ -28,16 +28,6 @@ if TYPE_CHECKING:
 
 SUMMARY = "all"
 MATCH_BLOCK = 1 << 16  # docs of both runs encoded at a time
-
-
-def check_options(p: float, ties: str, depth: int | None) -> None:
-    """Raise :class:`InputError` unless ``0 < p < 1``, ``ties`` is w, a or b and ``depth`` is None or >= 1."""
-    if not 0 < p < 1:
-        raise InputError(f"RBO persistence p={p} is out of range", expected="0 < p < 1")
-    if ties not in TIES:
-        raise InputError(f"RBO ties={ties!r} is unknown", expected=f"one of {', '.join(TIES)}")
-    if depth is not None and (int(depth) != depth or depth < 1):
-        raise InputError(f"RBO depth={depth} is not a positive integer", expected="a depth >= 1, or none")
 
 
 def _tied_lists(run: Ranking, query_ids: np.ndarray, depth: int | None) -> tuple[TiedLists, pa.Array]:
@@ -105,7 +95,7 @@ def rbo_between(
     run_a: Ranking, run_b: Ranking, query_ids: np.ndarray, p: float = 0.9, ties: str = "a", depth: int | None = None
 ) -> dict[str, np.ndarray]:
     """Tie-aware RBO of two runs in each of ``query_ids``: ``{"ext", "min", "max", "res"} -> values``."""
-    check_options(p, ties, depth)
+    p, ties, depth = check_params(p, ties, depth)
     query_ids = np.asarray(query_ids)
     lists_a, docs_a = _tied_lists(run_a, query_ids, depth)
     lists_b, docs_b = _tied_lists(run_b, query_ids, depth)
@@ -121,7 +111,7 @@ def rbo_runs(
     ``perquery``, then the mean over those queries (``query_id = "all"``)."""
     import pandas as pd
 
-    check_options(p, ties, depth)
+    p, ties, depth = check_params(p, ties, depth)
     a, b = as_ranking(run_a), as_ranking(run_b)
     query_ids = np.union1d(a.query_ids.astype(str), b.query_ids.astype(str)).astype(object)
     if not len(query_ids):
@@ -147,7 +137,7 @@ def tied_compatibility(
     ranking of the docs with a grade > 0 by grade, equal grades tied (every order of the ideal result set at
     once, where Clarke et al. pick the order closest to the run); with ``normalize``, divided by the ideal's
     RBO with itself (0 for an empty ideal)."""
-    check_options(p, ties, depth)
+    p, ties, depth = check_params(p, ties, depth)
     queries = np.asarray(queries, dtype=np.int64)
     slot = np.full(len(judgments), -1, dtype=np.int64)
     slot[queries] = np.arange(len(queries))

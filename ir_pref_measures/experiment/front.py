@@ -147,6 +147,8 @@ def Experiment(
         raise InputError("the all-pairs and ANOVA tables are DataFrames: not with dataframe=False or highlight")
     wanted, mrt = _without_mrt(call.measures)
     experiment = Plan.of(call.judgments, wanted)
+    pairwise = bool(experiment.columns(is_pairwise))
+    _check_combinations(settings, baseline, perquery is True and save_dir is None, pairwise, call.names is not None)
     frame_topics = call.topics if isinstance(call.topics, pd.DataFrame) else None
     if frame_topics is not None:
         _check_topic_overlap(frame_topics, experiment.judged, filter_by_qrels, filter_by_topics)
@@ -329,6 +331,36 @@ def _with_unjudged(long: pd.DataFrame, unjudged: list[str], run_names, columns) 
         columns=["name", "qid", "measure", "value"],
     )
     return pd.concat([long, rows], ignore_index=True).sort_values(["name", "qid"], kind="stable", ignore_index=True)
+
+
+def _check_combinations(settings: Tests, baseline, long_only: bool, pairwise: bool, named: bool) -> None:
+    """An option that the table asked for does not use is an :class:`InputError`, never ignored: the options of
+    the runs' table (its tests, intervals and effect sizes; a baseline, unless ``pairwise`` measures are relative
+    to it) with ``perquery=True`` (the long table alone), ``anova`` or ``all_pairs``; a test or an effect size
+    without a baseline or the pairs of runs."""
+    given = {
+        "baseline": baseline is not None and not (long_only and pairwise),
+        "test": settings.test != "t",
+        "ci": settings.ci is not None,
+        "effect_size": settings.effect_size,
+        "correction": settings.correction is not None,
+        "all_pairs": settings.all_pairs,
+        "anova": settings.anova,
+    }
+    table_options = [name for name, on in given.items() if on]
+    if long_only and table_options:
+        raise InputError(
+            f"perquery=True gives the long table name, qid, measure, value alone: {', '.join(table_options)} "
+            "shape the table of runs (perquery='both' gives both tables)"
+        )
+    if settings.anova and named:
+        raise InputError("anova gives the ANOVA table of each measure, which names no run: names do not apply to it")
+    if settings.anova and (unused := [n for n in table_options if n != "anova"]):
+        raise InputError(f"anova gives the ANOVA table of each measure: {', '.join(unused)} do(es) not apply to it")
+    if settings.all_pairs and given["baseline"]:
+        raise InputError("all_pairs compares every pair of runs: a baseline does not apply to it")
+    if not (given["baseline"] or settings.all_pairs) and (unused := [n for n in ("test", "effect_size") if given[n]]):
+        raise InputError(f"{', '.join(unused)} compare(s) runs: give a baseline or all_pairs=True")
 
 
 def _check_options(save_mode: str, highlight: str | None, perquery, round) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures import arguments
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.stats import paired as tests
 from ir_pref_measures.stats import tukey
@@ -273,6 +274,7 @@ def check_tests(settings: Tests) -> None:
     if settings.ci is not None and not 0 < settings.ci < 1:
         raise InputError(f"ci (a confidence level) must lie strictly between 0 and 1, not {settings.ci!r}")
     tests.check_samples(settings.samples)
+    arguments.seed(settings.seed)
 
 
 def baseline_names(baseline, names: list[str]) -> list[str]:

@@ -33,6 +33,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures import arguments
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import intern, unique_sorted
 from ir_pref_measures.judges import coefficients as kernels
@@ -178,12 +179,23 @@ def _interval(per_query: np.ndarray, statistic, samples: int, seed: int, confide
     return float(low), float(high)
 
 
+def bootstrap_options(samples=SAMPLES, seed=0, confidence=CONFIDENCE) -> tuple[int, int, float]:
+    """``samples``, ``seed`` and ``confidence`` of :func:`agreement` and :func:`reliability` checked
+    (:mod:`ir_pref_measures.arguments`)."""
+    return (
+        arguments.positive_int(samples, "samples"),
+        arguments.seed(seed),
+        arguments.open_unit(confidence, "confidence"),
+    )
+
+
 def agreement(
     aligned: Aligned, *, samples: int = SAMPLES, seed: int = 0, confidence: float = CONFIDENCE
 ) -> pd.DataFrame:
     """One row per two judges (in the order given), on the pairs both judged: ``pairs, agree, tie, disagree``,
     their rates, ``kappa``, ``weighted kappa``, ``alpha``, ``alpha ordinal``, each statistic with ``ci low`` and
     ``ci high`` (bootstrap over queries, ``samples`` resamples seeded by ``seed``)."""
+    samples, seed, confidence = bootstrap_options(samples, seed, confidence)
     n_queries = len(aligned.query_ids)
     rows = []
     for i, j in combinations(range(len(aligned.judges)), 2):
@@ -215,6 +227,7 @@ def reliability(
     """Across all judges, on the pairs two or more of them judged: Fleiss' kappa (Gwet's form where pairs have
     different numbers of judges) and Krippendorff's alpha (nominal, ordinal); one row per statistic with ``judges,
     pairs, value, ci low, ci high``."""
+    samples, seed, confidence = bootstrap_options(samples, seed, confidence)
     m = len(aligned.judges)
     if m < 2:
         raise InputError("reliability needs two or more judges")
@@ -298,7 +311,7 @@ def _vote_diagnostics(votes: JudgeVotes) -> dict:
     from scipy.stats import binomtest
 
     counts = kernels.majority(votes.key, votes.label)[2]
-    row = {"judgments": len(votes.key), "unusable": votes.unusable}
+    row = {"judgments": len(votes.key) + votes.unusable, "unusable": votes.unusable}  # lines read
     row["repeated"] = int((counts.sum(axis=1) > 1).sum())
     row["contradicted"] = int(((counts[:, 0] > 0) & (counts[:, 2] > 0)).sum())
     strict = votes.shown & (votes.label != 0)

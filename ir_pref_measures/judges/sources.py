@@ -17,9 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import arrow
+from ir_pref_measures.ids import arrow, as_numpy
 from ir_pref_measures.loading import sources
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.parsing import formats, preferences
@@ -101,11 +102,23 @@ def _read(source, format: str | None):
     if chosen == "qrels":
         return _grades(sources.qrels_table(raw))
     columns = preferences.preference_columns(raw, chosen)
+    _check_distinct_docs(columns, LAYOUTS[chosen])
     return _votes(columns.fields, shown=chosen != "pairs")
+
+
+LAYOUTS = {"carterette": preferences.CARTERETTE, "winner": preferences.WINNER, "pairs": preferences.PAIRS}
+
+
+def _check_distinct_docs(columns: formats.Columns, layout: formats.Layout) -> None:
+    """An :class:`InputError` naming the file and line of the first pair of a doc with itself."""
+    a, b = columns.fields["doc_id_a"], columns.fields["doc_id_b"]
+    same = as_numpy(pc.equal(a, b))
+    formats.fail_at(columns, same, lambda r: f"doc {a[r].as_py()!r} is compared with itself", layout)
 
 
 def _log(raw: formats.RawFile) -> Votes:
     columns = preferences.judging_log_columns(raw)
+    _check_distinct_docs(columns, preferences.JUDGING_LOG)
     verdict = columns.fields["verdict"]
     usable = verdict != preferences.UNUSABLE
     texts = [_kept(columns.fields[c], usable) for c in ("query_id", "doc_id_a", "doc_id_b")]

@@ -13,20 +13,26 @@ returns its table. Definitions and citations: :mod:`~ir_pref_measures.leaderboar
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.comparison.pairwise import SUMMARY
+from ir_pref_measures import arguments
+from ir_pref_measures.comparison.pairwise import SUMMARY, compare, load_runs
+from ir_pref_measures.engine import check_judged, unjudged_queries
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.render import render
 from ir_pref_measures.ids import intern
 from ir_pref_measures.leaderboards import ratings as kernels
-from ir_pref_measures.leaderboards.intervals import Resamples, bootstrap
+from ir_pref_measures.leaderboards.intervals import RESAMPLES, Resamples, bootstrap
+from ir_pref_measures.loading import sources
 from ir_pref_measures.parsing.battles import read_battles
 
 METHODS = ("bt", "elo")
+METHOD_OPTIONS = {"bt": ("prior", "rounds", "resample", "level", "seed"), "elo": ("k",)}
 ROUNDS = 1000
 LEVEL = 0.95
 
@@ -47,6 +53,30 @@ def battles_from_compare(table: pd.DataFrame, measure: str = "rpp") -> pd.DataFr
     return pd.DataFrame(
         {"query_id": rows["query_id"], "system_a": rows["run_i"], "system_b": rows["run_j"], "winner": winner}
     ).reset_index(drop=True)
+
+
+def battles_from_runs(runs, qrels, measure: str = "rpp") -> pd.DataFrame:
+    """Battles of ``runs`` (a mapping name -> run or a list of paths, as :func:`compare` takes them) compared per
+    query on the graded ``qrels`` by the pairwise ``measure`` (:func:`battles_from_compare`). No scores from
+    nothing: a run that holds no judged query, or retrieves no judged document on any of them, is an
+    :class:`InputError` (:func:`~ir_pref_measures.engine.check_judged`, the rule of ``eval``); one that retrieves
+    no judged document on some of them gives a warning with their share (its battles there are lost or tied
+    without evidence)."""
+    rankings = {name: sources.ranking(run) for name, run in load_runs(runs).items()}
+    if len(rankings) < 2:
+        raise InputError(f"a leaderboard needs at least two runs, got {len(rankings)}")
+    judgments = sources.judgments(qrels, format="qrels", repeated="max")
+    for name, ranking in rankings.items():
+        check_judged(ranking, judgments, f"run {name}")
+        shared, unjudged = unjudged_queries(ranking, judgments)
+        if unjudged:
+            warnings.warn(
+                f"run {name}: none of its retrieved documents is judged on {100 * unjudged / shared:.0f}% of queries "
+                f"({unjudged} of {shared})",
+                stacklevel=2,
+            )
+    table = compare(rankings, qrels, measures=[measure], perquery=True)
+    return battles_from_compare(table, measure)
 
 
 def battles_from_values(values: pd.DataFrame, measure: str | None = None) -> pd.DataFrame:
@@ -149,36 +179,64 @@ def encoded(battles: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray, n
     return [str(n) for n in names], a.astype(np.int64), b.astype(np.int64), query.astype(np.int64)
 
 
-def rate(
-    battles,
+def rating_options(
     *,
     method: str = "bt",
-    prior: float = 0.0,
+    prior: float | None = None,
     anchor: str | None = None,
-    anchor_rating: float = kernels.INIT,
-    rounds: int = ROUNDS,
-    resample: str = "battles",
-    level: float = LEVEL,
-    seed: int = 0,
-    k: float = kernels.ELO_K,
-) -> Ratings:
+    anchor_rating: float | None = None,
+    rounds: int | None = None,
+    resample: str | None = None,
+    level: float | None = None,
+    seed: int | None = None,
+    k: float | None = None,
+) -> dict:
+    """The options of :func:`rate` checked, with their defaults: an :class:`InputError` names a bad value or an
+    option of the other method (so a command checks them before reading its input)."""
+    method = arguments.choice(method, "method", METHODS)
+    given = {"prior": prior, "rounds": rounds, "resample": resample, "level": level, "seed": seed, "k": k}
+    others = [name for name, value in given.items() if value is not None and name not in METHOD_OPTIONS[method]]
+    if rounds == 0 and method == "elo":  # no intervals: what online Elo gives anyway
+        others.remove("rounds")
+    if others:
+        raise InputError(f"{', '.join(others)} {'does' if len(others) == 1 else 'do'} not go with method={method!r}")
+    prior = arguments.non_negative(0.0 if prior is None else prior, "prior")
+    rounds = arguments.integer(ROUNDS if rounds is None else rounds, "rounds", 0)
+    resample = arguments.choice("battles" if resample is None else resample, "resample", RESAMPLES)
+    level = arguments.open_unit(LEVEL if level is None else level, "level")
+    seed = arguments.seed(0 if seed is None else seed)
+    k = arguments.positive(kernels.ELO_K if k is None else k, "k")
+    if anchor is not None and not isinstance(anchor, str):
+        raise InputError(f"anchor={anchor!r}: must be a system's name (a string)")
+    if anchor is None and anchor_rating is not None:
+        raise InputError(f"anchor_rating={anchor_rating!r} needs an anchor (anchor=SYSTEM)")
+    anchor_rating = arguments.number(kernels.INIT if anchor_rating is None else anchor_rating, "anchor_rating")
+    return {
+        "method": method, "prior": prior, "anchor": anchor, "anchor_rating": anchor_rating, "rounds": rounds,
+        "resample": resample, "level": level, "seed": seed, "k": k,
+    }  # fmt: skip
+
+
+def rate(battles, **options: Any) -> Ratings:
     """Rate the systems of ``battles`` (a battle file, or a table: see :func:`read_battles`).
 
     ``method="bt"``: Bradley-Terry maximum likelihood on the Elo scale (mean 1000, or ``anchor`` at
-    ``anchor_rating``), with an L2 ``prior`` on the log-strengths when given; the battles must identify the
-    ratings otherwise (an :class:`InputError` names the systems that prevent it). ``rounds`` bootstrap rounds
-    (0: none) resampling ``battles`` or ``queries``, seeded by ``seed``; intervals at ``level``.
-    ``method="elo"``: online Elo in input order (``k``, base 10, scale 400, from 1000), without intervals.
+    ``anchor_rating``, default 1000), with an L2 ``prior`` on the log-strengths when given (default 0); the battles
+    must identify the ratings otherwise (an :class:`InputError` names the systems that prevent it). ``rounds``
+    bootstrap rounds (default 1000; 0: none) resampling ``battles`` (default) or ``queries``, seeded by ``seed``
+    (default 0); intervals at ``level`` (default 0.95).
+    ``method="elo"``: online Elo in input order (``k``, default 4; base 10, scale 400, from 1000), without
+    intervals. The options are those of :func:`rating_options`; one of the other method is an :class:`InputError`,
+    never ignored.
     """
-    if method not in METHODS:
-        raise InputError(f"unknown rating method {method!r}", expected=f"one of {', '.join(METHODS)}")
-    if not (np.isfinite(prior) and prior >= 0):
-        raise InputError(f"prior must be a non-negative number, not {prior!r}")
-    if not 0 < level < 1:
-        raise InputError(f"level must be in (0, 1), not {level!r}")
+    options = rating_options(**options)
+    method, prior, anchor, anchor_rating = (options[key] for key in ("method", "prior", "anchor", "anchor_rating"))
+    rounds, resample, level, seed, k = (options[key] for key in ("rounds", "resample", "level", "seed", "k"))
     table = read_battles(battles)
     names, a, b, query = encoded(table)
     outcome, weight = table["outcome"].to_numpy(), table["weight"].to_numpy()
+    if len(outcome) and (outcome == 0.5).all():
+        warnings.warn(f"all {len(outcome)} battles are ties: every system gets the same rating", stacklevel=2)
     n = len(names)
     points = kernels.points_matrix(a, b, outcome, weight, n)
     counts = _counts(a, b, outcome, n)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse import csr_array
 
+from ir_pref_measures import arguments
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.leaderboards.ratings import bradley_terry, identifiability
 
@@ -98,10 +99,10 @@ def bootstrap(
 ) -> Resamples:
     """Refit the Bradley-Terry ratings on ``rounds`` bootstrap resamples (see the module docstring), drawn with
     ``numpy.random.default_rng(seed)``: the same seed, the same rounds."""
-    if resample not in RESAMPLES:
-        raise InputError(f"unknown resampling {resample!r}", expected=f"one of {', '.join(RESAMPLES)}")
-    if not isinstance(rounds, int | np.integer) or rounds < 1:
-        raise InputError(f"rounds must be a positive integer, not {rounds!r}")
+    resample = arguments.choice(resample, "resample", RESAMPLES)
+    rounds = arguments.positive_int(rounds, "rounds")
+    prior = arguments.non_negative(prior, "prior")
+    seed = arguments.seed(seed)
     n = len(names)
     rng = np.random.default_rng(seed)
     if resample == "battles":

@@ -67,6 +67,8 @@ def bradley_terry(points: np.ndarray, prior: float = 0.0, tolerance: float = STE
 def _newton(points: np.ndarray, prior: float, tolerance: float) -> np.ndarray:
     shape, n = points.shape[:-2], points.shape[-1]
     points = points.reshape(-1, n, n)
+    if prior == 0:
+        points = unit_points(points)
     games = points + np.swapaxes(points, -1, -2)
     wins = points.sum(axis=-1)
     beta = np.zeros((len(points), n))
@@ -95,6 +97,17 @@ def _newton(points: np.ndarray, prior: float, tolerance: float) -> np.ndarray:
         moved = np.abs(size[:, None] * step).max(axis=-1)
         active = active[moved > tolerance]
     raise ValueError("the Bradley-Terry iterations did not converge: is the comparison graph identifiable?")
+
+
+def unit_points(points: np.ndarray) -> np.ndarray:
+    """Each points matrix of a batch ``(k, n, n)`` multiplied by a power of two that brings its total near n^2
+    (one point per pair of systems): without a prior the maximum-likelihood ratings do not depend on the scale of
+    the weights, and on this scale Newton's steps neither underflow (weights of 1e-300) nor overflow (1e300); a
+    power of two changes no value but the exponent."""
+    _, exponent = np.frexp(points.sum(axis=(-2, -1)))
+    _, target = np.frexp(float(points.shape[-1] ** 2))
+    shift = np.where(exponent != 0, target - exponent, 0)  # an empty matrix (no battle) stays as it is
+    return np.ldexp(points, shift[:, None, None])
 
 
 def identifiability(points: np.ndarray, names: Sequence[str]) -> str | None:

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ir_pref_measures import arguments
+from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import ranges
 
 TIES = ("w", "a", "b")
@@ -37,12 +39,12 @@ CHUNK_CELLS = (
 )  # query x depth cells per block: the block's arrays stay in cache (measured 2x faster than 1 << 21)
 
 
-def check_params(p: float, ties: str) -> None:
-    """Raise ``ValueError`` unless ``0 < p < 1`` and ``ties`` is one of :data:`TIES`."""
-    if not 0 < p < 1:
-        raise ValueError(f"RBO persistence p={p} must lie in (0, 1)")
-    if ties not in TIES:
-        raise ValueError(f"RBO ties={ties!r} must be one of {', '.join(TIES)}")
+def check_params(p: float, ties: str, depth: int | None = None) -> tuple[float, str, int | None]:
+    """``(p, ties, depth)`` checked: an :class:`InputError` unless ``0 < p < 1``, ``ties`` is one of :data:`TIES`
+    and ``depth`` is ``None`` or an integer >= 1."""
+    p = arguments.open_unit(p, "RBO persistence p")
+    ties = arguments.choice(ties, "RBO ties", TIES)
+    return p, ties, None if depth is None else arguments.positive_int(depth, "RBO depth")
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ def tied_rbo(
     ``query``, ``pos_a``, ``pos_b`` list the items the two rankings share: their query and their 0-based
     positions in ``a`` and in ``b``. The shorter ranking of a query is S (``b`` when the lengths are equal).
     """
-    check_params(p, ties)
+    p, ties, _ = check_params(p, ties)
     la, lb = np.asarray(a.lengths, np.int64), np.asarray(b.lengths, np.int64)
     query, pos_a, pos_b = (np.asarray(v, np.int64) for v in (query, pos_a, pos_b))
     if np.any(query[1:] < query[:-1]):
@@ -205,7 +207,7 @@ def _block(a: TiedLists, b: TiedLists, query, pos_a, pos_b, p: float, ties: str)
     harmonic = np.concatenate([[0.0], np.cumsum(powers / np.arange(1, len(powers) + 1))])  # sum_{d<=n} p^d / d
     x_l = np.zeros(n_queries)  # an integer: every group is whole at depth l
     x_l[filled] = np.round(overlap[(start + length - 1)[filled]])
-    tail_min = x_l * (np.log(1.0 / (1.0 - p)) - harmonic[length])
+    tail_min = x_l * (-np.log1p(-p) - harmonic[length])  # log1p: exact for p down to the smallest float
     f = (length + s - x_l).astype(np.int64)
     geometric = (powers[length] - powers[f]) / (1.0 - p)  # sum_{d=l+1..f} p^d
     tail_max = 2.0 * geometric - f * (harmonic[f] - harmonic[length]) + powers[f] / (1.0 - p)
@@ -268,12 +270,24 @@ def _flat(ranking: Sequence) -> tuple[list, list[bool]]:
     for entry in ranking:
         group = sorted(entry, key=repr) if isinstance(entry, set | frozenset | list | tuple) else [entry]
         if not group:
-            raise ValueError("an empty tie group in a ranking")
+            raise InputError(f"ranking entry {len(starts)}: an empty tie group", expected="an item or a non-empty set")
         items.extend(group)
         starts.extend([True] + [False] * (len(group) - 1))
-    if len(set(items)) != len(items):
-        raise ValueError("a ranking lists an item twice")
+    _check_distinct(items)
     return items, starts
+
+
+def _check_distinct(items: list) -> None:
+    try:
+        distinct = set(items)
+    except TypeError as error:
+        raise InputError(
+            f"a ranking holds an item that is not hashable ({error})", expected="ids: str, int, ..."
+        ) from None
+    if len(distinct) != len(items):
+        seen: set = set()
+        twice = next(item for item in items if item in seen or seen.add(item))
+        raise InputError(f"a ranking lists the item {twice!r} twice", expected="each item once")
 
 
 def _prefix(items: list, lists: TiedLists, depth: int) -> tuple[list, TiedLists]:
@@ -283,9 +297,8 @@ def _prefix(items: list, lists: TiedLists, depth: int) -> tuple[list, TiedLists]
 
 
 def _pair(x_items: list, x_lists: TiedLists, y_items: list, y_lists: TiedLists, p, ties, depth) -> dict[str, float]:
+    p, ties, depth = check_params(p, ties, depth)
     if depth is not None:
-        if int(depth) != depth or depth < 1:
-            raise ValueError(f"RBO depth={depth} must be a positive integer")
         x_items, x_lists = _prefix(x_items, x_lists, depth)
         y_items, y_lists = _prefix(y_items, y_lists, depth)
     where_y = {item: i for i, item in enumerate(y_items)}
@@ -319,15 +332,24 @@ def rbo_of_scores(
     depth: int | None = None,
 ) -> dict[str, float]:
     """Tie-aware RBO of two rankings given as items and scores (larger first; equal scores are tied)."""
+    check_params(p, ties, depth)
     pairs = []
-    for items, scores in ((x_items, x_scores), (y_items, y_scores)):
-        items, scores = list(items), np.asarray(list(scores), dtype=np.float64)
+    for side, items, scores in (("x", x_items, x_scores), ("y", y_items, y_scores)):
+        items, scores = list(items), _scores(scores, f"{side}_scores")
         if len(items) != len(scores):
-            raise ValueError(f"{len(items)} items but {len(scores)} scores")
-        if np.isnan(scores).any():
-            raise ValueError("a score is NaN")
-        if len(set(items)) != len(items):
-            raise ValueError("a ranking lists an item twice")
+            raise InputError(f"{side}_items has {len(items)} items but {side}_scores {len(scores)} scores")
+        _check_distinct(items)
         order = np.argsort(-scores, kind="stable")
         pairs.append(([items[i] for i in order], TiedLists.from_scores(scores[order], np.array([len(items)]))))
     return _pair(*pairs[0], *pairs[1], p, ties, depth)
+
+
+def _scores(scores: Iterable[float], name: str) -> np.ndarray:
+    """``scores`` as float64, each a number (not a string, not NaN; infinities order as they are)."""
+    scores = list(scores)
+    bad = [s for s in scores if isinstance(s, bool) or not isinstance(s, int | float | np.integer | np.floating)]
+    values = np.asarray(scores if not bad else [], dtype=np.float64)
+    if bad or np.isnan(values).any():
+        shown = bad[0] if bad else "nan"
+        raise InputError(f"{name}: the score {shown!r} is not a number", expected="a number per item, not NaN")
+    return values

@@ -31,9 +31,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures import arguments
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.stats import studentized_range
-from ir_pref_measures.stats.anova import anova, check_matrix
+from ir_pref_measures.stats.anova import anova, check_matrix, rescaled, standardised
 from ir_pref_measures.stats.paired import BLOCK, CONFIDENCE, check_samples
 
 SAMPLES = 5_000  # Sakai's B
@@ -79,35 +80,36 @@ class Pairs:
         return out
 
 
-def _pairs(x: np.ndarray, variance: float, margin, p) -> Pairs:
-    """The pairs of ``x``'s systems with their intervals of half-width ``margin``, adjusted ``p`` and effect sizes
-    on the residual ``variance``."""
-    i, j = np.triu_indices(x.shape[1], k=1)
-    means = x.mean(axis=0)
+def _pairs(y: np.ndarray, exponent: int, margin, p) -> Pairs:
+    """The pairs of the systems of the standardised matrix ``y`` (:func:`~ir_pref_measures.stats.anova.standardised`:
+    the scores are ``2^exponent y`` plus a constant) with their intervals of half-width ``margin`` (in the units of
+    ``y``), adjusted ``p`` and effect sizes on the residual variance; differences and intervals in the scores'
+    units."""
+    i, j = np.triu_indices(y.shape[1], k=1)
+    means = y.mean(axis=0)
     diff = means[j] - means[i]
     with np.errstate(divide="ignore", invalid="ignore"):
-        effect = diff / math.sqrt(variance)
+        effect = diff / math.sqrt(anova(y).residual_variance)
     margin = np.broadcast_to(np.asarray(margin, dtype=np.float64), diff.shape)
-    return Pairs(i, j, diff, diff - margin, diff + margin, margin.copy(), np.asarray(p, dtype=np.float64), effect)
+    low, high, diff, margin = (rescaled(v, exponent) for v in (diff - margin, diff + margin, diff, margin))
+    return Pairs(i, j, diff, low, high, margin, np.asarray(p, dtype=np.float64), effect)
 
 
 def _check_confidence(confidence: float) -> None:
-    if not 0 < confidence < 1:
-        raise InputError(f"the confidence level must lie strictly between 0 and 1, not {confidence!r}")
+    arguments.open_unit(confidence, "confidence level")
 
 
 def tukey_hsd(x, confidence: float = CONFIDENCE) -> Pairs:
     """The Tukey HSD test of every pair of systems of a ``(topics, systems)`` matrix (module docstring)."""
-    x = check_matrix(x)
+    y, exponent = standardised(check_matrix(x))
     _check_confidence(confidence)
-    n, m = x.shape
-    variance = anova(x).residual_variance
-    se = math.sqrt(variance / n)
+    n, m = y.shape
+    se = math.sqrt(anova(y).residual_variance / n)
     df = (m - 1) * (n - 1)
     i, j = np.triu_indices(m, k=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        q = np.abs(x.mean(axis=0)[j] - x.mean(axis=0)[i]) / se  # inf: no residual; NaN: nor any difference
-    return _pairs(x, variance, studentized_range.ppf(confidence, m, df) * se, studentized_range.sf(q, m, df))
+        q = np.abs(y.mean(axis=0)[j] - y.mean(axis=0)[i]) / se  # inf: no residual; NaN: nor any difference
+    return _pairs(y, exponent, studentized_range.ppf(confidence, m, df) * se, studentized_range.sf(q, m, df))
 
 
 def shuffled_ranges(x: np.ndarray, samples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
@@ -136,19 +138,21 @@ def randomised_tukey(
 ) -> Pairs:
     """The randomised Tukey HSD test of every pair of systems of a ``(topics, systems)`` matrix (module
     docstring); ``rng``: ``numpy.random.default_rng(0)`` by default."""
-    x = check_matrix(x)
+    y, exponent = standardised(check_matrix(x))
     samples = check_samples(samples)
     _check_confidence(confidence)
     rng = np.random.default_rng(0) if rng is None else rng
-    ranges, exact = shuffled_ranges(x, samples, rng)
-    i, j = np.triu_indices(x.shape[1], k=1)
-    observed = np.abs(x.mean(axis=0)[j] - x.mean(axis=0)[i])
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng={rng!r}: must be a numpy.random.Generator (numpy.random.default_rng(seed))")
+    ranges, exact = shuffled_ranges(y, samples, rng)
+    i, j = np.triu_indices(y.shape[1], k=1)
+    observed = np.abs(y.mean(axis=0)[j] - y.mean(axis=0)[i])
     # as extreme: up to the relative tolerance of scipy.stats.permutation_test (100 eps), as stats._exceeds
     threshold = observed - observed * 100 * np.finfo(np.float64).eps
     count = len(ranges) - np.searchsorted(np.sort(ranges), threshold, side="left")
     p = count / len(ranges) if exact else (count + 1) / (len(ranges) + 1)
     margin = np.quantile(ranges, confidence, method="higher")
-    return _pairs(x, anova(x).residual_variance, margin, p)
+    return _pairs(y, exponent, margin, p)
 
 
 def all_pairs(x, test: str = "tukey", *, confidence: float = CONFIDENCE, samples: int = SAMPLES, rng=None) -> Pairs:

@@ -16,9 +16,7 @@ Each case checks the clean result (equal to the result of the equivalent clean i
 
 from __future__ import annotations
 
-import contextlib
 import gzip
-import io
 import json
 import math
 import re
@@ -32,10 +30,9 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import testdata_path
+from conftest import run_cli, testdata_path
 
 import ir_pref_measures as ipm
-from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.groups import read_judgments
@@ -134,21 +131,6 @@ def write(folder: Path, name: str, text: str, *, gz: bool = False) -> str:
     data = text.encode("utf-8")
     path.write_bytes(gzip.compress(data, mtime=0) if gz else data)
     return str(path)
-
-
-def run_cli(argv: list[str]) -> tuple[str, str, int]:
-    """(stdout, stderr, exit status) of the command, in-process; any exception but InputError fails the test."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            status = main(argv)
-        except SystemExit as stop:
-            status = stop.code if isinstance(stop.code, int) else 2
-        except InputError as error:  # the entry point prints it
-            err.write(f"ir-pref-measures: {error}\n")
-            status = 2
-    return out.getvalue(), err.getvalue(), status
 
 
 def check_cli_error(out: str, err: str, status: int, path: str, line: int | None) -> None:
