@@ -4,6 +4,13 @@
 ``ir_measures.calc_aggregate([ppref@10, nDCG@10], qrels, run)`` works.
 """
 
+import os as _os
+
+if not _os.path.isdir(_os.path.join(__path__[0], "adapters")):  # imported from a source checkout's root
+    from ir_pref_measures._checkout import module_folders as _module_folders
+
+    __path__[:] = _module_folders(__path__)
+
 from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
 from ir_pref_measures.comparison.fusion import aggregate

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
-import warnings
 
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.front import DEFAULT_SET, TESTS, Experiment
 from ir_pref_measures.experiment.render import FORMATS, render
-from ir_pref_measures.experiment.runs import DepthWarning
 from ir_pref_measures.loading import sources
 from ir_pref_measures.parsing.names import named_paths
 from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
@@ -128,8 +125,7 @@ def run(args: argparse.Namespace) -> None:
     runs = named_paths(paths, args.names)
     by_path = {os.fspath(path): name for name, path in runs.items()}
     baseline = [by_path.get(b, b) for b in args.baseline or []]
-    with dask_client(args.dask, args.dask_timeout) as client, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DepthWarning)
+    with dask_client(args.dask, args.dask_timeout) as client:
         table = Experiment(
             runs,
             judgments,
@@ -151,11 +147,6 @@ def run(args: argparse.Namespace) -> None:
             client=client,
         )
     text = render(table, args.format, args.round, alpha=args.alpha)
-    for warning in caught:
-        if issubclass(warning.category, DepthWarning):
-            print(f"warning: {warning.message}", file=sys.stderr)
-        else:
-            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     if args.output:
         write_text(args.output, text)  # whole or not at all
     else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ir_pref_measures.commands.options import non_negative, non_negative_int, probability
+from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.render import FORMATS
@@ -20,7 +20,8 @@ def add_parser(subparsers) -> None:
         help="rate systems from pairwise battles: Bradley-Terry (or Elo) ratings with bootstrap intervals",
         description="Rate the systems of a battle file (lines 'qid system_a system_b winner [weight]', winner a "
         "system's name, a, b or tie), or of RUN files compared per query on --qrels by a pairwise measure (each "
-        "query is a battle between two runs, won by the sign of the measure). Bradley-Terry ratings are on the Elo "
+        "query is a battle between two runs, won by the sign of the measure; runs named by their file name without "
+        "folder, 'input.', '.gz' and extension). Bradley-Terry ratings are on the Elo "
         "scale (mean 1000), with percentile intervals and rank intervals from bootstrap rounds.",
     )
     parser.add_argument("inputs", nargs="+", metavar="BATTLES|RUN", help="a battle file, or with --qrels the runs")
@@ -28,6 +29,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument(
         "-m", "--measure", default="rpp", help="with --qrels: the compare measure deciding each battle (default rpp)"
     )
+    parser.add_argument("--topk", type=positive_int, metavar="K", help="with --qrels: cut every run at rank K first")
     parser.add_argument("--method", choices=("bt", "elo"), default="bt", help="Bradley-Terry (default) or online Elo")
     parser.add_argument(
         "--prior",
@@ -108,10 +110,13 @@ def _anchor(spec: str | None) -> tuple[str | None, float]:
 
 
 def _battles(args: argparse.Namespace):
-    from ir_pref_measures.comparison.pairwise import compare, load_runs
+    from ir_pref_measures.comparison.pairwise import compare
     from ir_pref_measures.leaderboards.boards import battles_from_compare
+    from ir_pref_measures.parsing.names import named_paths
 
     if args.qrels is None:
+        if args.topk is not None:
+            raise InputError("--topk cuts runs: it goes with --qrels and RUN files, not a battle file")
         if len(args.inputs) != 1:
             raise InputError(
                 f"one battle file, or runs with --qrels; got {len(args.inputs)} files without --qrels",
@@ -120,7 +125,7 @@ def _battles(args: argparse.Namespace):
         return args.inputs[0]
     if len(args.inputs) < 2:
         raise InputError(f"need at least two runs, got {len(args.inputs)}")
-    table = compare(load_runs(args.inputs), args.qrels, measures=[args.measure], perquery=True)
+    table = compare(named_paths(args.inputs), args.qrels, measures=[args.measure], perquery=True, topk=args.topk)
     return battles_from_compare(table, args.measure)
 
 

@@ -25,6 +25,7 @@ from ir_pref_measures.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.sources import ranking as as_ranking
 from ir_pref_measures.measures import pairwise as kernels
+from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing.names import pref_eval_id
@@ -96,12 +97,13 @@ def parse_measures(names: Sequence[str]) -> list[Measure]:
 class RelevantDocs:
     """The relevant docs of the evaluated queries, a view of the graded judgments for the pairwise kernels:
     query ``query_ids[q]`` owns columns ``starts[q]:starts[q+1]``, grades sorted descending (ties by doc id)
-    within a query."""
+    within a query; ``judgments``: those they come from (every judged doc, for :func:`warn_unjudged`)."""
 
     query_ids: np.ndarray
     starts: np.ndarray
     doc_ids: pa.Array
     grades: np.ndarray
+    judgments: Judgments | None = None
 
     @property
     def column_query_ids(self) -> np.ndarray:
@@ -154,6 +156,7 @@ def relevant_docs(
         starts=np.searchsorted(position[query][order], np.arange(len(present))),
         doc_ids=judgments.doc_text.take(arrow(kept[order])),
         grades=grades[kept][order],
+        judgments=judgments,
     )
 
 
@@ -270,12 +273,15 @@ def comparison(
     baseline: str | None = None,
     topk: int | None = None,
     graded_rpp: bool = True,
+    warn: bool = True,
 ) -> Comparison:
     """Per-query pairwise values of ``measures`` for all pairs i < j of ``rankings`` (in their order),
     or every run against ``baseline`` (run i = the run, run j = the baseline). Runs in any form
     :func:`as_ranking` takes are read ``READERS`` at a time: only the ranks of the relevant docs are kept.
     ``relevant`` may be a function that reads them: it then runs while the first runs are read (an error
-    of its own is raised first, as when read before)."""
+    of its own is raised first, as when read before). ``warn``: the warnings of
+    :mod:`~ir_pref_measures.model.coverage` (a run none of whose retrieved docs is judged; without ``topk``, runs of
+    different depths), which a caller that gave them already turns off."""
     names = list(rankings)
     if len(names) < 2:
         raise InputError(f"need at least two runs to compare, got {len(names)}")
@@ -290,9 +296,13 @@ def comparison(
     judged: Future[RelevantDocs] = Future()
     keep = any(m.family == "rbo" for m in measures)  # RBO compares whole runs: they are kept
     kept: dict[str, Ranking] = {}
+    depth: dict[str, int] = {}
 
     def read(name: str) -> np.ndarray:
         run = as_ranking(rankings[name])
+        depth[name] = depths({name: run})[name]
+        if warn and judged.result().judgments is not None:
+            warn_unjudged(name, run, judged.result().judgments)
         if keep:
             kept[name] = run
         return relevant_ranks(run, judged.result(), topk, name)
@@ -306,6 +316,8 @@ def comparison(
             pool.shutdown(cancel_futures=True)  # the runs not yet read are not read
             raise
         ranks = np.vstack(list(ranked))
+    if warn and topk is None:
+        warn_depths(depth)
     relevant = judged.result()
     positions = kernels.sort_segments(ranks, relevant.starts)
     run_values = {m.name: _metric(m, positions, ranks, relevant) for m in measures if m.is_metric}

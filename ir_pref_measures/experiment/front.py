@@ -34,7 +34,7 @@ from ir_pref_measures.experiment.columns import DEFAULT_SET, Plan, is_pairwise, 
 from ir_pref_measures.experiment.pipelines import VALIDATE, check_outputs, is_runtime_measure, plan_drawing
 from ir_pref_measures.experiment.render import HIGHLIGHTS
 from ir_pref_measures.experiment.render import highlight as styled
-from ir_pref_measures.experiment.runs import SAVE_MODES, read_runs, run_sources, save_tables, truncate, warn_depths
+from ir_pref_measures.experiment.runs import SAVE_MODES, read_runs, run_sources, save_tables, truncate
 from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's)
     TESTS,
     Tests,
@@ -47,6 +47,7 @@ from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's
 from ir_pref_measures.experiment.values import per_query
 from ir_pref_measures.loading import sources
 from ir_pref_measures.measures.names import is_preference_measure
+from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.stats import paired as tests
@@ -172,9 +173,14 @@ def Experiment(
     )
     if topk is not None:
         rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
-    warn_depths(rankings)
+    warn_depths(depths(rankings))
     baselines = baseline_names(baseline, list(rankings))
     restrict = sources.topic_ids(call.topics) if call.topics is not None and filter_by_topics else None
+    if all(len(ranking.doc_text) for ranking in rankings.values()):  # not runs of query ids alone (timings)
+        main = next(iter(experiment.sets.values()))
+        main = main if restrict is None else main.restrict(restrict)
+        for name, ranking in rankings.items():
+            warn_unjudged(name, ranking, main)
     values = experiment_values(
         rankings, experiment, baselines, settings, restrict=restrict, client=client, verbose=verbose,
         check_runs=frame_topics is None, frames=frames,
