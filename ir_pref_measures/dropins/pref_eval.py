@@ -37,6 +37,7 @@ from ir_pref_measures.comparison.pairwise import (
 )
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, as_text
+from ir_pref_measures.loading.sources import judgments as load_judgments
 from ir_pref_measures.loading.sources import qrels_table, resolve
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.parsing.formats import QRELS, load, read_columns, text_lines
@@ -52,7 +53,10 @@ ID_FIELDS = ("qid", "runi", "runj", "run", "sample", "type")
 
 def relevant_in_file_order(qrels, *, binary: float | None = None, floor: float | None = None) -> RelevantDocs:
     """The tool's reading of QRELS: a doc's grade is the largest over its lines, queries in the order of their
-    first relevant line (grades read by :func:`~ir_pref_measures.comparison.pairwise.compare_grades`)."""
+    first relevant line (grades read by :func:`~ir_pref_measures.comparison.pairwise.compare_grades`); the union
+    ``A+B`` of judgment sources (their grades), queries in id order."""
+    if isinstance(qrels, str) and "+" in qrels and not os.path.lexists(qrels):
+        return relevant_docs(load_judgments(qrels, repeated="max"), binary=binary, floor=floor)
     location = resolve(qrels, "qrels") if isinstance(qrels, str | os.PathLike) else None
     if location is not None and location.dataset is None and location.format in (None, "qrels"):
         columns = read_columns(location.path, QRELS)  # a file: its columns, no table
