@@ -33,6 +33,7 @@ DROP_INS = {  # subcommand -> why it keeps its reference tool's arguments and ru
     "rbo": "the RBO reference: two runs, its own --depth",
     "demo": "no input",
 }
+BOOTSTRAP = ["--rounds", "20", "--prior", "1"]  # few rounds; a prior keeps each finite on four queries
 DEPTH_WARNING = "the runs retrieve different numbers of documents per query"
 
 
@@ -104,7 +105,7 @@ JUDGING = {  # subcommand -> its arguments, SOURCE standing for the judgment sou
     "meta": (["meta", "consistency", "RUNS", "-j", "s=SOURCE", "-m", "s:APpref", "s:ppref@5", "--topk", "6"], True),
     "compare": (["compare", "-R", "SOURCE", "--topk", "6", "RUNS"], False),  # pairwise measures need grades
     "leaderboard": (
-        ["leaderboard", "--qrels", "SOURCE", "--topk", "6", "--rounds", "20", "--prior", "1", "RUNS"],
+        ["leaderboard", "--qrels", "SOURCE", "--topk", "6", *BOOTSTRAP, "RUNS"],
         False,
     ),
 }
@@ -159,7 +160,7 @@ def test_a_judgment_source_reads_the_same_in_the_api(inputs):
 
 RUN_NAMES = {  # subcommand -> arguments whose output names the runs
     "experiment": ["experiment", "QRELS", "RUNS", "-m", "nDCG@5", "--topk", "6"],
-    "leaderboard": ["leaderboard", "--qrels", "QRELS", "--topk", "6", "--rounds", "20", "--prior", "1", "RUNS"],
+    "leaderboard": ["leaderboard", "--qrels", "QRELS", "--topk", "6", *BOOTSTRAP, "RUNS"],
     "meta": ["meta", "consistency", "RUNS", "-j", "g=QRELS", "-m", "g:nDCG@5", "g:APpref", "--topk", "6"],
     "judges": ["judges", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "--measure", "APpref", "--topk", "6"],
     "eval": None,  # one run, ir_measures' output: no run name
@@ -179,7 +180,7 @@ def test_every_command_names_runs_by_one_rule(command, inputs, capsys):
 
 DEPTH = {  # subcommand -> arguments over the three runs of different depths (without --topk)
     "experiment": ["experiment", "QRELS", "RUNS", "-m", "nDCG@5", "APpref"],
-    "leaderboard": ["leaderboard", "--qrels", "QRELS", "--rounds", "20", "--prior", "1", "RUNS"],
+    "leaderboard": ["leaderboard", "--qrels", "QRELS", *BOOTSTRAP, "RUNS"],
     "meta": ["meta", "consistency", "RUNS", "-j", "g=QRELS", "-m", "g:nDCG@5", "g:APpref"],
     "judges": ["judges", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "--measure", "APpref"],
     "compare": ["compare", "-R", "QRELS", "RUNS"],
