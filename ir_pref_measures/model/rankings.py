@@ -207,12 +207,14 @@ class Ranking:
 
 
 def _scores_increase(query: np.ndarray, score: np.ndarray) -> bool:
-    """True when, in file order, the scores never decrease within any query and increase within some: the rank and
-    score columns of a run file swapped (``q Q0 doc 0.93 1``). ``query``: the query code of each line."""
+    """True when, in file order, the last line of every query scores above its first (queries whose first and last
+    lines score the same aside, at least one query left): the rank and score columns of a run file swapped
+    (``q Q0 doc 0.93 1``). ``query``: the query code of each line."""
     order = np.argsort(query, kind="stable")
-    same = query[order][1:] == query[order][:-1]
-    step = np.diff(score[order])[same]
-    return bool(len(step) and (step >= 0).all() and (step > 0).any())
+    starts = np.flatnonzero(np.r_[True, query[order][1:] != query[order][:-1]])
+    ends = np.r_[starts[1:], len(order)] - 1
+    change = score[order[ends]] - score[order[starts]]
+    return bool((change > 0).any() and not (change < 0).any())
 
 
 def _key(query: np.ndarray, hashes: np.ndarray, query_bits: int, rank_bits: int) -> np.ndarray:
