@@ -38,6 +38,7 @@ _LAZY = {  # name -> (module, attribute; None: the module itself)
     "judges": ("ir_pref_measures.judges", None),
     "plots": ("ir_pref_measures.meta.plots", None),
     "Experiment": ("ir_pref_measures.experiment.front", "Experiment"),
+    "paper_table": ("ir_pref_measures.experiment.render", "paper_table"),
     "topics": ("ir_pref_measures.parsing.datasets", "topics"),
     "dask": ("ir_pref_measures.dask", None),
     **{
@@ -49,9 +50,9 @@ _LAZY = {  # name -> (module, attribute; None: the module itself)
 
 
 def __getattr__(name: str):
-    """``meta``, ``judges``, ``plots``, ``Experiment``, ``topics``, ``dask`` and the leaderboard functions are
-    imported on first use, so that ``import ir_pref_measures`` loads neither pandas nor statsmodels, matplotlib or
-    Dask."""
+    """``meta``, ``judges``, ``plots``, ``Experiment``, ``paper_table``, ``topics``, ``dask`` and the leaderboard
+    functions are imported on first use, so that ``import ir_pref_measures`` loads neither pandas nor statsmodels,
+    matplotlib or Dask."""
     if name in _LAZY:
         import importlib
 
@@ -65,6 +66,7 @@ __all__ = [
     "__version__",
     "set_n_jobs",
     "Experiment",
+    "paper_table",
     "InputError",
     "aggregate",
     "battles_from_compare",

@@ -2,9 +2,9 @@
 markdown,
 and paper-ready LaTeX and HTML.
 
-The paper-ready forms (:func:`to_latex`, :func:`to_html`) follow ranx's comparison report (E. Bassani, ECIR
-2022): one row per run, one column per measure, the best value of each measure in bold, and a marker where a
-run is significantly better (up arrow) or worse (down arrow) than a baseline (the corrected p-value when the
+The paper-ready forms (:func:`paper_table`: :func:`to_latex`, :func:`to_html`) follow ranx's comparison report (E.
+Bassani, ECIR 2022): one row per run, one column per measure, the best value of each measure in bold, and a marker
+where a run is significantly better (up arrow) or worse (down arrow) than a baseline (the corrected p-value when the
 table has one, else the p-value, below ``alpha``), explained in a legend. Counts print as integers.
 """
 
@@ -334,14 +334,23 @@ def to_html(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0.
     return "\n".join(lines) + "\n"
 
 
-def highlight(table: pd.DataFrame, how: str = "bold"):
-    """A pandas Styler of the table with each measure's best value in bold (``"bold"``) or on a green
-    background (``"color"``), as ``pt.Experiment(highlight=...)``."""
-    style = {"bold": "font-weight: bold", "color": "background-color: lightgreen"}
-    if how not in HIGHLIGHTS[1:]:
-        raise InputError(f"unknown highlight {how!r}", expected="bold or color")
-    measures = measure_columns(table)
-    return table.style.highlight_max(subset=measures, props=style[how])
+def paper_table(
+    result, format: str = "latex", digits: int | None = None, *, alpha: float = 0.05, caption: str | None = None
+) -> str:
+    """The paper-ready table of an :func:`~ir_pref_measures.experiment.front.Experiment` result, as LaTeX
+    (``format="latex"``, :func:`to_latex`: booktabs rules, every name escaped) or HTML (``"html"``,
+    :func:`to_html`): one row per run, each measure's best value in bold, an arrow where a run is significantly
+    better or worse than the baseline (p-value, corrected when the table has one, below ``alpha``), the legend in
+    the caption (after ``caption``). ``result``: the table Experiment returns (a DataFrame, or the Styler of
+    ``highlight=``); ``digits``: decimal places (default 4). pandas' own ``to_latex`` knows none of this."""
+    table = getattr(result, "data", result)  # a Styler holds its table as .data
+    if not isinstance(table, pd.DataFrame):
+        raise InputError(f"a paper table is made from the table Experiment returns, not a {type(result).__name__}")
+    if format == "latex":
+        return to_latex(table, digits, alpha=alpha, caption=caption)
+    if format == "html":
+        return to_html(table, digits, alpha=alpha, caption=caption)
+    raise InputError(f"unknown paper table format {format!r}", expected="latex or html")
 
 
 def plain(table: pd.DataFrame, format: str, digits: int | None = None, *, caption: str | None = None) -> str:

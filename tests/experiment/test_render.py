@@ -93,3 +93,28 @@ def test_text_forms_print_counts_as_integers_and_honour_digits(table):
     assert "| better | 0.750 | 30 | 3 |" in render(table, "markdown", 3)
     with pytest.raises(InputError, match="unknown output format"):
         render(table, "pdf")
+
+
+def test_the_paper_table_of_an_experiment_is_one_documented_call(table):
+    """ipm.paper_table(result) is the LaTeX (or HTML) paper table, from the DataFrame Experiment returns or its
+    highlight Styler, whose own to_latex() is the same table: not pandas' CSS-as-LaTeX (\\font-weightbold) with
+    unescaped names."""
+    import ir_pref_measures as ipm
+    from ir_pref_measures.experiment.styled import highlight
+
+    table = table.assign(name=["CKNRM_B", "better", "worse"])
+    latex = ipm.paper_table(table)
+    assert latex == to_latex(table) and "CKNRM\\_B" in latex and "\\textbf{0.7500}" in latex
+    assert ipm.paper_table(table, "html", 2, caption="DL 2019.") == to_html(table, 2, caption="DL 2019.")
+    styled = highlight(table, "bold")
+    assert styled.to_latex() == latex and "font-weight" not in styled.to_latex()
+    assert ipm.paper_table(styled, "latex", alpha=0.01) == to_latex(table, alpha=0.01)
+    buffer = io.StringIO()
+    styled.to_latex(buffer, caption="Runs.")
+    assert buffer.getvalue() == to_latex(table, caption="Runs.")
+    with pytest.raises(InputError, match="takes buf and caption, not hrules"):
+        styled.to_latex(hrules=True)
+    with pytest.raises(InputError, match="latex or html"):
+        ipm.paper_table(table, "markdown")
+    with pytest.raises(InputError, match="not a dict"):
+        ipm.paper_table({"name": ["a"]})
