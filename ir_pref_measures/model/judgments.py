@@ -39,7 +39,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -247,11 +247,14 @@ class Judgments:
             {"query_id": frame["query_id"].astype(str), "doc_id": frame["doc_id"].astype(str), "relevance": relevance}
         )
 
-    def __iter__(self) -> Iterator[GradedDoc]:
-        """The graded docs as ``(query_id, doc_id, relevance)`` namedtuples (:meth:`qrels`' rows), the qrels form
-        ir_measures reads: a Judgments from any source goes to ir_measures' own measures (nDCG@10, AP, ...) next
-        to the preference ones, ``ir_measures.calc_aggregate([APpref, nDCG@10], judgments, run)``. Judgments
-        without a grade are an :class:`InputError` (those measures need graded qrels)."""
+    columns: ClassVar[tuple[str, ...]] = ("query_id", "doc_id", "relevance")  # with itertuples: see there
+
+    def itertuples(self) -> Iterator[GradedDoc]:
+        """The graded docs as ``(query_id, doc_id, relevance)`` namedtuples (:meth:`qrels`' rows). With
+        :attr:`columns`, this is how ir_measures reads qrels from a table, so a Judgments from any source goes to
+        ir_measures' own measures (nDCG@10, AP, ...) next to the preference ones, which read all of it:
+        ``ir_measures.calc_aggregate([APpref, nDCG@10], judgments, run)``. Judgments without a grade are an
+        :class:`InputError` (those measures need graded qrels)."""
         table = self.qrels()
         if table is None:
             raise InputError(

@@ -90,7 +90,17 @@ def test_text_forms_print_counts_as_integers_and_honour_digits(table):
     assert render(table, "csv").splitlines()[2].split(",")[2] == "30"
     np.testing.assert_allclose(csv["m"], table["m"])
     assert json.loads(render(table, "json", 1))[1]["m"] == 0.8
-    assert "| better | 0.750 | 30 | 3 |" in render(table, "markdown", 3)
+    markdown = render(table, "markdown", 3).split("\n\n")  # the blocks of the aligned form, one table each
+    assert markdown[0].splitlines()[:3] == [
+        "| name | m | n | count |",
+        "|:---|---:|---:|---:|",
+        "| base\\_run | 0.500 | 0.300 | 12 |",
+    ]
+    assert markdown[1].splitlines()[0] == "| m | + | - | p-value | reject | p-value corrected |"
+    assert (
+        "| better | 30 | 3 | 0.001 | True | 0.002 |" in markdown[1]
+        and "| base\\_run |  |  |  | baseline |  |" in markdown[1]
+    )
     with pytest.raises(InputError, match="unknown output format"):
         render(table, "pdf")
 
