@@ -41,9 +41,10 @@ _AGAINST = re.compile(r" vs (.+)$")
 
 def render(table: pd.DataFrame, format: str = "table", digits: int | None = None, *, alpha: float = 0.05) -> str:
     """The table as text: ``table`` (aligned; the measure values, then a block of statistics per measure), ``csv``,
-    ``json`` (records), ``markdown`` (the blocks of the aligned form, one table each), ``latex`` or ``html`` (:func:`to_latex`, :func:`to_html`;
-    ``alpha``: the level of their significance markers). ``digits``: decimal places (default 4 in the aligned,
-    markdown, LaTeX and HTML forms; full precision in csv and json). Counts print as integers everywhere."""
+    ``json`` (records), ``markdown`` (the blocks of the aligned form, one table each), ``latex`` or ``html``
+    (:func:`to_latex`, :func:`to_html`; ``alpha``: the level of their significance markers). ``digits``: decimal
+    places (default 4 in the aligned, markdown, LaTeX and HTML forms; full precision in csv and json). Counts
+    print as integers everywhere."""
     if format == "csv":
         return _integral(table, digits).to_csv(index=False)
     if format == "json":
