@@ -91,7 +91,10 @@ def run(args: argparse.Namespace) -> None:
         from ir_pref_measures.meta import plots
 
         if args.plot:
-            _wrote(plots.rating_forest(table), args.plot)
+            method = "Bradley-Terry" if args.method == "bt" else "Elo"
+            battles = f"{args.measure} per query" if args.qrels else "battles"
+            interval = f", {args.level:.0%} intervals" if args.method == "bt" and args.rounds else ""
+            _wrote(plots.rating_forest(table, title=f"{method} ratings ({battles}{interval})"), args.plot)
         if args.heatmap:
             _wrote(plots.win_rate_heatmap(win_rates), args.heatmap)
     sys.stdout.write(text)
