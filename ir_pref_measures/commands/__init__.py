@@ -52,7 +52,7 @@ def one_line_warnings(command: str) -> Iterator[None]:
         text = " ".join(str(message).split())
         if text not in shown:
             shown.add(text)
-            with contextlib.suppress(AttributeError, OSError):
+            with contextlib.suppress(AttributeError, OSError, ValueError):  # no stderr, a full or closed one
                 sys.stderr.write(f"ir-pref-measures {command}: warning: {text}\n")
 
     with warnings.catch_warnings():
