@@ -28,7 +28,7 @@ from ir_pref_measures.measures import pairwise as kernels
 from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.parsing.names import pref_eval_id
+from ir_pref_measures.parsing.names import run_name
 
 if TYPE_CHECKING:  # pandas makes the returned table only
     import pandas as pd
@@ -353,25 +353,25 @@ def _rbo_values(measures: list[Measure], runs: list, query_ids: np.ndarray, pair
     return out
 
 
-run_id = pref_eval_id  # pref_eval's rule (ir_pref_measures.parsing.names), which the compare command reproduces
-
-
-def load_runs(runs) -> dict[str, object]:
-    """Runs by name from a mapping name -> run (any form :func:`as_ranking` takes) or a sequence of
-    paths (named by :func:`run_id`; two paths with the same id are an error)."""
+def load_runs(runs, name: Callable[[str | os.PathLike], str] = run_name) -> dict[str, object]:
+    """Runs by name from a mapping name -> run (any form :func:`as_ranking` takes) or a sequence of paths, each
+    named by ``name``: the one rule of the library (:func:`~ir_pref_measures.parsing.names.run_name`: the file name
+    without folder, ``input.``, ``.gz`` and extension), or pref_eval's (:func:`~ir_pref_measures.parsing.names.
+    pref_eval_id`, the extension kept), which the ``compare`` drop-in prints. Two paths with one name are an
+    error."""
     if isinstance(runs, Mapping):
-        return {str(name): run for name, run in runs.items()}
+        return {str(key): run for key, run in runs.items()}
     if isinstance(runs, str | os.PathLike):
         raise InputError("runs must be a mapping name -> run or a list of paths, not a single path")
     named: dict[str, str | os.PathLike] = {}
     for path in runs:
-        name = run_id(path)
-        if name in named:
+        key = name(path)
+        if key in named:
             raise InputError(
-                f"runs {os.fspath(named[name])!r} and {os.fspath(path)!r} both get the run id {name!r}",
-                expected="distinct file names (after removing 'input.' and '.gz')",
+                f"runs {os.fspath(named[key])!r} and {os.fspath(path)!r} both get the run id {key!r}",
+                expected="distinct file names (after removing 'input.', '.gz' and the extension)",
             )
-        named[name] = path
+        named[key] = path
     return named
 
 
@@ -416,7 +416,7 @@ def compare(
     """Compare runs pairwise on ``qrels``: a DataFrame ``query_id, run_i, run_j, <measure>...``.
 
     ``runs``: a mapping name -> run (a path, a DataFrame, a dict of dicts, ir_measures' ScoredDoc
-    iterable, a :class:`Ranking`) or a list of run file paths (named as ``pref_eval`` does).
+    iterable, a :class:`Ranking`) or a list of run file paths (named by the library's one rule, :func:`load_runs`).
     ``qrels``: a path, an ir_datasets ID, or any form ir_measures accepts. ``measures``: names among
     ``rpp invrpp dcgrpp lexirecall lexiprecision rrlexiprecision`` (pairwise preferences) and ``ap ap@k
     rbp rbp@g rbp@g,k rr rr@k ndcg ndcg@k rp p@k r@k`` (differences M(run i) - M(run j)), and

@@ -176,6 +176,14 @@ def test_every_command_names_runs_by_one_rule(command, inputs, capsys):
     assert ".txt" not in out and "input." not in out, out
 
 
+def test_the_api_names_runs_by_the_same_rule(inputs):
+    import ir_pref_measures as ipm
+
+    table = ipm.compare(inputs["runs"], inputs["qrels"], ["rpp"], topk=6)
+    assert set(table["run_i"]) | set(table["run_j"]) == set(DEPTHS)
+    assert list(ipm.Experiment(inputs["runs"], inputs["qrels"], ["nDCG@5"], topk=6)["name"]) == list(DEPTHS)
+
+
 # -- one --topk / depth rule ----------------------------------------------------------------------------------------
 
 DEPTH = {  # subcommand -> arguments over the three runs of different depths (without --topk)
