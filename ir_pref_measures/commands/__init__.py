@@ -27,6 +27,8 @@ COMMANDS = {  # subcommand -> its module, in the order ``--help`` lists them
     "experiment": "experiment",
     "meta": "meta",
     "judges": "judges",
+    "ppi": "ppi",
+    "topicsize": "topicsize",
 }
 
 
