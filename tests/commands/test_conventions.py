@@ -32,6 +32,7 @@ DROP_INS = {  # subcommand -> why it keeps its reference tool's arguments and ru
     "aggregate": "Diaz' pref_aggregate.py (its --method scores is ours)",
     "rbo": "the RBO reference: two runs, its own --depth",
     "demo": "no input",
+    "ppi": "people's judgments of a query sample beside an LLM's: its inputs are not yet walked here",
 }
 BOOTSTRAP = ["--rounds", "20", "--prior", "1"]  # few rounds; a prior keeps each finite on four queries
 DEPTH_WARNING = "the runs retrieve different numbers of documents per query"
@@ -192,6 +193,7 @@ DEPTH = {  # subcommand -> arguments over the three runs of different depths (wi
     "meta": ["meta", "consistency", "RUNS", "-j", "g=QRELS", "-m", "g:nDCG@5", "g:APpref"],
     "judges": ["judges", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "--measure", "APpref"],
     "compare": ["compare", "-R", "QRELS", "RUNS"],
+    "topicsize": ["topicsize", "--runs", "RUNS", "--qrels", "QRELS", "-m", "nDCG@5", "--difference", "0.1"],
 }
 
 
