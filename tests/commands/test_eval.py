@@ -145,6 +145,8 @@ def test_every_command_module_adds_its_parser_and_runs():
         "experiment",
         "meta",
         "judges",
+        "ppi",
+        "topicsize",
     ]
     assert names == list(COMMANDS)
     for module in COMMANDS.values():
