@@ -4,6 +4,13 @@
 ``ir_measures.calc_aggregate([ppref@10, nDCG@10], qrels, run)`` works.
 """
 
+import os as _os
+
+if not _os.path.isdir(_os.path.join(__path__[0], "adapters")):  # imported from a source checkout's root
+    from ir_pref_measures._checkout import module_folders as _module_folders
+
+    __path__[:] = _module_folders(__path__)
+
 from ir_pref_measures._version import __version__
 from ir_pref_measures.adapters import ir_measures as _ir_measures_adapter
 from ir_pref_measures.comparison.fusion import aggregate
@@ -31,6 +38,7 @@ _LAZY = {  # name -> (module, attribute; None: the module itself)
     "judges": ("ir_pref_measures.judges", None),
     "plots": ("ir_pref_measures.meta.plots", None),
     "Experiment": ("ir_pref_measures.experiment.front", "Experiment"),
+    "paper_table": ("ir_pref_measures.experiment.render", "paper_table"),
     "topics": ("ir_pref_measures.parsing.datasets", "topics"),
     "dask": ("ir_pref_measures.dask", None),
     **{
@@ -42,9 +50,9 @@ _LAZY = {  # name -> (module, attribute; None: the module itself)
 
 
 def __getattr__(name: str):
-    """``meta``, ``judges``, ``plots``, ``Experiment``, ``topics``, ``dask`` and the leaderboard functions are
-    imported on first use, so that ``import ir_pref_measures`` loads neither pandas nor statsmodels, matplotlib or
-    Dask."""
+    """``meta``, ``judges``, ``plots``, ``Experiment``, ``paper_table``, ``topics``, ``dask`` and the leaderboard
+    functions are imported on first use, so that ``import ir_pref_measures`` loads neither pandas nor statsmodels,
+    matplotlib or Dask."""
     if name in _LAZY:
         import importlib
 
@@ -58,6 +66,7 @@ __all__ = [
     "__version__",
     "set_n_jobs",
     "Experiment",
+    "paper_table",
     "InputError",
     "aggregate",
     "battles_from_compare",

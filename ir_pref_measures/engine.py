@@ -32,6 +32,7 @@ from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.measures.pgc import pgc
 from ir_pref_measures.measures.trec_groups import find_cycles, find_inconsistency
 from ir_pref_measures.measures.trec_prefs import trec_prefs_values
+from ir_pref_measures.model.coverage import covered
 from ir_pref_measures.model.judgments import JudgmentLines, Judgments
 from ir_pref_measures.model.rankings import Ranking
 
@@ -284,21 +285,12 @@ def check_overlap(ranking: Ranking, judgments: Judgments, name: str = "the run")
         )
 
 
-def unjudged_queries(ranking: Ranking, judgments: Judgments) -> tuple[int, int]:
-    """``(shared, unjudged)``: the judged queries the run holds, and among them those on which none of its
-    retrieved documents is judged."""
-    shared = ranking.query_index(judgments.query_ids) >= 0
-    doc_query = judgments.doc_query
-    retrieved = np.isfinite(ranking.rank_of(judgments.query_ids[doc_query], judgments.doc_text))
-    judged = np.bincount(doc_query[retrieved], minlength=len(judgments.query_ids)) > 0
-    return int(shared.sum()), int((shared & ~judged).sum())
-
-
 def check_judged(ranking: Ranking, judgments: Judgments, name: str = "the run") -> None:
     """The rule against scores from nothing: :func:`check_overlap`, then an :class:`InputError` when ``ranking``
     retrieves no judged document on any judged query it holds (every value would be that of an empty ranking)."""
     check_overlap(ranking, judgments, name)
-    shared, unjudged = unjudged_queries(ranking, judgments)
+    held = ranking.query_index(judgments.query_ids) >= 0
+    shared, unjudged = int(held.sum()), int((held & ~covered(ranking, judgments)).sum())
     if unjudged == shared:
         raise InputError(
             f"{name}: none of its retrieved documents is judged on 100% of queries (the {shared} judged queries it "

@@ -23,12 +23,6 @@ TESTDATA = Path(os.environ.get("IR_PREF_MEASURES_TESTDATA", ROOT.parent / "share
 FIXTURES = ROOT / "tests" / "data"
 ABSENT = "test data {} is absent (set IR_PREF_MEASURES_TESTDATA)"
 
-# The tests import the installed package. `python -m pytest` puts the working directory first on sys.path, and from
-# the checkout that is the source tree, whose `ir_pref_measures/` would shadow the installed package (and lacks
-# `ir_pref_measures.adapters`, which is built from `adapters/`). So the checkout's root leaves sys.path before any
-# test module is imported; an editable install still finds the source tree through its own import hook.
-sys.path[:] = [entry for entry in sys.path if Path(entry or os.curdir).resolve() != ROOT]
-
 
 def testdata_path(*parts: str) -> Path:
     """A path under the test data folder; skips the test with a reason when it is absent."""

@@ -7,6 +7,8 @@ import argparse
 import contextlib
 import importlib
 import sys
+import warnings
+from collections.abc import Iterator
 
 from ir_pref_measures._version import __version__
 from ir_pref_measures.errors import InputError
@@ -42,6 +44,25 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     return main
 
 
+@contextlib.contextmanager
+def one_line_warnings(command: str) -> Iterator[None]:
+    """Warnings printed on stderr as one line of words, ``ir-pref-measures COMMAND: warning: MESSAGE`` (not
+    Python's ``file:line: Category`` form with a source line), each message once, when it is raised."""
+    shown: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        text = " ".join(str(message).split())
+        if text not in shown:
+            shown.add(text)
+            with contextlib.suppress(AttributeError, OSError, ValueError):  # no stderr, a full or closed one
+                sys.stderr.write(f"ir-pref-measures {command}: warning: {text}\n")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = show
+        yield
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the command. Bad input (:class:`InputError`) is reported on stderr with exit
     status 2; any other exception propagates with its traceback; a closed pipe gives 1, quietly. Standard output
@@ -57,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         raise
     to_file = getattr(args, "output", None) is not None and not is_stdout(args.output)  # experiment -o FILE
     try:
-        with main_output(needed=not to_file):
+        with main_output(needed=not to_file), one_line_warnings(args.command):
             args.handler(args)
     except InputError as error:
         with contextlib.suppress(AttributeError, OSError):  # no stderr, or a full one: the status still says it

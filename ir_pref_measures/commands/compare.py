@@ -41,6 +41,7 @@ GRADED_RPP = {"rpp", "invrpp", "dcgrpp"}  # the measures --graded-rpp changes
 def run(args: argparse.Namespace) -> None:
     from ir_pref_measures.comparison.pairwise import comparison, load_runs, parse_measures
     from ir_pref_measures.dropins.pref_eval import json_lines, relevant_in_file_order, tool_measures
+    from ir_pref_measures.parsing.names import pref_eval_id
 
     if len(args.runs) < 2:
         raise InputError(f"need at least two runs, got {len(args.runs)}")
@@ -57,7 +58,9 @@ def run(args: argparse.Namespace) -> None:
         result = _on_cluster(args, [m.name for m in measures])
     else:
         relevant = partial(relevant_in_file_order, args.qrels, binary=args.binary_relevance, floor=args.relevance_floor)
-        result = comparison(load_runs(args.runs), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp)
+        result = comparison(
+            load_runs(args.runs, pref_eval_id), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp
+        )
     sys.stdout.writelines(
         line + "\n" for line in json_lines(result, perquery=args.query_eval_wanted, summary=not args.nosummary)
     )
@@ -67,10 +70,11 @@ def _on_cluster(args: argparse.Namespace, measures: list[str]):
     """The comparison, with the runs read and compared on the Dask cluster of ``--dask``."""
     from ir_pref_measures.comparison.pairwise import load_runs
     from ir_pref_measures.dask.dataframes import comparison
+    from ir_pref_measures.parsing.names import pref_eval_id
 
     with dask_client(args.dask, args.dask_timeout):
         return comparison(
-            load_runs(args.runs),
+            load_runs(args.runs, pref_eval_id),
             args.qrels,
             measures,
             binary=args.binary_relevance,

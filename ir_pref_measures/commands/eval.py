@@ -84,14 +84,17 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
     from ir_pref_measures.adapters.ir_measures import PreferenceProvider
     from ir_pref_measures.engine import check_judged, evaluate
     from ir_pref_measures.measures.names import is_preference_measure
+    from ir_pref_measures.model.coverage import warn_unjudged
+    from ir_pref_measures.parsing.names import run_name
 
     with ThreadPoolExecutor(1) as reader:  # the run is read while the judgments are (Arrow and numpy free the GIL)
         reading = reader.submit(sources.ranking, args.run)
-        parts = [] if args.qrels == "-" else [sources.judgments(args.qrels, format="qrels")]  # unless FORMAT:PATH
+        parts = [] if args.qrels == "-" else [sources.judgments(args.qrels, preference_format=args.prefs_format)]
         parts += [sources.judgments(p, preference_format=args.prefs_format) for p in args.prefs]
         judgments = parts[0] if len(parts) == 1 else combine(*parts)
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
     check_judged(run, judgments)
+    warn_unjudged(run_name(args.run), run, judgments)
     ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_preference_measure, measures))
     qrels = None if ours else judgments.qrels()  # the graded part, for ir_measures' own measures
     if args.provider:  # as ir_measures: one provider for every measure

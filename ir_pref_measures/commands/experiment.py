@@ -6,14 +6,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import warnings
 
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.front import DEFAULT_SET, TESTS, Experiment
 from ir_pref_measures.experiment.render import FORMATS, render
-from ir_pref_measures.experiment.runs import DepthWarning
 from ir_pref_measures.loading import sources
 from ir_pref_measures.parsing.names import named_paths
 from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
@@ -105,6 +103,12 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--round", type=int, choices=range(0, 17), metavar="N", help="round to N decimals (0-16)")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output (or -)")
+    parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw each run's per-query differences to the baseline (--baseline), one panel per run and measure "
+        "(.png, .pdf, .svg, ...; needs pip install 'ir-pref-measures[plot]')",
+    )
     add_dask_option(parser)
     parser.set_defaults(handler=run)
 
@@ -134,7 +138,13 @@ def _check_combinations(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> None:
     inputs = {"JUDGMENTS": [args.judged], "RUN": args.runs, "--prefs": args.prefs, "-j": args.judgments}
-    check_outputs({"-o": args.output}, inputs)  # before the work: no input overwritten
+    check_outputs({"-o": args.output, "--plot": args.plot}, inputs)  # before the work: no input overwritten
+    if args.plot is not None:
+        from ir_pref_measures.meta.plots import check_path
+
+        check_path(args.plot)
+        if not args.baseline or len(args.baseline) > 1 or args.all_pairs or args.anova:
+            raise InputError("--plot draws the per-query differences to one baseline: give one --baseline")
     if args.perquery and args.format in ("latex", "html"):
         raise InputError(f"--perquery gives the long table name, qid, measure, value: not a {args.format} table")
     if (args.all_pairs or args.anova) and args.format in ("latex", "html"):
@@ -150,8 +160,7 @@ def run(args: argparse.Namespace) -> None:
     runs = named_paths(paths, args.names)
     by_path = {os.fspath(path): name for name, path in runs.items()}
     baseline = [by_path.get(b, b) for b in args.baseline or []]
-    with dask_client(args.dask, args.dask_timeout) as client, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DepthWarning)
+    with dask_client(args.dask, args.dask_timeout) as client:
         table = Experiment(
             runs,
             judgments,
@@ -166,19 +175,29 @@ def run(args: argparse.Namespace) -> None:
             anova=args.anova,
             correction=args.correction,
             correction_alpha=ALPHA if args.alpha is None else args.alpha,
-            perquery=args.perquery,
+            perquery="both" if args.plot and not args.perquery else args.perquery,
             round=args.round,
             topics=args.topics,
             topk=args.topk,
             client=client,
         )
+    if args.plot is not None:
+        table = _plotted(table, args.plot, baseline[0], long_only=args.perquery)
     text = render(table, args.format, args.round, alpha=ALPHA if args.alpha is None else args.alpha)
-    for warning in caught:
-        if issubclass(warning.category, DepthWarning):
-            print(f"warning: {warning.message}", file=sys.stderr)
-        else:
-            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     if args.output:
         write_text(args.output, text)  # whole or not at all
     else:
         print(text, end="")
+
+
+def _plotted(result, path: str, baseline: str, *, long_only: bool):
+    """Draw the per-query differences of ``result`` (Experiment's ``perquery="both"`` pair, or its long table with
+    ``long_only``) to ``baseline`` into ``path``; the table to print."""
+    from ir_pref_measures.commands.output import replacing
+    from ir_pref_measures.meta.plots import query_differences, save
+
+    table, long = (result, result) if long_only else result
+    with replacing(path) as temporary:
+        save(query_differences(long, baseline), temporary)
+    print(f"wrote {path}", file=sys.stderr)
+    return table

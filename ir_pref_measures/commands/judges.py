@@ -41,6 +41,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--seed", type=int, help="seed of the bootstrap (default: 0)")
     parser.add_argument("--confidence", type=probability, help="interval level (default: 0.95)")
     parser.add_argument("--runs", nargs="+", metavar="RUN", help="runs ordered under each judge")
+    parser.add_argument("--topk", type=positive_int, metavar="K", help="cut every run (--runs) at rank K first")
     parser.add_argument("--measure", help="with --runs: the measure ordering the runs (default: PGC)")
     parser.add_argument("--reference", metavar="NAME", help="the judge whose ordering is the truth (default: first)")
     parser.add_argument("--heatmap", metavar="FILE", help="heatmap of --statistic between judges (.png, .pdf, ...)")
@@ -80,6 +81,8 @@ def run(args: argparse.Namespace) -> None:
     shown = args.show or [t for t in TABLES if t != "triads" and (t != "systems" or args.runs)]
     if args.format in ("csv", "json") and len(shown) > 1:
         raise InputError(f"{args.format} output holds one table: choose it with --show ({', '.join(shown)})")
+    if args.topk is not None and not args.runs:
+        raise InputError("--topk cuts the runs: it goes with --runs")
     if "systems" in shown and not args.runs:
         raise InputError("the systems table needs --runs")
     _check_combinations(args, shown)
@@ -97,7 +100,7 @@ def run(args: argparse.Namespace) -> None:
         "diagnostics": lambda: judges.diagnostics(aligned),
         "triads": lambda: judges.triads(aligned),
         "systems": lambda: judges.system_agreement(
-            args.runs, named, args.measure or "PGC", reference, format=args.prefs_format
+            args.runs, named, args.measure or "PGC", reference, format=args.prefs_format, topk=args.topk
         ),
     }
     parts = []

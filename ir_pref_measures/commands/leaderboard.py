@@ -7,7 +7,7 @@ import argparse
 import sys
 import warnings
 
-from ir_pref_measures.commands.options import non_negative, non_negative_int, probability
+from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.render import FORMATS
@@ -21,12 +21,14 @@ def add_parser(subparsers) -> None:
         help="rate systems from pairwise battles: Bradley-Terry (or Elo) ratings with bootstrap intervals",
         description="Rate the systems of a battle file (lines 'qid system_a system_b winner [weight]', winner a "
         "system's name, a, b or tie), or of RUN files compared per query on --qrels by a pairwise measure (each "
-        "query is a battle between two runs, won by the sign of the measure). Bradley-Terry ratings are on the Elo "
+        "query is a battle between two runs, won by the sign of the measure; runs named by their file name without "
+        "folder, 'input.', '.gz' and extension). Bradley-Terry ratings are on the Elo "
         "scale (mean 1000), with percentile intervals and rank intervals from bootstrap rounds.",
     )
     parser.add_argument("inputs", nargs="+", metavar="BATTLES|RUN", help="a battle file, or with --qrels the runs")
     parser.add_argument("--qrels", metavar="QRELS", help="compare the RUN files on these judgments (file or ID)")
     parser.add_argument("-m", "--measure", help="with --qrels: the compare measure deciding each battle (default rpp)")
+    parser.add_argument("--topk", type=positive_int, metavar="K", help="with --qrels: cut every run at rank K first")
     parser.add_argument("--method", choices=("bt", "elo"), default="bt", help="Bradley-Terry (default) or online Elo")
     parser.add_argument(
         "--prior",
@@ -83,7 +85,10 @@ def run(args: argparse.Namespace) -> None:
         from ir_pref_measures.meta import plots
 
         if args.plot:
-            _wrote(plots.rating_forest(table), args.plot)
+            method = "Bradley-Terry" if args.method == "bt" else "Elo"
+            battles = f"{args.measure} per query" if args.qrels else "battles"
+            interval = f", {args.level:.0%} intervals" if args.method == "bt" and args.rounds else ""
+            _wrote(plots.rating_forest(table, title=f"{method} ratings ({battles}{interval})"), args.plot)
         if args.heatmap:
             _wrote(plots.win_rate_heatmap(win_rates), args.heatmap)
     sys.stdout.write(text)
@@ -107,6 +112,8 @@ def _battles(args: argparse.Namespace):
     from ir_pref_measures.leaderboards.boards import battles_from_runs
 
     if args.qrels is None:
+        if args.topk is not None:
+            raise InputError("--topk cuts runs: it goes with --qrels and RUN files, not a battle file")
         if len(args.inputs) != 1:
             raise InputError(
                 f"one battle file, or runs with --qrels; got {len(args.inputs)} files without --qrels",
@@ -115,7 +122,7 @@ def _battles(args: argparse.Namespace):
         if args.measure is not None:
             raise InputError("--measure decides the battles between runs: it goes with --qrels and RUN files")
         return args.inputs[0]
-    return battles_from_runs(args.inputs, args.qrels, args.measure or "rpp")
+    return battles_from_runs(args.inputs, args.qrels, args.measure or "rpp", topk=args.topk)
 
 
 def _wrote(figure, path: str) -> None:

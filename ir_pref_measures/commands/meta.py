@@ -13,14 +13,12 @@ import argparse
 import math
 import re
 import sys
-import warnings
 
 import pandas as pd
 
 from ir_pref_measures.commands.options import positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.runs import DepthWarning
 from ir_pref_measures.loading import sources
 from ir_pref_measures.meta import evaluation as meta
 
@@ -361,10 +359,4 @@ def run(args: argparse.Namespace) -> None:
     inputs = {"RUN": "runs", "-j": "judgments", "GOLD": "gold", "--image-pairs": "image_pairs"}
     inputs |= {"--positions": "positions", "--prefs": "prefs", "--qrels": "qrels"}
     check_outputs(plots, {label: getattr(args, name, None) for label, name in inputs.items()})
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DepthWarning)
-        args.analysis_handler(args)
-    for message in dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, DepthWarning)):
-        print(f"warning: {message}", file=sys.stderr)  # once, whatever the judgment sets and samples
-    for warning in (w for w in caught if not issubclass(w.category, DepthWarning)):
-        warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
+    args.analysis_handler(args)  # its warnings: once each, one line (ir_pref_measures.commands.main)

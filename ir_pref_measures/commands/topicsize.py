@@ -30,6 +30,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--runs", nargs="+", metavar="RUN", help="runs whose per-topic scores give the variance")
     parser.add_argument("--qrels", metavar="QRELS", help="the judgments the runs are evaluated on (file or ID)")
     parser.add_argument("-m", "--measure", default="nDCG@10", help="the measure of the runs (default nDCG@10)")
+    parser.add_argument("--topk", type=positive_int, metavar="K", help="cut every run (--runs) at rank K first")
     parser.add_argument("--difference", type=float, help="minimum detectable difference (range; CI width)")
     parser.add_argument("--topics", type=positive_int, help="the reverse: what this many topics detect")
     parser.add_argument("--systems", type=positive_int, default=2, help="systems of the one-way ANOVA (default 2)")
@@ -52,7 +53,12 @@ def variance_of(args: argparse.Namespace) -> float:
         raise InputError("--runs needs --qrels: the judgments they are evaluated on")
     from ir_pref_measures.meta.evaluation import measure_values
 
-    (values,) = measure_values(args.runs, args.qrels, [args.measure]).values()
+    runs = args.runs
+    if args.topk is not None:  # runs of different depths: the one --topk rule of the commands
+        from ir_pref_measures.experiment.runs import named_runs, truncate
+
+        runs = {name: truncate(ranking, args.topk) for name, ranking in named_runs(args.runs).items()}
+    (values,) = measure_values(runs, args.qrels, [args.measure]).values()
     return tss.residual_variance(values.to_numpy())
 
 

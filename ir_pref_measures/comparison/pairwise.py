@@ -25,9 +25,10 @@ from ir_pref_measures.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.sources import ranking as as_ranking
 from ir_pref_measures.measures import pairwise as kernels
+from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.parsing.names import pref_eval_id
+from ir_pref_measures.parsing.names import run_name
 
 if TYPE_CHECKING:  # pandas makes the returned table only
     import pandas as pd
@@ -96,12 +97,13 @@ def parse_measures(names: Sequence[str]) -> list[Measure]:
 class RelevantDocs:
     """The relevant docs of the evaluated queries, a view of the graded judgments for the pairwise kernels:
     query ``query_ids[q]`` owns columns ``starts[q]:starts[q+1]``, grades sorted descending (ties by doc id)
-    within a query."""
+    within a query; ``judgments``: those they come from (every judged doc, for :func:`warn_unjudged`)."""
 
     query_ids: np.ndarray
     starts: np.ndarray
     doc_ids: pa.Array
     grades: np.ndarray
+    judgments: Judgments | None = None
 
     @property
     def column_query_ids(self) -> np.ndarray:
@@ -154,6 +156,7 @@ def relevant_docs(
         starts=np.searchsorted(position[query][order], np.arange(len(present))),
         doc_ids=judgments.doc_text.take(arrow(kept[order])),
         grades=grades[kept][order],
+        judgments=judgments,
     )
 
 
@@ -270,12 +273,15 @@ def comparison(
     baseline: str | None = None,
     topk: int | None = None,
     graded_rpp: bool = True,
+    warn: bool = True,
 ) -> Comparison:
     """Per-query pairwise values of ``measures`` for all pairs i < j of ``rankings`` (in their order),
     or every run against ``baseline`` (run i = the run, run j = the baseline). Runs in any form
     :func:`as_ranking` takes are read ``READERS`` at a time: only the ranks of the relevant docs are kept.
     ``relevant`` may be a function that reads them: it then runs while the first runs are read (an error
-    of its own is raised first, as when read before)."""
+    of its own is raised first, as when read before). ``warn``: the warnings of
+    :mod:`~ir_pref_measures.model.coverage` (a run none of whose retrieved docs is judged; without ``topk``, runs of
+    different depths), which a caller that gave them already turns off."""
     names = list(rankings)
     if len(names) < 2:
         raise InputError(f"need at least two runs to compare, got {len(names)}")
@@ -290,9 +296,13 @@ def comparison(
     judged: Future[RelevantDocs] = Future()
     keep = any(m.family == "rbo" for m in measures)  # RBO compares whole runs: they are kept
     kept: dict[str, Ranking] = {}
+    depth: dict[str, int] = {}
 
     def read(name: str) -> np.ndarray:
         run = as_ranking(rankings[name])
+        depth[name] = depths({name: run})[name]
+        if warn and judged.result().judgments is not None:
+            warn_unjudged(name, run, judged.result().judgments)
         if keep:
             kept[name] = run
         return relevant_ranks(run, judged.result(), topk, name)
@@ -306,6 +316,8 @@ def comparison(
             pool.shutdown(cancel_futures=True)  # the runs not yet read are not read
             raise
         ranks = np.vstack(list(ranked))
+    if warn and topk is None:
+        warn_depths(depth)
     relevant = judged.result()
     positions = kernels.sort_segments(ranks, relevant.starts)
     run_values = {m.name: _metric(m, positions, ranks, relevant) for m in measures if m.is_metric}
@@ -341,25 +353,25 @@ def _rbo_values(measures: list[Measure], runs: list, query_ids: np.ndarray, pair
     return out
 
 
-run_id = pref_eval_id  # pref_eval's rule (ir_pref_measures.parsing.names), which the compare command reproduces
-
-
-def load_runs(runs) -> dict[str, object]:
-    """Runs by name from a mapping name -> run (any form :func:`as_ranking` takes) or a sequence of
-    paths (named by :func:`run_id`; two paths with the same id are an error)."""
+def load_runs(runs, name: Callable[[str | os.PathLike], str] = run_name) -> dict[str, object]:
+    """Runs by name from a mapping name -> run (any form :func:`as_ranking` takes) or a sequence of paths, each
+    named by ``name``: the one rule of the library (:func:`~ir_pref_measures.parsing.names.run_name`: the file name
+    without folder, ``input.``, ``.gz`` and extension), or pref_eval's (:func:`~ir_pref_measures.parsing.names.
+    pref_eval_id`, the extension kept), which the ``compare`` drop-in prints. Two paths with one name are an
+    error."""
     if isinstance(runs, Mapping):
-        return {str(name): run for name, run in runs.items()}
+        return {str(key): run for key, run in runs.items()}
     if isinstance(runs, str | os.PathLike):
         raise InputError("runs must be a mapping name -> run or a list of paths, not a single path")
     named: dict[str, str | os.PathLike] = {}
     for path in runs:
-        name = run_id(path)
-        if name in named:
+        key = name(path)
+        if key in named:
             raise InputError(
-                f"runs {os.fspath(named[name])!r} and {os.fspath(path)!r} both get the run id {name!r}",
-                expected="distinct file names (after removing 'input.' and '.gz')",
+                f"runs {os.fspath(named[key])!r} and {os.fspath(path)!r} both get the run id {key!r}",
+                expected="distinct file names (after removing 'input.', '.gz' and the extension)",
             )
-        named[name] = path
+        named[key] = path
     return named
 
 
@@ -404,7 +416,7 @@ def compare(
     """Compare runs pairwise on ``qrels``: a DataFrame ``query_id, run_i, run_j, <measure>...``.
 
     ``runs``: a mapping name -> run (a path, a DataFrame, a dict of dicts, ir_measures' ScoredDoc
-    iterable, a :class:`Ranking`) or a list of run file paths (named as ``pref_eval`` does).
+    iterable, a :class:`Ranking`) or a list of run file paths (named by the library's one rule, :func:`load_runs`).
     ``qrels``: a path, an ir_datasets ID, or any form ir_measures accepts. ``measures``: names among
     ``rpp invrpp dcgrpp lexirecall lexiprecision rrlexiprecision`` (pairwise preferences) and ``ap ap@k
     rbp rbp@g rbp@g,k rr rr@k ndcg ndcg@k rp p@k r@k`` (differences M(run i) - M(run j)), and

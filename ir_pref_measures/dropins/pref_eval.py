@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ from ir_pref_measures.comparison.pairwise import (
 )
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, as_text
+from ir_pref_measures.loading.sources import judgments as load_judgments
 from ir_pref_measures.loading.sources import qrels_table, resolve
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.parsing.formats import QRELS, load, read_columns, text_lines
@@ -51,7 +53,10 @@ ID_FIELDS = ("qid", "runi", "runj", "run", "sample", "type")
 
 def relevant_in_file_order(qrels, *, binary: float | None = None, floor: float | None = None) -> RelevantDocs:
     """The tool's reading of QRELS: a doc's grade is the largest over its lines, queries in the order of their
-    first relevant line (grades read by :func:`~ir_pref_measures.comparison.pairwise.compare_grades`)."""
+    first relevant line (grades read by :func:`~ir_pref_measures.comparison.pairwise.compare_grades`); the union
+    ``A+B`` of judgment sources (their grades), queries in id order."""
+    if isinstance(qrels, str) and "+" in qrels and not os.path.lexists(qrels):
+        return relevant_docs(load_judgments(qrels, repeated="max"), binary=binary, floor=floor)
     location = resolve(qrels, "qrels") if isinstance(qrels, str | os.PathLike) else None
     if location is not None and location.dataset is None and location.format in (None, "qrels"):
         columns = read_columns(location.path, QRELS)  # a file: its columns, no table
@@ -185,6 +190,20 @@ def numbers(lines: pd.DataFrame, name: str, path: str) -> np.ndarray:
     return values
 
 
+def warn_tied(measure: str, totals: dict[str, np.ndarray], runs: list[str]) -> None:
+    """A warning for each summary ordering (``{method: score per run}``) in which runs tie: ``pref_aggregate``
+    orders them by their names (descending), so their order says nothing."""
+    for method, total in totals.items():
+        values, counts = np.unique(total, return_counts=True)
+        for value in values[counts > 1]:
+            tied = sorted(runs[r] for r in np.flatnonzero(total == value))
+            warnings.warn(
+                f"{measure} {method}: runs {', '.join(tied)} tie (score {value:g}); as in pref_aggregate, their order "
+                "follows their names (aggregate --method scores gives each run's score and shared place)",
+                stacklevel=2,
+            )
+
+
 def aggregate_lines(
     frame: pd.DataFrame, measures: list[str] | None, path: str, *, perquery: bool, summary: bool
 ) -> Iterator[dict]:
@@ -230,12 +249,15 @@ def aggregate_lines(
                     mean += scores[k] / len(seen)
                 ranked = order_runs(scores[seen], runs)
                 summaries[name] = {"type": "metric", "mean": [runs[r] for r in order_runs(mean[None, :], runs)[0]]}
+                warn_tied(name, {"mean": mean}, runs)
             else:
                 i, j = lines["runi"].map(rindex).to_numpy(), lines["runj"].map(rindex).to_numpy()
                 seen = np.unique(q)
                 ranked = order_runs(net_preference(q, i, j, values, len(query_ids), len(runs))[seen], runs)
-                by_mc4 = order_runs(mc4(ranked)[None, :], runs)[0]
-                by_borda = order_runs(borda(ranked)[None, :].astype(np.float64), runs)[0]
+                totals = {"mc4": mc4(ranked), "borda": borda(ranked).astype(np.float64)}
+                warn_tied(name, totals, runs)
+                by_mc4 = order_runs(totals["mc4"][None, :], runs)[0]
+                by_borda = order_runs(totals["borda"][None, :], runs)[0]
                 summaries[name] = {
                     "type": "preference",
                     "mc4": [runs[r] for r in by_mc4],

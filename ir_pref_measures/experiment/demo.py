@@ -47,13 +47,16 @@ BASELINE = "weak"
 
 def run_demo() -> str:
     """An :func:`~ir_pref_measures.experiment.front.Experiment` on the example: graded, preference and pairwise
-    measures on the grades combined with the explicit preferences, against a baseline, Holm-corrected."""
+    measures on the grades combined with the explicit preferences, against a baseline, Holm-corrected; the legend
+    of the table, and the queries on which nDCG@10 and APpref disagree about two runs (:func:`disagreement`)."""
     from ir_pref_measures.experiment.front import Experiment
     from ir_pref_measures.experiment.render import render
     from ir_pref_measures.loading.sources import load_combined
 
     qrels, prefs, runs = example()
-    table = Experiment(runs, load_combined(qrels, prefs), MEASURES, baseline=BASELINE, test="t", correction="holm")
+    table, long = Experiment(
+        runs, load_combined(qrels, prefs), MEASURES, baseline=BASELINE, test="t", correction="holm", perquery="both"
+    )
     header = (
         f"Built-in example: {N_QUERIES} queries x {N_DOCS} graded docs, {len(prefs)} explicit preferences, "
         f"{len(runs)} runs of depth {DEPTH}.\n"
@@ -63,4 +66,31 @@ def run_demo() -> str:
         "In Python: ir_pref_measures.Experiment(runs, load_combined(qrels, prefs), measures, baseline=..., "
         "correction='holm')\n\n"
     )
-    return header + render(table).rstrip("\n")
+    legend = (
+        f"\n\nIn each block: + and - count the queries on which the run scores above and below the baseline "
+        f"{BASELINE!r};\np-value is the test's, reject says whether it is significant (alpha 0.05) after the "
+        "correction (p-value corrected);\nthe baseline's own row says 'baseline'.\n\n"
+    )
+    return header + render(table).rstrip("\n") + legend + disagreement(long, "tuned", BASELINE)
+
+
+def disagreement(long: pd.DataFrame, run: str, other: str, measures: tuple[str, str] = ("nDCG@10", "APpref")) -> str:
+    """The queries on which two measures (default nDCG@10 and APpref) order ``run`` and ``other`` differently, in
+    words, with the first such query's values: why preference measures are worth computing beside nDCG."""
+    values = long.pivot_table(index=["qid", "measure"], columns="name", values="value").reset_index()
+    difference = values.assign(diff=values[run] - values[other]).pivot(index="qid", columns="measure", values="diff")
+    first, second = (difference[m] for m in measures)
+    differ = difference[np.sign(first) * np.sign(second) < 0].sort_index()
+    if differ.empty:
+        return f"{measures[0]} and {measures[1]} order {run} and {other} alike on every query."
+    query = str(differ.index[0])
+    shown = values[values["qid"] == query].set_index("measure")
+
+    def said(measure: str) -> str:
+        a, b = shown.loc[measure, run], shown.loc[measure, other]
+        return f"{measure} {run} {a:.4f} vs {other} {b:.4f} ({run if a > b else other} better)"
+
+    return (
+        f"Where the measures disagree: on {len(differ)} of {len(difference)} queries {measures[0]} and {measures[1]} "
+        f"order {run} and {other} differently;\nfor example on {query}: {said(measures[0])}, {said(measures[1])}."
+    )

@@ -33,8 +33,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.columns import DEFAULT_SET, Plan, is_pairwise, summed  # noqa: F401  (DEFAULT_SET: the CLI's)
 from ir_pref_measures.experiment.pipelines import VALIDATE, check_outputs, is_runtime_measure, plan_drawing
 from ir_pref_measures.experiment.render import HIGHLIGHTS
-from ir_pref_measures.experiment.render import highlight as styled
-from ir_pref_measures.experiment.runs import SAVE_MODES, read_runs, run_sources, save_tables, truncate, warn_depths
+from ir_pref_measures.experiment.runs import SAVE_MODES, read_runs, run_sources, save_tables, truncate
 from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's)
     TESTS,
     Tests,
@@ -47,6 +46,7 @@ from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's
 from ir_pref_measures.experiment.values import per_query
 from ir_pref_measures.loading import sources
 from ir_pref_measures.measures.names import is_preference_measure
+from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.stats import paired as tests
@@ -128,7 +128,7 @@ def Experiment(
     ``perquery``: ``True``, the long table ``name, qid, measure, value``; ``"both"``, ``(table, long table)``.
     ``round``: decimal places of the measure values (an int, or per measure name). ``dataframe=False``: a dict
     name -> {measure: value}. ``highlight="bold"`` or ``"color"``: a pandas Styler marking each measure's best
-    value (:func:`ir_pref_measures.experiment.render.highlight`).
+    value (:func:`ir_pref_measures.experiment.styled.highlight`).
     ``topics``: only these queries (a topics DataFrame with ``qid`` or ``query_id``, an ir_datasets ID, or
     query ids; with ``filter_by_topics=False`` they only feed Transformers); judged queries outside them are left
     out, topics without judgments are ignored (``filter_by_qrels=True``: not even run through Transformers).
@@ -174,9 +174,14 @@ def Experiment(
     )
     if topk is not None:
         rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
-    warn_depths(rankings)
+    warn_depths(depths(rankings))
     baselines = baseline_names(baseline, list(rankings))
     restrict = sources.topic_ids(call.topics) if call.topics is not None and filter_by_topics else None
+    if all(len(ranking.doc_text) for ranking in rankings.values()):  # not runs of query ids alone (timings)
+        main = next(iter(experiment.sets.values()))
+        main = main if restrict is None else main.restrict(restrict)
+        for name, ranking in rankings.items():
+            warn_unjudged(name, ranking, main)
     values = experiment_values(
         rankings, experiment, baselines, settings, restrict=restrict, client=client, verbose=verbose,
         check_runs=frame_topics is None, frames=frames,
@@ -277,7 +282,12 @@ def _output(table: pd.DataFrame | None, long: pd.DataFrame, values, perquery, da
         return means if not perquery else by_query if perquery is True else (means, by_query)
     if perquery is True:
         return long
-    shown = table if highlight is None else styled(table, highlight)
+    if highlight is None:
+        shown = table
+    else:
+        from ir_pref_measures.experiment.styled import highlight as styled  # pandas' Styler needs jinja2
+
+        shown = styled(table, highlight)
     return Results(shown, long) if perquery == "both" else shown
 
 

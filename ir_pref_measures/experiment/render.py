@@ -2,9 +2,9 @@
 markdown,
 and paper-ready LaTeX and HTML.
 
-The paper-ready forms (:func:`to_latex`, :func:`to_html`) follow ranx's comparison report (E. Bassani, ECIR
-2022): one row per run, one column per measure, the best value of each measure in bold, and a marker where a
-run is significantly better (up arrow) or worse (down arrow) than a baseline (the corrected p-value when the
+The paper-ready forms (:func:`paper_table`: :func:`to_latex`, :func:`to_html`) follow ranx's comparison report (E.
+Bassani, ECIR 2022): one row per run, one column per measure, the best value of each measure in bold, and a marker
+where a run is significantly better (up arrow) or worse (down arrow) than a baseline (the corrected p-value when the
 table has one, else the p-value, below ``alpha``), explained in a legend. Counts print as integers.
 """
 
@@ -41,9 +41,10 @@ _AGAINST = re.compile(r" vs (.+)$")
 
 def render(table: pd.DataFrame, format: str = "table", digits: int | None = None, *, alpha: float = 0.05) -> str:
     """The table as text: ``table`` (aligned; the measure values, then a block of statistics per measure), ``csv``,
-    ``json`` (records), ``markdown`` (one table), ``latex`` or ``html`` (:func:`to_latex`, :func:`to_html`;
-    ``alpha``: the level of their significance markers). ``digits``: decimal places (default 4 in the aligned,
-    markdown, LaTeX and HTML forms; full precision in csv and json). Counts print as integers everywhere."""
+    ``json`` (records), ``markdown`` (the blocks of the aligned form, one table each), ``latex`` or ``html``
+    (:func:`to_latex`, :func:`to_html`; ``alpha``: the level of their significance markers). ``digits``: decimal
+    places (default 4 in the aligned, markdown, LaTeX and HTML forms; full precision in csv and json). Counts
+    print as integers everywhere."""
     if format == "csv":
         return _integral(table, digits).to_csv(index=False)
     if format == "json":
@@ -56,15 +57,12 @@ def render(table: pd.DataFrame, format: str = "table", digits: int | None = None
     if format == "table" and "name" not in table.columns:  # the all-pairs or ANOVA table: one block
         return pd.DataFrame(cells).to_string(index=False) + "\n"
     if format == "table":
-        return _text_blocks(table, pd.DataFrame(cells))
+        return _text_blocks(table, _baseline_marked(table, pd.DataFrame(cells)))
+    if format == "markdown" and "name" in table.columns:  # a table of runs: the blocks of the text form
+        marked = _baseline_marked(table, pd.DataFrame(cells))
+        return "\n".join(_markdown(table, marked, block) for block in _blocks(table))
     if format == "markdown":
-        right = {c: pd.api.types.is_numeric_dtype(table[c]) for c in table.columns}
-        lines = ["| " + " | ".join(map(_markdown_escape, table.columns)) + " |"]
-        lines.append("|" + "|".join("---:" if right[c] else ":---" for c in table.columns) + "|")
-        lines += [
-            "| " + " | ".join(_markdown_escape(cells[c][i]) for c in table.columns) + " |" for i in range(len(table))
-        ]
-        return "\n".join(lines) + "\n"
+        return _markdown(table, cells, {c: c for c in table.columns})
     raise InputError(f"unknown output format {format!r}", expected=", ".join(FORMATS))
 
 
@@ -92,17 +90,47 @@ def _is_count(column: str) -> bool:
     return _AGAINST.sub("", column).endswith((" +", " -"))
 
 
-def _text_blocks(table: pd.DataFrame, cells: pd.DataFrame) -> str:
-    """The values of every measure side by side, then per measure a block of its statistics."""
+def _blocks(table: pd.DataFrame) -> list[dict[str, str]]:
+    """The column blocks of an Experiment table, each ``{column: shown name}``: the values of every measure side by
+    side, then per measure a block of its statistics (first column: the run names, headed by the measure)."""
     measures = ["name", *measure_columns(table)]
-    blocks = [cells[measures]]
+    blocks = [{c: c for c in measures}]
     for measure in measures[1:]:
         tests = [c for c in table.columns if c.startswith(measure + " ") and _is_statistic(c)]
         tests = [c for c in tests if measure_of(c, measures[1:]) == measure]
         if tests:
-            renamed = {"name": measure} | {c: c[len(measure) + 1 :] for c in tests}
-            blocks.append(cells[["name", *tests]].rename(columns=renamed))
-    return "\n\n".join(block.to_string(index=False) for block in blocks) + "\n"
+            blocks.append({"name": measure} | {c: c[len(measure) + 1 :] for c in tests})
+    return blocks
+
+
+def _text_blocks(table: pd.DataFrame, cells: pd.DataFrame) -> str:
+    """The blocks of :func:`_blocks`, aligned, one below the other."""
+    parts = [cells[list(block)].rename(columns=block).to_string(index=False) for block in _blocks(table)]
+    return "\n\n".join(parts) + "\n"
+
+
+def _markdown(table: pd.DataFrame, cells: dict[str, list[str]], columns: dict[str, str]) -> str:
+    """One markdown table of ``columns`` (``{column: shown name}``), numbers right-aligned, every cell escaped."""
+    right = {c: pd.api.types.is_numeric_dtype(table[c]) for c in columns}
+    lines = ["| " + " | ".join(_markdown_escape(name) for name in columns.values()) + " |"]
+    lines.append("|" + "|".join("---:" if right[c] else ":---" for c in columns) + "|")
+    lines += ["| " + " | ".join(_markdown_escape(cells[c][i]) for c in columns) + " |" for i in range(len(table))]
+    return "\n".join(lines) + "\n"
+
+
+def _baseline_marked(table: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """The text cells with ``baseline`` in the ``reject`` cells of each baseline's own row (the table holds False
+    there, as ``pt.Experiment``'s, which reads as a verdict)."""
+    try:
+        baselines = _baselines(table) if "name" in table.columns else []
+    except InputError:  # no +/- columns to tell the baseline by (a table made by hand)
+        return cells
+    cells = cells.copy()
+    for baseline, suffix in baselines:
+        rows = (table["name"] == baseline).to_numpy()
+        for column in (c for c in table.columns if c.endswith(" reject" + suffix)):
+            cells.loc[rows, column] = "baseline"
+    return cells
 
 
 def measure_of(column: str, measures: list[str]) -> str | None:
@@ -334,14 +362,23 @@ def to_html(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0.
     return "\n".join(lines) + "\n"
 
 
-def highlight(table: pd.DataFrame, how: str = "bold"):
-    """A pandas Styler of the table with each measure's best value in bold (``"bold"``) or on a green
-    background (``"color"``), as ``pt.Experiment(highlight=...)``."""
-    style = {"bold": "font-weight: bold", "color": "background-color: lightgreen"}
-    if how not in HIGHLIGHTS[1:]:
-        raise InputError(f"unknown highlight {how!r}", expected="bold or color")
-    measures = measure_columns(table)
-    return table.style.highlight_max(subset=measures, props=style[how])
+def paper_table(
+    result, format: str = "latex", digits: int | None = None, *, alpha: float = 0.05, caption: str | None = None
+) -> str:
+    """The paper-ready table of an :func:`~ir_pref_measures.experiment.front.Experiment` result, as LaTeX
+    (``format="latex"``, :func:`to_latex`: booktabs rules, every name escaped) or HTML (``"html"``,
+    :func:`to_html`): one row per run, each measure's best value in bold, an arrow where a run is significantly
+    better or worse than the baseline (p-value, corrected when the table has one, below ``alpha``), the legend in
+    the caption (after ``caption``). ``result``: the table Experiment returns (a DataFrame, or the Styler of
+    ``highlight=``); ``digits``: decimal places (default 4). pandas' own ``to_latex`` knows none of this."""
+    table = getattr(result, "data", result)  # a Styler holds its table as .data
+    if not isinstance(table, pd.DataFrame):
+        raise InputError(f"a paper table is made from the table Experiment returns, not a {type(result).__name__}")
+    if format == "latex":
+        return to_latex(table, digits, alpha=alpha, caption=caption)
+    if format == "html":
+        return to_html(table, digits, alpha=alpha, caption=caption)
+    raise InputError(f"unknown paper table format {format!r}", expected="latex or html")
 
 
 def plain(table: pd.DataFrame, format: str, digits: int | None = None, *, caption: str | None = None) -> str:

@@ -21,12 +21,9 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.pipelines import is_transformer
 from ir_pref_measures.ids import arrow
 from ir_pref_measures.loading import sources
+from ir_pref_measures.model.coverage import DepthWarning, depths, warn_depths  # noqa: F401  (the API's names)
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing.names import named_paths
-
-
-class DepthWarning(UserWarning):
-    """The runs retrieve different numbers of documents per query."""
 
 
 def named_runs(runs, names: Sequence[str] | None = None, **options) -> dict[str, Ranking]:
@@ -198,27 +195,6 @@ def truncate(ranking: Ranking, k: int) -> Ranking:
         offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
         doc_text=ranking.doc_text.filter(arrow(keep)),
         scores=ranking.scores[keep],
-    )
-
-
-def depths(rankings: Mapping[str, Ranking]) -> dict[str, int]:
-    """Each run's depth: the largest number of documents it retrieves for a query."""
-    return {name: int(np.diff(r.offsets).max()) for name, r in rankings.items()}
-
-
-def warn_depths(rankings: Mapping[str, Ranking]) -> None:
-    """A :class:`DepthWarning` when the runs' depths differ, naming them."""
-    found = depths(rankings)
-    if len(set(found.values())) < 2:
-        return
-    listed = ", ".join(f"{name} {depth}" for name, depth in sorted(found.items(), key=lambda item: (-item[1], item[0])))
-    shallow, deep = min(found.values()), max(found.values())
-    warnings.warn(
-        f"the runs retrieve different numbers of documents per query (at most: {listed}; {deep - shallow} more "
-        f"in the deepest); recall-oriented measures (APpref, rpref, RPP, ...) favour the deeper runs: give "
-        f"topk={shallow} (--topk {shallow}) to compare them at the same depth",
-        DepthWarning,
-        stacklevel=3,
     )
 
 

@@ -94,7 +94,7 @@ def _pairwise_values(rankings, judgments: Judgments, measures: list, baseline: s
     names = list(rankings)
     if baseline is None and len(names) < 2:
         raise InputError("pairwise preferences need at least two runs")
-    result = comparison(rankings, relevant_docs(judgments), measures, baseline=baseline)
+    result = comparison(rankings, relevant_docs(judgments), measures, baseline=baseline, warn=False)
     out = {}
     for measure in measures:
         values = result.pair_values[measure.name].astype(np.float64)

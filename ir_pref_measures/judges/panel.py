@@ -26,6 +26,7 @@ H. Arabzadeh, C. L. A. Clarke, SIGIR 2025 (GPT-4o preference judgments against p
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
@@ -333,24 +334,35 @@ def _vote_diagnostics(votes: JudgeVotes) -> dict:
 
 
 def system_agreement(
-    runs, sources: Mapping[str, object], measure: str, reference: str, *, format: str | None = None
+    runs,
+    sources: Mapping[str, object],
+    measure: str,
+    reference: str,
+    *,
+    format: str | None = None,
+    topk: int | None = None,
 ) -> pd.DataFrame:
     """Per judge (one row each, the reference first): the mean of ``measure`` (a name such as ``ppref@10``,
     ``PGC(p=0.8)``, ``Compatibility``) over the queries, for each run (one column per run), evaluated on that
     judge's judgments, and ``tau`` (Kendall's tau-b) and ``tau_ap`` of the runs' ordering against the ordering
     under the judge ``reference`` (:func:`~ir_pref_measures.meta.kendall_tau`,
     :func:`~ir_pref_measures.meta.tau_ap`). ``runs`` as :func:`~ir_pref_measures.meta.measure_values`
-    takes them."""
-    from ir_pref_measures.experiment.runs import named_runs
+    takes them; ``topk``: every run cut at rank ``topk`` first (runs of different depths warn once)."""
+    from ir_pref_measures.experiment.runs import DepthWarning, depths, named_runs, truncate, warn_depths
     from ir_pref_measures.meta import evaluation as meta
 
     read = judges(sources, format=format)
     if reference not in read:
         raise InputError(f"the reference judge {reference!r} is not among the judges: {', '.join(read)}")
-    rankings = named_runs(runs) if not isinstance(runs, Mapping) else runs
+    rankings = named_runs(runs)
+    if topk is not None:
+        rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
+    warn_depths(depths(rankings))  # once here, not once per judge
     means = {}
     for name in [reference, *(n for n in read if n != reference)]:
-        (values,) = meta.measure_values(rankings, judgments_of(read[name]), [measure]).values()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DepthWarning)
+            (values,) = meta.measure_values(rankings, judgments_of(read[name]), [measure]).values()
         means[name] = values.mean(axis=0)
     truth = means[reference]
     rows = [

@@ -1,11 +1,12 @@
 """Judgment sources read as judges: each judge's votes on pairs, or the grades that imply them.
 
 A judge is a preference file (``carterette``, ``winner``, ``pairs``, or Clarke's judging log ``@ topic docA docB
-J``), a preference table, graded qrels (a file, an ir_datasets ID or a table), or one judgment group of a
-:class:`~ir_pref_measures.model.judgments.Judgments` (:func:`judges` gives each group a judge). A file's format is
-named (``FORMAT:PATH``, ``log:PATH`` for a judging log) or detected. Votes keep the order in which a pair was shown
-where the format records it (``carterette``, ``winner``: the first doc listed is taken as the one shown first);
-``pairs`` lines, the judging log (which lists the winner first) and judgment groups do not. Bad marks of
+J``), a preference table, graded qrels (a file, an ir_datasets ID or a table), the union ``A+B`` of such sources
+(read as :func:`~ir_pref_measures.loading.sources.judgments` reads it: the order shown is lost), or one judgment
+group of a :class:`~ir_pref_measures.model.judgments.Judgments` (:func:`judges` gives each group a judge). A file's
+format is named (``FORMAT:PATH``, ``log:PATH`` for a judging log) or detected. Votes keep the order in which a pair
+was shown where the format records it (``carterette``, ``winner``: the first doc listed is taken as the one shown
+first); ``pairs`` lines, the judging log (which lists the winner first) and judgment groups do not. Bad marks of
 ``carterette`` files (``-2`` / ``2``) are not pair judgments: they are counted, never used; the judging log's ``?``
 (no usable answer) likewise.
 """
@@ -88,6 +89,8 @@ def _read(source, format: str | None):
     if not isinstance(source, str | os.PathLike):
         return sources.judgments(source)
     text = os.fspath(source)
+    if "+" in text and not os.path.lexists(text):  # A+B: their union, as every judgment source (loading.sources)
+        return sources.judgments(text, preference_format=format)
     if text.startswith("log:"):
         return _log(formats.load(text[len("log:") :]))
     location = sources.resolve(source)

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ir_pref_measures import arguments
 from ir_pref_measures.comparison.pairwise import SUMMARY, compare, load_runs
-from ir_pref_measures.engine import check_judged, unjudged_queries
+from ir_pref_measures.engine import check_judged
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.render import render
 from ir_pref_measures.ids import intern
@@ -55,27 +55,20 @@ def battles_from_compare(table: pd.DataFrame, measure: str = "rpp") -> pd.DataFr
     ).reset_index(drop=True)
 
 
-def battles_from_runs(runs, qrels, measure: str = "rpp") -> pd.DataFrame:
+def battles_from_runs(runs, qrels, measure: str = "rpp", topk: int | None = None) -> pd.DataFrame:
     """Battles of ``runs`` (a mapping name -> run or a list of paths, as :func:`compare` takes them) compared per
     query on the graded ``qrels`` by the pairwise ``measure`` (:func:`battles_from_compare`). No scores from
     nothing: a run that holds no judged query, or retrieves no judged document on any of them, is an
     :class:`InputError` (:func:`~ir_pref_measures.engine.check_judged`, the rule of ``eval``); one that retrieves
-    no judged document on some of them gives a warning with their share (its battles there are lost or tied
-    without evidence)."""
+    no judged document on most of them gives :func:`compare`'s warning with their share (its battles there are
+    lost or tied without evidence). ``topk`` cuts every run at that rank first."""
     rankings = {name: sources.ranking(run) for name, run in load_runs(runs).items()}
     if len(rankings) < 2:
         raise InputError(f"a leaderboard needs at least two runs, got {len(rankings)}")
     judgments = sources.judgments(qrels, format="qrels", repeated="max")
     for name, ranking in rankings.items():
         check_judged(ranking, judgments, f"run {name}")
-        shared, unjudged = unjudged_queries(ranking, judgments)
-        if unjudged:
-            warnings.warn(
-                f"run {name}: none of its retrieved documents is judged on {100 * unjudged / shared:.0f}% of queries "
-                f"({unjudged} of {shared})",
-                stacklevel=2,
-            )
-    table = compare(rankings, qrels, measures=[measure], perquery=True)
+    table = compare(rankings, qrels, measures=[measure], perquery=True, topk=topk)
     return battles_from_compare(table, measure)
 
 

@@ -4,7 +4,8 @@ A *source* is a string or an object:
 
 * a string is resolved by :func:`resolve`, the one place that decides "file or ir_datasets ID?":
   ``irds:<id>`` is an ir_datasets ID; ``<format>:<path>`` is a file in that format (``qrels``,
-  ``carterette``, ``winner``, ``pairs``, and trec_eval's ``prefs`` and ``qrels_prefs``, never detected);
+  ``carterette``, ``winner``, ``pairs``, ``log`` (Clarke's judging log ``@ topic docA docB !|=|?``, also detected
+  by its ``@``), and trec_eval's ``prefs`` and ``qrels_prefs``, never detected);
   an existing path is a file (its format detected when it is not named); anything else is taken for an
   ir_datasets ID (an unknown one names the closest known IDs);
 * a :class:`~ir_pref_measures.model.judgments.Judgments` or :class:`~ir_pref_measures.model.rankings.Ranking` is
@@ -23,6 +24,7 @@ a query, or listed twice in a query of a run, is an error. Every mistake is an
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -34,7 +36,7 @@ from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing import datasets as irds
 from ir_pref_measures.parsing import formats, preferences
 
-JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "prefs", "qrels_prefs")
+JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "log", "prefs", "qrels_prefs")
 TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's, with judgment groups: never detected, always named
 DEFAULT_SET = "judgments"  # the name of the judgment set when one unnamed set is given
 
@@ -137,6 +139,8 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
 
             return Judgments.from_trec_prefs(read_judgments(location.path, location.format), checked=True)
         raw = location.path if location.format else formats.load(location.path)  # named: read from its path
+        if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
+            return _judging_log(raw, named)
         chosen = location.format or preferences.detect_format(raw, preference_format)
         if chosen == "qrels":
             return Judgments.from_qrels(formats.read_columns(raw, formats.QRELS), **graded)
@@ -151,6 +155,18 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
             return Judgments.from_preferences(rows, **named)
         return Judgments.from_qrels(rows, **graded)
     return Judgments.from_qrels(source, **graded)
+
+
+def _judging_log(source, named: dict) -> Judgments:
+    """Clarke's judging log (``@ topic docA docB J``): ``!`` a preference for docA, ``=`` a tie; a warning counts
+    the lines without a usable answer (``?``), which are no judgment."""
+    columns, unusable = preferences.judging_log_preferences(source)
+    if unusable:
+        warnings.warn(
+            f"{columns.name}: {unusable} of {len(columns) + unusable} lines have no usable answer (?): not judgments",
+            stacklevel=4,
+        )
+    return Judgments.from_preferences(columns, checked=True, **named)
 
 
 def groups(sources: Mapping[str, object], *, format: str | None = None) -> Judgments:

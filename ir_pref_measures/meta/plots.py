@@ -6,6 +6,7 @@
   Figs. 4.1-4.3);
 * :func:`rating_forest`, :func:`win_rate_heatmap`: a leaderboard's ratings with their intervals, and its win rates;
 * :func:`query_scatter`: one measure against another, one point per query and run, coloured by run;
+* :func:`query_differences`: per query, each run's value minus the baseline's, sorted (the bar plots of papers);
 * :func:`engine_scatter`: per query, one engine's score against the other's, Kendall's tau in the title (Luo
   2021, Fig. 5.9);
 * :func:`agreement_heatmap`: a statistic of every two judges (:func:`ir_pref_measures.judges.panel.matrix`), one
@@ -242,8 +243,43 @@ def rating_forest(table: pd.DataFrame, path: str | os.PathLike | None = None, ti
     axes.set_yticks(place, [str(s) for s in table["system"]])
     axes.set_xlabel("rating")
     axes.grid(axis="x", alpha=0.3)
-    if title:
-        axes.set_title(title)
+    interval = " with bootstrap intervals" if "ci low" in table.columns else ""
+    axes.set_title(title or f"ratings of {len(table)} systems (Elo scale){interval}", fontsize="small")
+    return _done(figure, path)
+
+
+def query_differences(
+    long: pd.DataFrame, baseline: str, path: str | os.PathLike | None = None, title: str | None = None
+):
+    """Per-query differences against a baseline, as papers show them: one panel per (run, measure), one bar per
+    query, the run's value minus the baseline's, sorted from the largest gain to the largest loss, wins above the
+    axis and losses below, the counts of each in the panel's title. ``long``: Experiment's per-query table
+    (``name, qid, measure, value``; ``perquery=True``)."""
+    missing = {"name", "qid", "measure", "value"} - set(long.columns)
+    if missing:
+        raise InputError(f"the per-query table has no column(s) {sorted(missing)}: give Experiment(perquery=True)")
+    runs = list(dict.fromkeys(long["name"]))
+    if baseline not in runs:
+        raise InputError(f"the baseline {baseline!r} is not a run of the table: {', '.join(runs)}")
+    values = long.pivot_table(index=["measure", "qid"], columns="name", values="value")
+    measures = list(dict.fromkeys(long["measure"]))
+    others = [r for r in runs if r != baseline]
+    if not others:
+        raise InputError("the table holds the baseline alone: no run to compare with it")
+    figure = _figure(3.2 * len(measures), 2.2 * len(others))
+    grid = np.atleast_2d(figure.subplots(len(others), len(measures), squeeze=False))
+    for row, run in enumerate(others):
+        for column, measure in enumerate(measures):
+            axes = grid[row, column]
+            difference = (values.loc[measure, run] - values.loc[measure, baseline]).dropna().sort_values()[::-1]
+            colours = np.where(difference.to_numpy() >= 0, "tab:blue", "tab:red")
+            axes.bar(np.arange(len(difference)), difference.to_numpy(), width=1.0, color=colours)
+            axes.axhline(0.0, color="black", linewidth=0.6)
+            axes.set_xticks([])
+            wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
+            axes.set_title(f"{run} - {baseline}: {measure}\n{wins} better, {losses} worse", fontsize="small")
+            axes.set_xlabel("queries, sorted", fontsize="small")
+    figure.suptitle(title or f"per-query differences against {baseline}")
     return _done(figure, path)
 
 

@@ -36,9 +36,10 @@ name merge).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -54,6 +55,14 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
 
 DEFAULT_GROUP = "judgments"  # the group of judgments loaded without a group name
+
+
+class GradedDoc(NamedTuple):
+    """A graded doc, as ir_measures' ``Qrel`` (whose ``iteration`` field has a default)."""
+
+    query_id: str
+    doc_id: str
+    relevance: int | float
 
 
 @dataclass(frozen=True)
@@ -237,6 +246,24 @@ class Judgments:
         return pd.DataFrame(
             {"query_id": frame["query_id"].astype(str), "doc_id": frame["doc_id"].astype(str), "relevance": relevance}
         )
+
+    columns: ClassVar[tuple[str, ...]] = ("query_id", "doc_id", "relevance")  # with itertuples: see there
+
+    def itertuples(self) -> Iterator[GradedDoc]:
+        """The graded docs as ``(query_id, doc_id, relevance)`` namedtuples (:meth:`qrels`' rows). With
+        :attr:`columns`, this is how ir_measures reads qrels from a table, so a Judgments from any source goes to
+        ir_measures' own measures (nDCG@10, AP, ...) next to the preference ones, which read all of it:
+        ``ir_measures.calc_aggregate([APpref, nDCG@10], judgments, run)``. Judgments without a grade are an
+        :class:`InputError` (those measures need graded qrels)."""
+        table = self.qrels()
+        if table is None:
+            raise InputError(
+                "these judgments hold preferences only, and ir_measures' own measures (nDCG, AP, P, ...) need "
+                "graded qrels",
+                expected="graded qrels with the preferences (load_judgments('QRELS+PREFS')), or preference "
+                "measures alone (ppref@k, APpref, PGC, ...)",
+            )
+        return map(GradedDoc._make, zip(table["query_id"], table["doc_id"], table["relevance"].tolist(), strict=True))
 
     def derived_edges(self) -> tuple[np.ndarray, np.ndarray]:
         """Every ``a -> b`` with grade(a) > grade(b) in one query (global doc indices), materialised."""

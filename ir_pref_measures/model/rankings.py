@@ -2,7 +2,8 @@
 
 Tie rule: score descending, equal scores broken by doc id descending in string order (as trec_eval,
 pytrec_eval and pref_eval do). The rank column of a run file is ignored. A doc listed twice in one
-query of a run is an error.
+query of a run is an error; a run file whose scores increase down the lines of every query gets a warning (its
+rank and score columns are likely swapped).
 
 Doc ids stay an Arrow string array (no Python object per entry); they are matched by a 64-bit hash of
 their bytes (:func:`ir_pref_measures.ids.string_hashes`), every match confirmed on the ids themselves, so no
@@ -12,6 +13,7 @@ doc vocabulary is built or sorted.
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -181,6 +183,12 @@ class Ranking:
         if not len(score):
             raise InputError("the run is empty", path=None if source is None else source.name)
         (q,), query_ids = intern(query)
+        if source is not None and _scores_increase(q, score):
+            warnings.warn(
+                f"{source.name}: the scores increase down the lines of every query: are the rank and score columns "
+                "swapped? Runs are ranked by the score column (the 5th), descending",
+                stacklevel=3,
+            )
         doc = as_text(doc)
         order = _tie_rule_order(q, score, doc, len(query_ids))
         if order is not None:
@@ -196,6 +204,17 @@ class Ranking:
             rows = [int(r) if order is None else int(order[r]) for r in repeated]
             _reject_repeated_doc(ranking, repeated[1], max(rows), source)
         return ranking
+
+
+def _scores_increase(query: np.ndarray, score: np.ndarray) -> bool:
+    """True when, in file order, the last line of every query scores above its first (queries whose first and last
+    lines score the same aside, at least one query left): the rank and score columns of a run file swapped
+    (``q Q0 doc 0.93 1``). ``query``: the query code of each line."""
+    order = np.argsort(query, kind="stable")
+    starts = np.flatnonzero(np.r_[True, query[order][1:] != query[order][:-1]])
+    ends = np.r_[starts[1:], len(order)] - 1
+    change = score[order[ends]] - score[order[starts]]
+    return bool((change > 0).any() and not (change < 0).any())
 
 
 def _key(query: np.ndarray, hashes: np.ndarray, query_bits: int, rank_bits: int) -> np.ndarray:

@@ -76,7 +76,12 @@ class Layout:
 
 
 QRELS = Layout("TREC qrels", ("query_id", "iteration", "doc_id", "relevance"), ("relevance",), exact=("relevance",))
-RUN = Layout("TREC run", ("query_id", None, "doc_id", "rank", "score", None), ("score",))
+RUN = Layout(
+    "TREC run",
+    ("query_id", None, "doc_id", "rank", "score", None),
+    ("score",),
+    "; fields after the sixth, which trec_eval ignores, are refused: cut them off (cut -d ' ' -f 1-6)",
+)
 
 
 def _name(source: Source) -> str:

@@ -235,6 +235,19 @@ def judging_log_columns(source: Source | RawFile) -> Columns:
     return columns
 
 
+def judging_log_preferences(source: Source | RawFile) -> tuple[Columns, int]:
+    """A judging log's judgments as :func:`preference_columns` (``preference``: ``-1`` where docA won, ``0`` a
+    tie) and the number of lines without a usable answer (``?``), which are no judgment."""
+    columns = judging_log_columns(source)
+    verdict = columns.fields.pop("verdict")
+    usable = verdict != UNUSABLE
+    keep = pa.array(usable)
+    fields = {name: values.filter(keep) for name, values in columns.fields.items()}
+    fields["preference"] = (-verdict[usable]).astype(np.int8)
+    lines = np.flatnonzero(usable) + 1 if columns.lines is None else columns.lines[usable]
+    return Columns(columns.name, fields, lines, columns.raw), int((~usable).sum())
+
+
 def read_judging_log(source: Source | RawFile) -> pd.DataFrame:
     """:func:`judging_log_columns` as a DataFrame: ``query_id, doc_id_a, doc_id_b, verdict, line``."""
     return judging_log_columns(source).frame()

@@ -13,6 +13,7 @@ from ir_pref_measures.adapters import ir_measures as adapter
 
 import ir_pref_measures as ipm
 from ir_pref_measures import engine
+from ir_pref_measures.errors import InputError
 
 QRELS = pd.DataFrame(
     {
@@ -164,3 +165,35 @@ def test_ordinary_measures_need_qrels():
     )
     with pytest.raises(ValueError, match="nDCG@10 need graded qrels"):
         engine.evaluate([parse_measure("nDCG@10")], RUN, judgments=judgments)
+
+
+def test_judgments_from_any_source_go_to_ir_measures_own_measures_too(tmp_path):
+    """``ir_measures.calc_aggregate([APpref, nDCG@10], ipm.load_judgments(...), run)``: the standard measures read
+    the graded part of the Judgments (read as a table: its rows as Qrel-like tuples), the preference ones all of it;
+    values equal those of the qrels given in ir_measures' own form."""
+    path = tmp_path / "qrels.txt"
+    path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in QRELS.itertuples(index=False)))
+    prefs = tmp_path / "prefs.txt"
+    prefs.write_text("q1 c a\nq2 b a\n")  # against the grades: they change APpref, not nDCG
+    ndcg, ap = parse_measure("nDCG@10"), parse_measure("AP")
+    expected = ir_measures.calc_aggregate([ndcg, ap, ipm.APpref], QRELS, RUN)
+    for source in (str(path), "qrels:" + str(path), QRELS):
+        assert ir_measures.calc_aggregate([ipm.APpref, ndcg, ap], ipm.load_judgments(source), RUN) == expected
+    union = ipm.load_judgments(f"{path}+pairs:{prefs}")
+    values = ir_measures.calc_aggregate([ipm.APpref, ndcg], union, RUN)
+    assert values[ndcg] == expected[ndcg] and values[ipm.APpref] != expected[ipm.APpref]
+    rows = sorted(ipm.load_judgments(str(path)).itertuples())
+    assert rows == sorted((q, d, g) for q, d, g in QRELS.itertuples(index=False))  # grades as integers
+    preferences = ipm.load_judgments("pairs:" + str(prefs))
+    assert ir_measures.calc_aggregate([ipm.APpref], preferences, RUN)  # the preference measures alone: fine
+    with pytest.raises(InputError, match="hold preferences only"):
+        ir_measures.calc_aggregate([ipm.APpref, ndcg], preferences, RUN)
+
+
+def test_judgments_of_an_ir_datasets_id_in_ir_measures(irds_home):
+    """docs/input.md's call: a Judgments loaded by ir_datasets ID, next to nDCG@10."""
+    judgments = ipm.load_judgments("irds:msmarco-passage/trec-dl-2019/judged")
+    qrels = judgments.qrels()
+    run = qrels.assign(score=qrels["relevance"] * 1.0 + 0.5).drop(columns="relevance")  # the ideal ranking
+    values = ir_measures.calc_aggregate([ipm.APpref, parse_measure("nDCG@10")], judgments, run)
+    assert values[parse_measure("nDCG@10")] == pytest.approx(1.0) and values[ipm.APpref] == pytest.approx(1.0)

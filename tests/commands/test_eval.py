@@ -79,9 +79,30 @@ def test_demo_prints_a_table(capsys):
         expected = ir_measures.calc_aggregate([ir_measures.nDCG @ 10], qrels, runs[row[0]])[ir_measures.nDCG @ 10]
         assert row[1] == f"{expected:.4f}"
     assert rows[0][-2:] == ["0.0000", "0.0000"]  # the baseline's preference over itself
-    tests = [block.split() for block in blocks[-7:]]
+    tests = [block.split() for block in blocks if block.split()[0] in header[1:]]
     assert [block[0] for block in tests] == header[1:]
     assert all(block[1:6] == ["+", "-", "p-value", "reject", "p-value"] for block in tests)
+    assert all(block[7:9] == ["weak", "baseline"] for block in tests)  # not "False", which reads as a verdict
+    legend, disagreement = blocks[-2:]
+    assert "+ and - count the queries on which the run scores above and below the baseline 'weak'" in legend
+    assert disagreement.startswith("Where the measures disagree: on ")
+
+
+def test_the_demo_disagreement_is_the_per_query_values():
+    """The queries on which nDCG@10 and APpref order two runs differently, counted from the long table."""
+    import pandas as pd
+
+    from ir_pref_measures.experiment.demo import disagreement
+
+    rows = [("a", "q1", "nDCG@10", 0.5), ("b", "q1", "nDCG@10", 0.4), ("a", "q1", "APpref", 0.2)]
+    rows += [("b", "q1", "APpref", 0.3), ("a", "q2", "nDCG@10", 0.5), ("b", "q2", "nDCG@10", 0.4)]
+    rows += [("a", "q2", "APpref", 0.5), ("b", "q2", "APpref", 0.3)]
+    long = pd.DataFrame(rows, columns=["name", "qid", "measure", "value"])
+    text = disagreement(long, "a", "b")
+    assert text.startswith("Where the measures disagree: on 1 of 2 queries nDCG@10 and APpref order a and b")
+    assert "on q1: nDCG@10 a 0.5000 vs b 0.4000 (a better), APpref a 0.2000 vs b 0.3000 (b better)" in text
+    agree = long[long["qid"] == "q2"]
+    assert disagreement(agree, "a", "b") == "nDCG@10 and APpref order a and b alike on every query."
 
 
 def test_version(capsys):
@@ -124,6 +145,8 @@ def test_every_command_module_adds_its_parser_and_runs():
         "experiment",
         "meta",
         "judges",
+        "ppi",
+        "topicsize",
     ]
     assert names == list(COMMANDS)
     for module in COMMANDS.values():
@@ -169,3 +192,24 @@ def test_every_measure_of_eval_ranks_the_run_the_same_way(tmp_path, capsys, scor
     run.write_text(f"q1 Q0 a 1 {scores[0]!r} r\nq1 Q0 b 2 {scores[1]!r} r\n")
     assert main(["eval", str(qrels), str(run), "nDCG@1", "P@1", "ppref@1"]) == 0
     assert capsys.readouterr().out == "nDCG@1\t1.0000\nP@1\t1.0000\nppref@1\t1.0000\n"
+
+
+def test_numrel_of_a_judged_query_the_run_lacks_is_zero_as_in_ir_measures(tmp_path, capsys):
+    """docs/differences.md: ir_measures gives a judged query missing from the run every measure's default, NumRel
+    included (trec_eval -c would print R, here 1)."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 d1 1\nq2 0 d3 1\n")
+    run.write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n")
+    assert main(["eval", "-q", str(qrels), str(run), "NumRel"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["q1\tNumRel\t1.0000", "q2\tNumRel\t0.0000"]
+
+
+def test_a_run_line_with_fields_after_the_sixth_is_refused_with_the_way_out(tmp_path, capsys):
+    """trec_eval ignores fields after the sixth (its own results.trunc has some); we refuse them, saying how to cut
+    them off (docs/differences.md, the trec_eval table)."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    run.write_text("q1 Q0 d1 1 2.0 r extra\n")
+    assert main(["eval", str(qrels), str(run), "nDCG@10"]) == 2
+    err = capsys.readouterr().err
+    assert "run.txt:1: 7 fields instead of 6" in err and "which trec_eval ignores, are refused" in err, err

@@ -46,8 +46,10 @@ def test_json_markdown_table_and_output_file(capsys, tmp_path, dl19_runs):
     records = json.loads(run_command(capsys, *arguments, "--format", "json"))
     assert [r["name"] for r in records] == ["ICT-BERT2", "ICT-CKNRM_B", "ICT-CKNRM_B50"]
     assert records[0]["nDCG@10 p-value"] is None and records[1]["rpp +"] > 0
-    markdown = run_command(capsys, *arguments, "--format", "markdown").splitlines()
-    assert len(markdown) == 5 and markdown[0].startswith("| name | nDCG@10 | rpp | nDCG@10 + |")
+    markdown = run_command(capsys, *arguments, "--format", "markdown").split("\n\n")  # the aligned form's blocks
+    assert [block.splitlines()[0].split(" | ")[0] for block in markdown] == ["| name", "| nDCG@10", "| rpp"]
+    assert all(len(block.splitlines()) == 5 for block in markdown)
+    assert markdown[0].startswith("| name | nDCG@10 | rpp |\n") and "| ICT-BERT2 |  |  |  |" in markdown[1]
     blocks = run_command(capsys, *arguments).split("\n\n")
     assert [block.split()[0] for block in blocks] == ["name", "nDCG@10", "rpp"]
     target = tmp_path / "table.csv"
@@ -106,3 +108,51 @@ def test_cast2019_sixteen_runs_with_crowd_preferences_from_the_command_line(irds
     with_prefs = ir_measures.calc_aggregate([appref], combined, run)[appref]
     assert table.loc["decaf_exp1", "APpref"] == pytest.approx(with_prefs, rel=1e-12)
     assert not np.isclose(with_prefs, ir_measures.calc_aggregate([appref], qrels, run)[appref])
+
+
+def test_experiment_draws_the_per_query_differences_to_the_baseline(tmp_path, capsys):
+    """--plot FILE: one panel per (run, measure), one bar per query, the run's value minus the baseline's, sorted;
+    the bars are the per-query table's differences."""
+    pytest.importorskip("matplotlib")
+    from ir_pref_measures.meta.plots import query_differences
+
+    qrels, prefs, runs = __import__("ir_pref_measures.experiment.demo", fromlist=["example"]).example()
+    long = Experiment(runs, load_combined(qrels, prefs), ["nDCG@10", "APpref"], perquery=True)
+    figure = query_differences(long, "weak")
+    panels = [axes for axes in figure.axes if axes.get_visible()]
+    assert len(panels) == 3 * 2 and figure._suptitle.get_text() == "per-query differences against weak"
+    wide = long.pivot_table(index=["measure", "qid"], columns="name", values="value")
+    (panel,) = [axes for axes in panels if axes.get_title().startswith("tuned - weak: APpref")]
+    heights = [bar.get_height() for bar in panel.patches]
+    expected = sorted((wide.loc["APpref", "tuned"] - wide.loc["APpref", "weak"]).tolist(), reverse=True)
+    np.testing.assert_allclose(heights, expected)
+    better = sum(h > 0 for h in heights)
+    assert panel.get_title() == f"tuned - weak: APpref\n{better} better, {sum(h < 0 for h in heights)} worse"
+    with pytest.raises(Exception, match="the baseline 'none' is not a run"):
+        query_differences(long, "none")
+    path = tmp_path / "runs"
+    path.mkdir()
+    for name, run in runs.items():
+        run.assign(q0="Q0", rank=1, tag="t")[["query_id", "q0", "doc_id", "rank", "score", "tag"]].to_csv(
+            path / f"{name}.txt", sep=" ", header=False, index=False
+        )
+    qrels.assign(it=0)[["query_id", "it", "doc_id", "relevance"]].to_csv(
+        path / "qrels.txt", sep=" ", header=False, index=False
+    )
+    files = [str(path / f"{name}.txt") for name in runs]
+    plot = tmp_path / "diff.png"
+    argv = ["experiment", str(path / "qrels.txt"), *files, "-m", "nDCG@10", "--baseline", "weak", "--plot", str(plot)]
+    assert main(argv) == 0
+    assert plot.stat().st_size > 0 and f"wrote {plot}" in capsys.readouterr().err
+    assert main(argv[:-4] + ["--plot", str(plot)]) == 2  # no baseline: nothing to draw against
+    assert "give one --baseline" in capsys.readouterr().err
+
+
+def test_the_ratings_plot_has_a_title():
+    pytest.importorskip("matplotlib")
+    from ir_pref_measures.meta.plots import rating_forest
+
+    table = pd.DataFrame({"system": ["a", "b"], "rating": [1010.0, 990.0], "ci low": [1000.0, 980.0]})
+    table["ci high"] = table["rating"] + 10
+    assert rating_forest(table).axes[0].get_title() == "ratings of 2 systems (Elo scale) with bootstrap intervals"
+    assert rating_forest(table, title="BT").axes[0].get_title() == "BT"

@@ -269,11 +269,16 @@ def test_render_formats():
     )
     assert pd.read_csv(__import__("io").StringIO(render(table, "csv"))).equals(table)
     assert json.loads(render(table, "json"))[1] == {"name": "b", "m": 0.25, "m +": 3.0, "m -": 1.0, "m p-value": 2e-5}
-    assert render(table, "markdown").splitlines() == [
-        "| name | m | m + | m - | m p-value |",
-        "|:---|---:|---:|---:|---:|",
-        "| a | 0.5000 |  |  |  |",
-        "| b | 0.2500 | 3 | 1 | 2.0e-05 |",
+    assert render(table, "markdown").splitlines() == [  # the blocks of the aligned form
+        "| name | m |",
+        "|:---|---:|",
+        "| a | 0.5000 |",
+        "| b | 0.2500 |",
+        "",
+        "| m | + | - | p-value |",
+        "|:---|---:|---:|---:|",
+        "| a |  |  |  |",
+        "| b | 3 | 1 | 2.0e-05 |",
     ]
     text = render(table, "table").split("\n\n")
     assert text[0].split() == ["name", "m", "a", "0.5000", "b", "0.2500"]

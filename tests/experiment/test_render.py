@@ -90,6 +90,41 @@ def test_text_forms_print_counts_as_integers_and_honour_digits(table):
     assert render(table, "csv").splitlines()[2].split(",")[2] == "30"
     np.testing.assert_allclose(csv["m"], table["m"])
     assert json.loads(render(table, "json", 1))[1]["m"] == 0.8
-    assert "| better | 0.750 | 30 | 3 |" in render(table, "markdown", 3)
+    markdown = render(table, "markdown", 3).split("\n\n")  # the blocks of the aligned form, one table each
+    assert markdown[0].splitlines()[:3] == [
+        "| name | m | n | count |",
+        "|:---|---:|---:|---:|",
+        "| base\\_run | 0.500 | 0.300 | 12 |",
+    ]
+    assert markdown[1].splitlines()[0] == "| m | + | - | p-value | reject | p-value corrected |"
+    assert (
+        "| better | 30 | 3 | 0.001 | True | 0.002 |" in markdown[1]
+        and "| base\\_run |  |  |  | baseline |  |" in markdown[1]
+    )
     with pytest.raises(InputError, match="unknown output format"):
         render(table, "pdf")
+
+
+def test_the_paper_table_of_an_experiment_is_one_documented_call(table):
+    """ipm.paper_table(result) is the LaTeX (or HTML) paper table, from the DataFrame Experiment returns or its
+    highlight Styler, whose own to_latex() is the same table: not pandas' CSS-as-LaTeX (\\font-weightbold) with
+    unescaped names."""
+    import ir_pref_measures as ipm
+    from ir_pref_measures.experiment.styled import highlight
+
+    table = table.assign(name=["CKNRM_B", "better", "worse"])
+    latex = ipm.paper_table(table)
+    assert latex == to_latex(table) and "CKNRM\\_B" in latex and "\\textbf{0.7500}" in latex
+    assert ipm.paper_table(table, "html", 2, caption="DL 2019.") == to_html(table, 2, caption="DL 2019.")
+    styled = highlight(table, "bold")
+    assert styled.to_latex() == latex and "font-weight" not in styled.to_latex()
+    assert ipm.paper_table(styled, "latex", alpha=0.01) == to_latex(table, alpha=0.01)
+    buffer = io.StringIO()
+    styled.to_latex(buffer, caption="Runs.")
+    assert buffer.getvalue() == to_latex(table, caption="Runs.")
+    with pytest.raises(InputError, match="takes buf and caption, not hrules"):
+        styled.to_latex(hrules=True)
+    with pytest.raises(InputError, match="latex or html"):
+        ipm.paper_table(table, "markdown")
+    with pytest.raises(InputError, match="not a dict"):
+        ipm.paper_table({"name": ["a"]})

@@ -72,3 +72,59 @@ def test_meta_warns_about_depths_once_and_takes_the_topk_it_advises(capsys):
     assert "Warning" not in err and "give topk=20 (--topk 20)" in err
     assert main([*argv, "--topk", "20"]) == 0
     assert "different numbers of documents" not in capsys.readouterr().err
+
+
+def _dl19_runs() -> list[str]:
+    return [str(testdata_path(DL19, "runs", f"input.ICT-{name}.txt.gz")) for name in ("BERT2", "CKNRM_B", "CKNRM_B50")]
+
+
+def test_leaderboard_warns_about_depth_and_takes_topk(capsys):
+    """CKNRM_B50 returns 50 docs per query, the others 20: without --topk it rates first under rpp by its depth,
+    and the output says so; cut to 20, BERT2 rates first. Runs are named as experiment names them."""
+    from ir_pref_measures.commands import main
+
+    qrels = str(testdata_path(DL19, "qrels.dl19-passage.txt"))
+    argv = ["leaderboard", "--qrels", qrels, *_dl19_runs(), "--rounds", "0", "--format", "csv"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1].startswith("ICT-CKNRM_B50,") and ".txt" not in out
+    assert err.count("warning: the runs retrieve different numbers of documents") == 1 and "--topk 20" in err
+    assert main([*argv, "--topk", "20"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1].startswith("ICT-BERT2,") and "different numbers" not in err
+
+
+def test_aggregate_shows_the_tie_pref_aggregate_hides(tmp_path, capsys):
+    """On DL19, lexiprecision is a three-way tie in pref_aggregate's MC4 and Borda: the drop-in keeps its bytes and
+    says so on stderr; --method scores gives each run's score and place."""
+    import json
+
+    from ir_pref_measures.commands import main
+
+    qrels = str(testdata_path(DL19, "qrels.dl19-passage.txt"))
+    assert main(["compare", "-R", qrels, "-q", "-m", "lexiprecision", "--topk", "20", *_dl19_runs()]) == 0
+    lines = tmp_path / "prefs.jsonl"
+    lines.write_text(capsys.readouterr().out)
+    assert main(["aggregate", "-P", str(lines)]) == 0
+    out, err = capsys.readouterr()
+    summary = json.loads(out.splitlines()[-1])["lexiprecision"]
+    assert summary["mc4"] == ["ICT-CKNRM_B50.txt", "ICT-CKNRM_B.txt", "ICT-BERT2.txt"]  # names, descending
+    tie = "runs ICT-BERT2.txt, ICT-CKNRM_B.txt, ICT-CKNRM_B50.txt tie"
+    assert f"warning: lexiprecision mc4: {tie}" in err and f"warning: lexiprecision borda: {tie}" in err, err
+    assert main(["aggregate", "-P", str(lines), "--method", "scores"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {"measure", "method", "place", "run", "score", "tied"} <= set(records[0])
+    borda = [r for r in records if r["method"] == "borda"]
+    assert [r["place"] for r in borda] == sorted(r["place"] for r in borda) and len(borda) == 3
+
+
+def test_the_docs_say_what_the_dl19_judge_files_are():
+    """judge.00..06 are the rounds of one GPT-4o judge (self-consistency), its ties written as wins of the
+    shorter passage; differences.md documents NumRel and the seventh field of a run line."""
+    from conftest import ROOT
+
+    judges = (ROOT / "docs" / "judges.md").read_text()
+    assert "seven GPT-4o judges" not in judges
+    assert "self-consistency" in judges and "win of the shorter passage" in judges and "**one** judge" in judges
+    differences = (ROOT / "docs" / "differences.md").read_text()
+    assert "`NumRel`" in differences and "more than six fields" in differences

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import zipfile
@@ -39,19 +38,40 @@ def test_wheel_file_list(tmp_path):
     assert "License-File: LICENSE" in text
 
 
-def test_tests_import_the_installed_package():
-    """`python -m pytest` from the checkout puts the source tree first on sys.path; conftest.py takes it off, so
-    the tests run on what pip installed (site-packages, or the checkout itself for an editable install)."""
+def _installed_is_editable() -> bool:
     import importlib.metadata
     import json
 
+    direct_url = importlib.metadata.distribution("ir-pref-measures").read_text("direct_url.json")
+    return bool(direct_url and json.loads(direct_url).get("dir_info", {}).get("editable"))
+
+
+def test_tests_import_the_installed_package():
+    """`python -m pytest` from the checkout puts the source folder first on sys.path, and conftest.py leaves it
+    there: the package finds its submodules in the installed copy (site-packages, or the checkout itself for an
+    editable install), so the tests run on what pip installed."""
     import ir_pref_measures.adapters  # absent from the source folder ir_pref_measures/
 
-    assert all(Path(entry or os.curdir).resolve() != ROOT for entry in sys.path)
-    direct_url = importlib.metadata.distribution("ir-pref-measures").read_text("direct_url.json")
-    editable = bool(direct_url and json.loads(direct_url).get("dir_info", {}).get("editable"))
-    location = Path(ir_pref_measures.__file__).resolve()
-    if editable:
+    import ir_pref_measures.engine
+
+    location = Path(ir_pref_measures.engine.__file__).resolve()
+    if _installed_is_editable():
         assert location.parent == ROOT / "ir_pref_measures"
     else:  # site-packages, wherever the environment lives (CI's .venv is inside the checkout)
         assert location.parent != ROOT / "ir_pref_measures" and "site-packages" in location.parts, location
+
+
+def test_the_checkout_root_imports_the_package():
+    """From the root of a checkout (the source folder ir_pref_measures/ first on sys.path, adapters/ beside it),
+    `import ir_pref_measures` works after `pip install .`, measures registered, and runs the installed modules."""
+    code = (
+        "import sys, ir_measures, ir_pref_measures, ir_pref_measures.adapters, ir_pref_measures.engine as e;"
+        "assert sys.path[0] in ('', '.') or sys.path[0] == __import__('os').getcwd();"
+        "print(e.__file__); print(ir_measures.parse_measure('APpref'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    location, measure = done.stdout.splitlines()
+    assert measure == "APpref"
+    if not _installed_is_editable():
+        assert "site-packages" in Path(location).parts, location
