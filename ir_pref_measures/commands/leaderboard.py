@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> None:
         if args.plot:
             method = "Bradley-Terry" if args.method == "bt" else "Elo"
             battles = f"{args.measure} per query" if args.qrels else "battles"
-            interval = f", {args.level:.0%} intervals" if args.method == "bt" and args.rounds else ""
+            level = leaderboard.LEVEL if args.level is None else args.level
+            interval = f", {level:.0%} intervals" if args.method == "bt" and args.rounds else ""
             _wrote(plots.rating_forest(table, title=f"{method} ratings ({battles}{interval})"), args.plot)
         if args.heatmap:
             _wrote(plots.win_rate_heatmap(win_rates), args.heatmap)
