@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
+import subprocess
+import sys
+import tempfile
 from collections import namedtuple
 
 import ir_measures
@@ -58,11 +60,19 @@ def test_every_name_parses_and_prints_back():
 
 
 def test_registration_is_idempotent():
-    importlib.reload(adapter)
-    adapter.register()
-    adapter.register()
-    ours = [p for p in ir_measures.DefaultPipeline.providers if p.NAME == adapter.PreferenceProvider.NAME]
-    assert len(ours) == 1
+    # in a process of its own: reloading the adapter makes new measure classes, which would leave this process's
+    # measure objects (ipm.ppref, ...) of classes no longer registered
+    code = (
+        "import importlib, ir_measures, ir_pref_measures\n"
+        "from ir_pref_measures.adapters import ir_measures as adapter\n"
+        "importlib.reload(adapter)\n"
+        "adapter.register()\n"
+        "adapter.register()\n"
+        "ours = [p for p in ir_measures.DefaultPipeline.providers if p.NAME == adapter.PreferenceProvider.NAME]\n"
+        "assert len(ours) == 1, ours\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tempfile.gettempdir())
+    assert done.returncode == 0, done.stderr
 
 
 def test_mixed_with_ordinary_measures_in_one_call():
