@@ -25,6 +25,7 @@ COMMANDS = {  # subcommand -> its module, in the order ``--help`` lists them
     "experiment": "experiment",
     "meta": "meta",
     "judges": "judges",
+    "judge": "judge",
 }
 
 

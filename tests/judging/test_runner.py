@@ -49,7 +49,7 @@ def test_a_larger_budget_later_continues_the_same_effort(tmp_path):
     with Store(tmp_path / "a.sqlite") as store:
         runner.run(store, selector, SimulatedJudge(grades), budget=10)
         report = runner.run(store, selector, SimulatedJudge(grades), budget=30)
-        assert (report.asked, report.reused) == (20, 10)
+        assert (report.asked, report.stored) == (20, 10)
         later = snapshot(store)
     with Store(tmp_path / "b.sqlite") as store:
         runner.run(store, selector, SimulatedJudge(grades), budget=30)
