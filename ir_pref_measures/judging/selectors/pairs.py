@@ -29,9 +29,11 @@ class AllPairs:
         return self._orders[query_id]
 
     def next_round(self, query_id: str, history: History) -> list[Pair]:
-        asked = sum(len(r) for r in history)
         order = self.order(query_id)
-        return order[asked : len(order) if self.batch is None else asked + self.batch]
+        if self.batch is None:
+            return [] if history else order
+        asked = len(history) * self.batch  # every round but the last is whole
+        return order[asked : asked + self.batch]
 
 
 def random_pairs(pools: Mapping[str, Sequence[str]], seed: int = 0, batch: int = 1) -> AllPairs:
