@@ -1,0 +1,48 @@
+"""``ir-pref-measures judge``: plan, run (resumed), status and export on the command line; bad input in words."""
+
+from __future__ import annotations
+
+from ir_pref_measures.commands import main
+from ir_pref_measures.parsing.preferences import read_judging_log
+
+
+def files(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 d{d} {(d + q) % 4}\n" for q in range(3) for d in range(8)))
+    run = tmp_path / "a.run"
+    run.write_text("".join(f"q{q} Q0 d{d} 0 {8 - d} a\n" for q in range(3) for d in range(8)))
+    return qrels, run
+
+
+def test_plan_run_resume_status_export(tmp_path, capsys):
+    qrels, run = files(tmp_path)
+    store = str(tmp_path / "e.sqlite")
+    assert main(["judge", "plan", store, "--selector", "insertion", "--runs", str(run), "--depth", "5"]) == 0
+    assert capsys.readouterr().out == f"{store}: 3 queries, 15 docs, 30 pairs\n"
+    judge = ["--judge", "simulated", "--qrels", str(qrels), "--noise", "0.2", "--judge-seed", "4"]
+    assert main(["judge", "run", store, *judge, "--budget", "5"]) == 0
+    assert capsys.readouterr().out.startswith("asked 5, answered 5, already stored 0\n")
+    assert main(["judge", "run", store, *judge]) == 0
+    asked = int(capsys.readouterr().out.split()[1].rstrip(","))
+    assert main(["judge", "status", store]) == 0
+    status = dict(line.split("\t") for line in capsys.readouterr().out.splitlines())
+    assert status["selector"] == "insertion" and int(status["answers"]) == 5 + asked == int(status["requests"])
+    log = tmp_path / "judgments.log"
+    assert main(["judge", "export", store, "--format", "log", "-o", str(log)]) == 0
+    assert len(read_judging_log(log)) == 5 + asked
+
+
+def test_bad_input_in_words(tmp_path, capsys):
+    qrels, run = files(tmp_path)
+    store = str(tmp_path / "e.sqlite")
+    assert main(["judge", "plan", store, "--selector", "random"]) == 2
+    assert "name the docs to judge" in capsys.readouterr().err
+    assert main(["judge", "plan", store, "--selector", "topk", "--runs", str(run)]) == 2
+    assert "topk selector starts from graded qrels" in capsys.readouterr().err
+    assert main(["judge", "run", str(tmp_path / "none.sqlite"), "--judge", "simulated", "--qrels", str(qrels)]) == 2
+    assert "no such judging store" in capsys.readouterr().err
+    assert main(["judge", "plan", store, "--qrels", str(qrels), "--rule", "loudest"]) == 2
+    assert "unknown combination rule 'loudest'" in capsys.readouterr().err
+    assert main(["judge", "plan", store, "--qrels", str(qrels), "--selector", "all"]) == 0
+    assert main(["judge", "run", store, "--judge", "oracle"]) == 2
+    assert "unknown judge 'oracle'" in capsys.readouterr().err
