@@ -1,0 +1,83 @@
+"""Export a judging store to the judgment formats the package reads.
+
+The combined formats hold one line per answered question, its answers combined by the effort's rule
+(:mod:`~ir_pref_measures.judging.combine`), in query, round and asking order:
+
+==========  ===========================================================================================
+carterette  ``qid a b -1`` (a preferred; a and b as shown), ``qid a b 0`` (a tie), ``qid a NA -2`` (a bad)
+winner      ``qid a b winner``; a bad mark is a win of the other doc; a tie cannot be written
+pairs       ``qid winner loser``; likewise
+log         Clarke's judging log: ``@ qid winner loser !``, ``@ qid a b =`` (a tie), ``@ qid a b ?`` (no usable
+            answer); a bad mark is a win of the other doc
+shown       every answer, not combined, in the order shown (``carterette`` lines, the doc shown first listed
+            first), for position bias (``ir-pref-measures judges``); an ``unusable`` answer cannot be written
+==========  ===========================================================================================
+
+What a format cannot state is left out with a warning that counts it; nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging.combine import DEFAULT_RULE, Verdict, combine
+from ir_pref_measures.judging.store import Store
+
+FORMATS = ("carterette", "winner", "pairs", "log", "shown")
+
+
+def verdicts(store: Store, rule: str = DEFAULT_RULE) -> list[Verdict]:
+    """The verdict of every answered request of ``store`` under ``rule``, by query, round and asking order."""
+    answers = defaultdict(list)
+    for row in store.answers():
+        answers[row.request_id].append(row.answer)
+    return [combine(r.pair, answers[r.id], rule, r.round) for r in store.requests() if r.id in answers]
+
+
+def _combined_line(verdict: Verdict, format: str) -> str | None:
+    q, a, b, outcome = verdict.pair.query_id, verdict.pair.first, verdict.pair.second, verdict.outcome
+    winner = verdict.winner()
+    loser = b if winner == a else a
+    if format == "log":
+        if winner is not None:
+            return f"@ {q} {winner} {loser} !"
+        return f"@ {q} {a} {b} {'=' if outcome == 'tie' else '?'}"
+    if outcome is None:
+        return None
+    if format == "carterette":
+        if outcome in ("bad-first", "bad-second"):
+            return f"{q} {loser} NA -2"
+        return f"{q} {a} {b} {0 if outcome == 'tie' else -1 if winner == a else 1}"
+    if winner is None:
+        return None
+    return f"{q} {a} {b} {winner}" if format == "winner" else f"{q} {winner} {loser}"
+
+
+def _shown_line(answer) -> str | None:
+    q, a, b = answer.pair.query_id, answer.pair.first, answer.pair.second
+    code = {"first": -1, "second": 1, "tie": 0}.get(answer.answer)
+    if code is not None:
+        return f"{q} {a} {b} {code}"
+    if answer.answer == "bad-first":
+        return f"{q} {a} NA -2"
+    return f"{q} {b} NA -2" if answer.answer == "bad-second" else None
+
+
+def export_lines(store: Store, format: str, rule: str = DEFAULT_RULE) -> list[str]:
+    """The lines (with newlines) of ``store`` in ``format`` (module docstring), combining by ``rule``."""
+    if format not in FORMATS:
+        raise InputError(f"unknown export format {format!r}", expected=f"one of {', '.join(FORMATS)}")
+    if format == "shown":
+        rows = [row.answer for row in store.answers()]
+        lines = [_shown_line(a) for a in rows]
+        what = "unusable answers"
+    else:
+        rows = verdicts(store, rule)
+        lines = [_combined_line(v, format) for v in rows]
+        what = "ties or questions without a usable answer"
+    left_out = sum(line is None for line in lines)
+    if left_out:
+        warnings.warn(f"the {format} format cannot state {left_out} {what}: left out", stacklevel=2)
+    return [f"{line}\n" for line in lines if line is not None]

@@ -1,0 +1,157 @@
+"""The judging loop: selector -> questions (stored first) -> judge -> answers (stored) -> verdicts -> selector.
+
+Queries advance together, one round each per sweep (in query id order), so that one call of the judge gets the
+questions of every query at once (an LLM judge answers them concurrently). Before a question goes to the judge it
+is a request row of the store; its answers are stored as they come. A run is resumable: it replays the selector
+from the first round, taking the verdict of every question the store has answered, and asks only the rest, so a
+run stopped at any moment (Ctrl-C, ``kill -9``) and started again asks no stored question again and ends with the
+same store as a run that was never stopped.
+
+**Budget**: an ``int`` is the total number of questions of the effort; a ``float`` in ``(0, 1]`` is a share of
+each query's all-pairs cost ``n (n - 1) / 2`` (rounded up). The last round may be cut to fit.
+
+**Asked again or reused** (``reask``): a selector may ask a pair again in a later round (``prefj.py``'s does).
+By default (``reask=False``) the verdict the pair already has is reused and nothing is asked or stored; with
+``reask=True`` the pair is asked again and its new answers are stored beside the earlier ones (an LLM may answer
+differently).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging.combine import DEFAULT_RULE, FLIPPED, Verdict, combine
+from ir_pref_measures.judging.protocol import Answer, Judge, Pair
+from ir_pref_measures.judging.selectors.base import Selector, all_pairs_cost
+from ir_pref_measures.judging.store import Request, Store
+from ir_pref_measures.progress import progress
+
+
+@dataclass
+class RunReport:
+    """What a run did: ``asked`` (questions sent to the judge), ``answered`` (of them, answered), ``reused``
+    (verdicts taken from the store or from an earlier round), the queries ``done`` (selector finished), cut by the
+    ``budget``, or ``waiting`` for answers (people), and each query's ``history`` of verdicts by round."""
+
+    asked: int = 0
+    answered: int = 0
+    reused: int = 0
+    done: list[str] = field(default_factory=list)
+    budget: list[str] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)
+    history: dict[str, list[list[Verdict]]] = field(default_factory=dict)
+
+
+def budgets(selector: Selector, budget: int | float | None) -> tuple[dict[str, float], float]:
+    """Per query and total question budgets (``inf`` where unbounded)."""
+    queries = sorted(selector.pools)
+    if budget is None:
+        return dict.fromkeys(queries, math.inf), math.inf
+    if isinstance(budget, float):
+        if not 0 < budget <= 1:
+            raise InputError(f"a budget share must be in (0, 1], not {budget}")
+        costs = all_pairs_cost(selector.pools)
+        return {q: math.ceil(budget * costs[q]) for q in queries}, math.inf
+    if budget < 0:
+        raise InputError(f"the budget must be a number of questions >= 0, not {budget}")
+    return dict.fromkeys(queries, math.inf), budget
+
+
+def run(
+    store: Store,
+    selector: Selector,
+    judge: Judge,
+    *,
+    budget: int | float | None = None,
+    rule: str = DEFAULT_RULE,
+    reask: bool = False,
+    asked_by: str = "",
+    verbose: bool = False,
+) -> RunReport:
+    """Judge with ``judge`` the questions ``selector`` chooses, to the ``budget``, storing everything in ``store``
+    (module docstring); the answers of one question combine by ``rule``."""
+    answers: dict[int, list[Answer]] = defaultdict(list)
+    for row in store.answers():
+        answers[row.request_id].append(row.answer)
+    per_query, total = budgets(selector, budget)
+    spent = dict.fromkeys(per_query, 0)
+    report = RunReport(history={q: [] for q in per_query})
+    active = list(per_query)
+    expected = min(total, sum(per_query.values()), sum(all_pairs_cost(selector.pools).values()))
+    with progress(int(expected), "judging", verbose) as bar:
+        while active:
+            sweep: list[tuple[str, list[Pair]]] = []
+            for q in active:
+                left = min(per_query[q] - spent[q], total - sum(spent.values()) - sum(len(p) for _, p in sweep))
+                pairs = selector.next_round(q, report.history[q]) if left > 0 else []
+                if not pairs:
+                    (report.done if left > 0 else report.budget).append(q)
+                    continue
+                sweep.append((q, pairs[: int(min(left, len(pairs)))]))
+            active = [q for q, _ in sweep]
+            if not sweep:
+                break
+            rounds = {q: len(report.history[q]) for q, _ in sweep}
+            verdicts: dict[tuple[str, int], Verdict] = {}
+            new: list[tuple[Pair, int]] = []
+            for q, pairs in sweep:
+                earlier = _earlier(report.history[q]) if not reask else {}
+                for k, pair in enumerate(pairs):
+                    key = frozenset((pair.first, pair.second))
+                    if key in earlier:
+                        verdicts[(q, k)] = _as_asked(earlier[key], pair, rounds[q])
+                        report.reused += 1
+                    else:
+                        new.append((pair, rounds[q]))
+            requests = store.ask([p for p, _ in new], [r for _, r in new], getattr(judge, "name", ""), asked_by)
+            requested = {(r.pair, r.round): r for r in requests}
+            needed = [r for r in requests if r.id not in answers]
+            report.reused += len(requests) - len(needed)
+            if needed:
+                got = judge.judge([r.pair for r in needed])
+                _match(needed, got, answers, store)
+                report.asked += len(needed)
+                report.answered += sum(1 for r in needed if r.id in answers)
+            for q, pairs in sweep:
+                spent[q] += sum(1 for p in pairs if (p, rounds[q]) in requested)
+                if any(requested[(p, rounds[q])].id not in answers for p in pairs if (p, rounds[q]) in requested):
+                    report.waiting.append(q)
+                    continue
+                report.history[q].append(
+                    [
+                        verdicts.get((q, k)) or combine(p, answers[requested[(p, rounds[q])].id], rule, rounds[q])
+                        for k, p in enumerate(pairs)
+                    ]
+                )
+            active = [q for q in active if q not in report.waiting]
+            bar.update(len(new))
+    return report
+
+
+def _earlier(history: Sequence[Sequence[Verdict]]) -> dict[frozenset, Verdict]:
+    """The latest verdict with an outcome of each unordered pair of ``history``."""
+    return {frozenset((v.pair.first, v.pair.second)): v for r in history for v in r if v.outcome is not None}
+
+
+def _as_asked(verdict: Verdict, pair: Pair, round: int) -> Verdict:
+    """``verdict`` restated for ``pair`` (perhaps shown the other way round) in ``round``."""
+    same = verdict.pair.first == pair.first
+    return Verdict(pair, verdict.outcome if same else FLIPPED.get(verdict.outcome, verdict.outcome), round)
+
+
+def _match(needed: Sequence[Request], got: Sequence[Answer], answers: Mapping[int, list[Answer]], store: Store):
+    """Give each answer of ``got`` to its request of ``needed`` (by query and unordered pair) and store them."""
+    by_pair = {(r.pair.query_id, frozenset((r.pair.first, r.pair.second))): r for r in needed}
+    rows = []
+    for answer in got:
+        request = by_pair.get((answer.pair.query_id, frozenset((answer.pair.first, answer.pair.second))))
+        if request is None:
+            raise ValueError(f"the judge answered a question it was not asked: {answer.pair}")
+        rows.append((request.id, answer))
+    store.record(rows)
+    for request_id, answer in rows:
+        answers[request_id].append(answer)

@@ -1,0 +1,101 @@
+"""What every pair selector shares: the interface, the seeded random generators, and the pools.
+
+A selector is asked, per query, for the next round of questions given the verdicts of the rounds so far:
+``next_round(query_id, history) -> list[Pair]`` where ``history[r]`` holds the :class:`Verdict` of every
+question of round ``r`` (in the order asked); an empty list means the query is done. A selector keeps no state that
+the history does not determine, so a run that stopped resumes by replaying the stored verdicts: the same inputs,
+seed and verdicts give the same questions on any machine. Every random choice (pairings, which doc is shown first)
+comes from :func:`query_rng`: ``numpy.random.default_rng`` seeded by the effort's seed, a stable hash of the query
+id and the round.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging.combine import Verdict
+from ir_pref_measures.judging.protocol import Pair
+
+History = Sequence[Sequence[Verdict]]
+
+
+@runtime_checkable
+class Selector(Protocol):
+    """Chooses the questions to ask: ``pools[query_id]`` are the docs it judges; ``next_round`` the next round's
+    questions given the verdicts so far (``[]``: the query is done)."""
+
+    name: str
+    pools: Mapping[str, Sequence[str]]
+
+    def next_round(self, query_id: str, history: History) -> list[Pair]: ...
+
+
+def stable_hash(text: str) -> int:
+    """A 64-bit hash of ``text`` that is the same on every machine and run (BLAKE2b; ``hash()`` is salted)."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def query_rng(seed: int, query_id: str, round: int) -> np.random.Generator:
+    """The generator of one query's round: ``default_rng([seed, stable_hash(query_id), round])``."""
+    return np.random.default_rng([int(seed), stable_hash(query_id), int(round)])
+
+
+def shown(query_id: str, pairs: Iterable[tuple[str, str]], rng: np.random.Generator) -> list[Pair]:
+    """``pairs`` as questions, each shown in the order given or the other way round by a fair coin of ``rng``."""
+    pairs = list(pairs)
+    flips = rng.random(len(pairs)) < 0.5
+    return [Pair(query_id, b, a) if flip else Pair(query_id, a, b) for (a, b), flip in zip(pairs, flips, strict=True)]
+
+
+def all_pairs(docs: Sequence[str]) -> list[tuple[str, str]]:
+    """Every unordered pair of ``docs`` as ``(a, b)`` with ``a < b``, sorted."""
+    docs = sorted(set(docs))
+    return [(a, b) for i, a in enumerate(docs) for b in docs[i + 1 :]]
+
+
+def all_pairs_cost(pools: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    """The number of pairs of each query's pool: ``n (n - 1) / 2``."""
+    return {q: len(set(docs)) * (len(set(docs)) - 1) // 2 for q, docs in pools.items()}
+
+
+def depth_pools(runs: Mapping[str, object], depth: int) -> dict[str, list[str]]:
+    """Depth-``depth`` pooling: per query, the union of the top ``depth`` docs of every run (runs as anything
+    :func:`ir_pref_measures.loading.sources.ranking` reads: a file, a DataFrame), sorted."""
+    from ir_pref_measures.loading.sources import ranking
+
+    if depth < 1:
+        raise InputError(f"the pool depth must be at least 1, not {depth}")
+    pools: dict[str, set[str]] = {}
+    for run in runs.values():
+        ranked = ranking(run)  # rank order: score descending, ties by doc id descending
+        for q, query_id in enumerate(ranked.query_ids):
+            start = ranked.offsets[q]
+            top = ranked.doc_ids[start : min(start + depth, ranked.offsets[q + 1])]
+            pools.setdefault(str(query_id), set()).update(map(str, top))
+    return {q: sorted(docs) for q, docs in sorted(pools.items())}
+
+
+def graded_pools(grades: Mapping[str, Mapping[str, float]], minimum: float = 0.0) -> dict[str, list[str]]:
+    """The graded candidates: per query, the docs graded above ``minimum``, sorted."""
+    return {q: sorted(d for d, g in docs.items() if g > minimum) for q, docs in sorted(grades.items())}
+
+
+def read_grades(qrels) -> dict[str, dict[str, float]]:
+    """Graded qrels (a file, a DataFrame: anything ``qrels_table`` reads) as ``{query: {doc: grade}}``."""
+    from ir_pref_measures.loading.sources import qrels_table
+
+    table = qrels_table(qrels)
+    grades: dict[str, dict[str, float]] = {}
+    for q, d, g in zip(table["query_id"], table["doc_id"], table["relevance"], strict=True):
+        grades.setdefault(str(q), {})[str(d)] = float(g)
+    return grades
+
+
+def verdicts_by_pair(round_verdicts: Sequence[Verdict]) -> dict[tuple[str, str], Verdict]:
+    """The verdicts of one round by unordered pair ``(min, max)``."""
+    return {tuple(sorted((v.pair.first, v.pair.second))): v for v in round_verdicts}

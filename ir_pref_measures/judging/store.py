@@ -1,0 +1,206 @@
+"""The judging store: one SQLite file per judging effort, that loses nothing.
+
+Three tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`, so the same schema can serve PostgreSQL
+through a URL later):
+
+* ``effort``: the effort's settings as ``key, value`` text (seed, selector, combination rule, ...), written once;
+* ``requests``: one row per question asked: ``query_id``, the two docs in the order shown (``first``,
+  ``second``), the ``round`` of the query it belongs to, the ``judge`` it is asked of, ``asked_by`` and
+  ``asked_at``. Unique per ``(query_id, round, first, second)``: asking again is a no-op;
+* ``answers``: one row per answer, never updated: the request it answers, query and docs *in the order this
+  answer was shown*, judge, model, prompt hash, sample, answer, raw text, reason, tokens, latency, time, assessor.
+  Unique per ``(request, judge, assessor, sample, first)``: a retry or a double submit never doubles an answer.
+
+The file is in WAL mode with a busy timeout, so several processes may write at once; every write is one
+transaction, so a process killed at any moment leaves whole rows only, and a resumed run finds the requests
+already answered (:meth:`Store.unanswered`) and never asks them again.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging.protocol import Answer, Pair
+
+BUSY_TIMEOUT = 60.0  # seconds a writer waits for another one's transaction
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS effort (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS requests (
+        id INTEGER PRIMARY KEY, query_id TEXT NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL,
+        round INTEGER NOT NULL, judge TEXT NOT NULL, asked_by TEXT NOT NULL, asked_at REAL NOT NULL,
+        UNIQUE (query_id, round, first, second))""",
+    """CREATE TABLE IF NOT EXISTS answers (
+        id INTEGER PRIMARY KEY, request_id INTEGER NOT NULL REFERENCES requests (id),
+        query_id TEXT NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL, judge TEXT NOT NULL,
+        model TEXT NOT NULL, prompt_hash TEXT NOT NULL, sample INTEGER NOT NULL, answer TEXT NOT NULL,
+        raw TEXT NOT NULL, reason TEXT NOT NULL, tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL,
+        latency REAL NOT NULL, answered_at REAL NOT NULL, assessor TEXT NOT NULL,
+        UNIQUE (request_id, judge, assessor, sample, first))""",
+    "CREATE INDEX IF NOT EXISTS answers_request ON answers (request_id)",
+)
+ANSWER_FIELDS = "query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason, tokens_in, "
+ANSWER_FIELDS += "tokens_out, latency, answered_at, assessor"
+SQL = {  # every statement, with ?-style placeholders
+    "set": "INSERT INTO effort (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+    "settings": "SELECT key, value FROM effort ORDER BY key",
+    "ask": "INSERT INTO requests (query_id, first, second, round, judge, asked_by, asked_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (query_id, round, first, second) DO NOTHING",
+    "request_id": "SELECT id FROM requests WHERE query_id = ? AND round = ? AND first = ? AND second = ?",
+    "answer": f"INSERT INTO answers (request_id, {ANSWER_FIELDS}) VALUES (?{', ?' * 15}) "
+    "ON CONFLICT (request_id, judge, assessor, sample, first) DO NOTHING",
+    "requests": "SELECT id, query_id, first, second, round, judge, asked_by, asked_at FROM requests "
+    "ORDER BY query_id, round, id",
+    "unanswered": "SELECT r.id, r.query_id, r.first, r.second, r.round, r.judge, r.asked_by, r.asked_at "
+    "FROM requests r WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.request_id = r.id) ORDER BY r.id",
+    "answers": f"SELECT request_id, {ANSWER_FIELDS} FROM answers ORDER BY request_id, id",
+    "counts": "SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM answers), "
+    "(SELECT COUNT(*) FROM requests r WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.request_id = r.id))",
+}
+
+
+@dataclass(frozen=True)
+class Request:
+    """A stored question: ``pair`` (in the order shown), its query's ``round``, the ``judge`` asked."""
+
+    id: int
+    pair: Pair
+    round: int
+    judge: str
+    asked_by: str = ""
+    asked_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class StoredAnswer:
+    """An answer as stored: the ``request_id`` it answers, the :class:`Answer`, and when it was stored."""
+
+    request_id: int
+    answer: Answer
+    answered_at: float
+
+
+class Store:
+    """The SQLite store of one judging effort at ``path`` (created with its schema when missing).
+
+    Use as a context manager or call :meth:`close`. Every method is one transaction."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = os.fspath(path)
+        try:
+            self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            with self._transaction():
+                for statement in SCHEMA:
+                    self._db.execute(statement)
+        except sqlite3.DatabaseError as error:
+            raise InputError(f"cannot open the judging store: {error}", path=self.path) from None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _transaction(self):
+        return _Transaction(self._db)
+
+    # -- the effort's settings -----------------------------------------------------------------------------------
+
+    def settings(self) -> dict[str, str]:
+        """The effort's settings as stored (``{}`` for a new store)."""
+        return dict(self._db.execute(SQL["settings"]).fetchall())
+
+    def settle(self, settings: dict[str, object]) -> dict[str, str]:
+        """Store ``settings`` (as text) where the store has none; a setting stored before with another value is
+        an :class:`InputError` (an effort keeps its seed, selector and rule). Returns the stored settings."""
+        with self._transaction():
+            for key, value in settings.items():
+                self._db.execute(SQL["set"], (key, str(value)))
+        stored = self.settings()
+        clash = {k: (stored[k], str(v)) for k, v in settings.items() if stored[k] != str(v)}
+        if clash:
+            listed = "; ".join(f"{k}: stored {old!r}, given {new!r}" for k, (old, new) in sorted(clash.items()))
+            raise InputError(f"the store was made with other settings ({listed})", path=self.path)
+        return stored
+
+    # -- writing -------------------------------------------------------------------------------------------------
+
+    def ask(self, pairs: Sequence[Pair], rounds: Sequence[int] | int, judge: str, asked_by: str = "") -> list[Request]:
+        """Store the questions ``pairs``, each of its query's round in ``rounds`` (one round for all, or one
+        each), in one transaction (idempotent: a question stored before keeps its row), and return them as
+        :class:`Request` rows in the order given."""
+        rounds = [rounds] * len(pairs) if isinstance(rounds, int) else list(rounds)
+        now = time.time()
+        keys = [(p.query_id, r, p.first, p.second) for p, r in zip(pairs, rounds, strict=True)]
+        with self._transaction():
+            self._db.executemany(SQL["ask"], [(q, f, s, r, judge, asked_by, now) for q, r, f, s in keys])
+            ids = [self._db.execute(SQL["request_id"], key).fetchone()[0] for key in keys]
+        return [Request(i, p, r, judge, asked_by, now) for i, p, r in zip(ids, pairs, rounds, strict=True)]
+
+    def record(self, answered: Iterable[tuple[int, Answer]]) -> None:
+        """Store ``(request_id, answer)`` rows in one transaction (idempotent: an answer stored before is kept)."""
+        now = time.time()
+        rows = [
+            (request_id, a.pair.query_id, a.pair.first, a.pair.second, a.judge, a.model, a.prompt_hash, a.sample)
+            + (a.answer, a.raw, a.reason, a.tokens_in, a.tokens_out, a.latency, now, a.assessor)
+            for request_id, a in answered
+        ]
+        with self._transaction():
+            self._db.executemany(SQL["answer"], rows)
+
+    # -- reading -------------------------------------------------------------------------------------------------
+
+    def requests(self) -> list[Request]:
+        """Every request, by query, round and order of asking."""
+        return [_request(row) for row in self._db.execute(SQL["requests"])]
+
+    def unanswered(self) -> list[Request]:
+        """The requests without any answer yet (in flight when a run stopped), in the order asked."""
+        return [_request(row) for row in self._db.execute(SQL["unanswered"])]
+
+    def answers(self) -> list[StoredAnswer]:
+        """Every answer, by request and order of storing."""
+        return [_stored(row) for row in self._db.execute(SQL["answers"])]
+
+    def counts(self) -> dict[str, int]:
+        """``requests``, ``answers`` and ``unanswered`` requests."""
+        requests, answers, unanswered = self._db.execute(SQL["counts"]).fetchone()
+        return {"requests": requests, "answers": answers, "unanswered": unanswered}
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an exception): a writer takes the lock at once."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind, *exc) -> None:
+        self.db.execute("ROLLBACK" if kind else "COMMIT")
+
+
+def _request(row) -> Request:
+    id_, query_id, first, second, round_, judge, asked_by, asked_at = row
+    return Request(id_, Pair(query_id, first, second), round_, judge, asked_by, asked_at)
+
+
+def _stored(row) -> StoredAnswer:
+    request_id, query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason = row[:11]
+    tokens_in, tokens_out, latency, answered_at, assessor = row[11:]
+    pair = Pair(query_id, first, second)
+    fields = dict(model=model, prompt_hash=prompt_hash, raw=raw, reason=reason, assessor=assessor)
+    fields.update(tokens_in=tokens_in, tokens_out=tokens_out, latency=latency)
+    return StoredAnswer(request_id, Answer(pair, answer, judge, sample, **fields), answered_at)

@@ -1,0 +1,157 @@
+"""Pair selectors: seeded and reproducible across processes, each doing what its definition says."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from ir_pref_measures.judging.combine import combine
+from ir_pref_measures.judging.judges import SimulatedJudge
+from ir_pref_measures.judging.selectors import (
+    AllPairs,
+    BinaryInsertion,
+    RatingDriven,
+    TopK,
+    all_pairs_cost,
+    depth_pools,
+    random_pairs,
+)
+
+
+def graded(seed: int, queries: int = 3, docs: int = 12, grades: int = 4) -> dict[str, dict[str, float]]:
+    rng = np.random.default_rng(seed)
+    return {f"q{q}": {f"d{d:02d}": float(rng.integers(grades)) for d in range(docs)} for q in range(queries)}
+
+
+def drive(selector, judge, query: str, limit: int = 10_000):
+    """Run one query to the end (or ``limit`` questions): the history and every question asked."""
+    history, asked = [], []
+    while len(asked) < limit:
+        pairs = selector.next_round(query, history)
+        if not pairs:
+            break
+        asked += pairs
+        history.append([combine(p, judge.judge([p]), round=len(history)) for p in pairs])
+    return history, asked
+
+
+def make(name: str, grades, seed: int):
+    pools = {q: sorted(g) for q, g in grades.items()}
+    return {
+        "all": lambda: AllPairs(pools, seed),
+        "random": lambda: random_pairs(pools, seed, batch=3),
+        "insertion": lambda: BinaryInsertion(pools, seed),
+        "rating": lambda: RatingDriven(pools, seed, batch=4),
+        "topk": lambda: TopK(grades, seed, k=2, f=5, p=3),
+    }[name]()
+
+
+SELECTORS = ("all", "random", "insertion", "rating", "topk")
+
+
+@pytest.mark.parametrize("name", SELECTORS)
+def test_same_seed_same_questions_other_seed_other_questions(name):
+    grades = graded(1, docs=14)
+    judge = SimulatedJudge(grades, seed=3, noise=0.2)
+    runs = [drive(make(name, grades, seed), judge, "q1")[1] for seed in (7, 7, 8)]
+    assert runs[0] == runs[1]
+    assert runs[0] != runs[2]
+
+
+SCRIPT = """
+from ir_pref_measures.judging.combine import combine
+from ir_pref_measures.judging.judges import SimulatedJudge
+from ir_pref_measures.judging.selectors import TopK, RatingDriven
+grades = {"q": {f"d{i}": float(i % 3) for i in range(15)}}
+judge = SimulatedJudge(grades, seed=1, noise=0.3)
+for selector in (TopK(grades, 5, k=2, f=5, p=3), RatingDriven({"q": sorted(grades["q"])}, 5, batch=3)):
+    history = []
+    for _ in range(6):
+        pairs = selector.next_round("q", history)
+        print(pairs)
+        history.append([combine(p, judge.judge([p])) for p in pairs])
+"""
+
+
+def test_the_questions_do_not_depend_on_the_process_hash_seed(tmp_path):
+    outputs = set()
+    for hash_seed in ("0", "1", "12345"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+        command = [sys.executable, "-c", textwrap.dedent(SCRIPT)]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        outputs.add(done.stdout)
+    assert len(outputs) == 1 and outputs.pop().count("Pair(") > 20
+
+
+def test_all_pairs_asks_each_pair_once_in_both_display_orders():
+    grades = graded(2, queries=1, docs=30)
+    selector = AllPairs({"q0": sorted(grades["q0"])}, seed=1)
+    (pairs,) = [selector.next_round("q0", [])]
+    assert len(pairs) == all_pairs_cost({"q0": grades["q0"]})["q0"] == 435
+    assert len({frozenset((p.first, p.second)) for p in pairs}) == 435
+    shown_smaller_first = sum(p.first < p.second for p in pairs)
+    assert 150 < shown_smaller_first < 285  # a fair coin: 217.5 expected, 10.4 the standard deviation
+
+
+def test_random_pairs_are_a_uniform_sample():
+    pools = {"q": [f"d{i}" for i in range(6)]}
+    counts = {}
+    for seed in range(3000):
+        (pair,) = random_pairs(pools, seed).next_round("q", [])
+        key = tuple(sorted((pair.first, pair.second)))
+        counts[key] = counts.get(key, 0) + 1
+    assert len(counts) == 15 and max(counts.values()) < 260 and min(counts.values()) > 140  # 200 expected
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_binary_insertion_with_a_perfect_judge_ranks_by_grade(seed):
+    grades = graded(seed, queries=1, docs=40, grades=6)
+    selector = BinaryInsertion({"q0": sorted(grades["q0"])}, seed)
+    history, asked = drive(selector, SimulatedJudge(grades), "q0")
+    state = selector.state("q0", history)
+    assert [grades["q0"][d] for d in state.ranked] == sorted(grades["q0"].values(), reverse=True)
+    assert len(asked) <= sum(math.ceil(math.log2(k + 1)) for k in range(1, 40))  # binary search: log2 per doc
+    assert len({frozenset((p.first, p.second)) for p in asked}) == len(asked)  # transitivity: no pair twice
+
+
+def test_binary_insertion_sets_bad_documents_aside():
+    grades = graded(4, queries=1, docs=25, grades=3)
+    selector = BinaryInsertion({"q0": sorted(grades["q0"])}, 1)
+    history, _ = drive(selector, SimulatedJudge(grades, bad_marks=True), "q0")
+    state = selector.state("q0", history)
+    zero = {d for d, g in grades["q0"].items() if g == 0}
+    assert set(state.bad) | set(state.ranked) == set(grades["q0"])
+    assert set(state.bad) <= zero and len(state.bad) >= len(zero) - 1  # the first doc ranked is never compared bad
+    assert [grades["q0"][d] for d in state.ranked if d not in zero] == sorted(
+        (g for g in grades["q0"].values() if g > 0), reverse=True
+    )
+
+
+def test_rating_driven_never_repeats_a_pair_and_ends_with_all_pairs():
+    grades = graded(5, queries=1, docs=9)
+    selector = RatingDriven({"q0": sorted(grades["q0"])}, seed=2, batch=5)
+    history, asked = drive(selector, SimulatedJudge(grades, noise=0.1), "q0")
+    assert len(asked) == 36 == len({frozenset((p.first, p.second)) for p in asked})
+
+
+def test_rating_driven_asks_first_about_the_docs_it_knows_least():
+    docs = [f"d{i}" for i in range(10)]
+    selector = RatingDriven({"q": docs}, seed=0, batch=5)
+    first = selector.next_round("q", [])
+    seen = [d for p in first for d in (p.first, p.second)]
+    assert len(set(seen)) == 10  # with nothing known, five questions cover all ten docs
+
+
+def test_depth_pools_take_the_top_of_every_run(tmp_path):
+    run_a = tmp_path / "a.run"
+    run_a.write_text("q1 Q0 x 1 3.0 a\nq1 Q0 y 2 2.0 a\nq1 Q0 z 3 1.0 a\nq2 Q0 x 1 1.0 a\n")
+    run_b = tmp_path / "b.run"
+    run_b.write_text("q1 Q0 w 1 5.0 b\nq1 Q0 z 2 4.0 b\nq1 Q0 x 3 1.0 b\n")
+    assert depth_pools({"a": run_a, "b": run_b}, 2) == {"q1": ["w", "x", "y", "z"], "q2": ["x"]}
