@@ -37,8 +37,8 @@ def create_app(desk: Desk) -> Starlette:
     """The ASGI app serving ``desk``'s assessors and admin."""
     templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
 
-    def page(name: str, **context) -> HTMLResponse:
-        html = templates.get_template(name).render(static="/static", **context)
+    def page(template: str, **context) -> HTMLResponse:
+        html = templates.get_template(template).render(static="/static", **context)
         return HTMLResponse(html, headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
                                            "Content-Security-Policy": "default-src 'self'; style-src 'self'"})
 

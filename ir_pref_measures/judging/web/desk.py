@@ -351,15 +351,15 @@ class Desk:
 
     def formats(self) -> list[str]:
         """The export formats (:func:`ir_pref_measures.judging.store.export`)."""
-        from ir_pref_measures.judging.store import EXPORT_FORMATS
+        from ir_pref_measures.judging.export import FORMATS
 
-        return list(EXPORT_FORMATS)
+        return list(FORMATS)
 
     def export(self, format: str) -> str:
         """The people's judgments in ``format`` (one of :meth:`formats`)."""
-        from ir_pref_measures.judging.store import export
+        from ir_pref_measures.judging.export import export_lines
 
-        return export(self.store, format, rule=self.rule, judge=JUDGE)
+        return "".join(line + "\n" for line in export_lines(self.store, format, rule=self.rule))
 
 
 def _median(values: Sequence[float]) -> str:

@@ -85,7 +85,7 @@ def test_document_html_is_shown_as_text(server):
             if "assignment" not in fields:
                 break
             client.post(f"/a/{alice}/answer", data={**fields, "answer": "left"})
-    assert "&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;" in seen
+    assert "&lt;script&gt;document.title=&#x27;pwned&#x27;&lt;/script&gt;" in seen
     assert "<script>document.title" not in seen
     assert "&lt;b&gt;<mark>panels</mark>&lt;/b&gt; &amp; <mark>efficiency</mark>" in seen
 
