@@ -25,6 +25,8 @@ COMMANDS = {  # subcommand -> its module, in the order ``--help`` lists them
     "experiment": "experiment",
     "meta": "meta",
     "judges": "judges",
+    "ppi": "ppi",
+    "topicsize": "topicsize",
 }
 
 

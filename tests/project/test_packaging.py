@@ -27,6 +27,9 @@ def test_wheel_file_list(tmp_path):
     assert not any(name.startswith(("adapters/", "tests/", "benchmarks/")) for name in names)
     assert "ir_pref_measures/py.typed" in names
     assert "ir_pref_measures/commands/__init__.py" in names
+    # every package of the source tree is listed in pyproject.toml's packages, so the wheel holds it
+    source = {path.parent.relative_to(ROOT).as_posix() for path in (ROOT / "ir_pref_measures").rglob("__init__.py")}
+    assert sorted(package for package in source if f"{package}/__init__.py" not in names) == []
     licenses = [name for name in names if name.endswith(".dist-info/licenses/LICENSE")]
     assert len(licenses) == 1
     assert "Apache License" in zipfile.ZipFile(wheel).read(licenses[0]).decode()

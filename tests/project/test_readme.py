@@ -43,6 +43,7 @@ FILES = {
     **{f"input.ICT-{r}.txt.gz": (DL19, "runs", f"input.ICT-{r}.txt.gz") for r in ("BERT2", "CKNRM_B", "CKNRM_B50")},
     **{f"judge.0{k}": (DL19, "llm_pref_judgments", "DL2019", f"judge.0{k}") for k in range(7)},
     "judge.human": (DL19, "llm_pref_judgments", "DL2021", "judge.human"),
+    **{f"input.{r}.txt.gz": (DL19, "runs", f"input.{r}.txt.gz") for r in ("p_bm25", "uogTrPot5", "NLE_P_v1")},
     "judgments.txt": ("dueling_bandits_dl2021", "judgments.txt"),
     "preferences.txt": ("carterette", "preferences.txt"),
     "results.txt": ("carterette", "results.txt"),
@@ -59,6 +60,8 @@ SKIP = {
     "pip install": "installs the package and runs this test suite; test_ci_runs_the_readme_test_command_verbatim "
     "checks that CI runs the test command verbatim and tests/project/test_packaging.py checks the install",
     "SLURMCluster": "needs a SLURM cluster (and dask-jobqueue)",
+    "localhost:8000": "needs an OpenAI-compatible endpoint; tests/judging/test_llm.py runs the same calls against a "
+    "loopback server",
     "lint-imports": "reads the installed (non-editable) package; tests/project/test_layers.py runs the same check",
 }
 

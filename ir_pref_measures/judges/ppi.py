@@ -1,0 +1,222 @@
+"""Prediction-powered evaluation of runs: people's judgments of some queries and an LLM's of all of them.
+
+The unit is the query. People judged a random sample of the queries, an LLM judged every query (the people's
+included): :func:`ppi_values` takes the judges :func:`~ir_pref_measures.judges.panel.align` aligned, evaluates each
+run under each judge's labels (one label per pair: the aligned majority) and returns the per-query values that
+prediction-powered inference needs: the measure under people's judgments on the sampled queries (``Y``), under the
+LLM's on the same queries (``Yhat``) and under the LLM's on the queries people did not judge (``Yhat_unlabelled``).
+A query on which a judge's labels give the measure no value (only ties, say) scores 0 for that judge, the value of
+a judged query a run does not answer.
+
+:func:`ppi_table` estimates, per run and (with ``pairs=True``) per difference of two runs, the mean of the measure
+under people's judgments over all the queries, with PPI++ intervals (:func:`~ir_pref_measures.stats.ppi.ppi_mean`)
+next to the people-only interval. The intervals are valid whatever the LLM's bias when the people's queries are a
+uniform random sample of the queries. :func:`subsample_experiment` checks this on a collection that people judged
+completely: it draws people's samples repeatedly and reports how often the intervals cover the all-people value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judges.panel import MISSING, Aligned
+from ir_pref_measures.judges.sources import Votes, judgments_of
+from ir_pref_measures.stats.ppi import CONFIDENCE, classical_mean, ppi_mean
+
+MIN_PEOPLE = 10  # the intervals are normal approximations: fewer people-judged queries give no reliable interval
+
+
+@dataclass(frozen=True)
+class PPIValues:
+    """Per-query values of ``measure`` (one column per run): ``people`` on the ``sample`` queries, ``llm`` on
+    every query the LLM judged (the sample first, then the ``unlabelled`` queries)."""
+
+    measure: str
+    people: pd.DataFrame
+    llm: pd.DataFrame
+    sample: pd.Index
+    unlabelled: pd.Index
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``Y`` (people on the sample), ``Yhat`` (the LLM on the sample), ``Yhat_unlabelled``, ``(queries, runs)``."""
+        return (
+            self.people.loc[self.sample].to_numpy(np.float64),
+            self.llm.loc[self.sample].to_numpy(np.float64),
+            self.llm.loc[self.unlabelled].to_numpy(np.float64),
+        )
+
+
+def _column(aligned: Aligned, judge: str, role: str) -> int:
+    if judge not in aligned.judges:
+        raise InputError(f"the {role} judge {judge!r} is not among the aligned judges: {', '.join(aligned.judges)}")
+    return aligned.judges.index(judge)
+
+
+def _judged_queries(aligned: Aligned, column: int) -> np.ndarray:
+    return np.unique(aligned.query_ids[aligned.query[aligned.labels[:, column] != MISSING]]).astype(str)
+
+
+def judged_by_both(aligned: Aligned, people: str, llm: str) -> np.ndarray:
+    """The queries (sorted) on which both judges labelled at least one pair."""
+    people_column, llm_column = _column(aligned, people, "people"), _column(aligned, llm, "LLM")
+    return np.intersect1d(_judged_queries(aligned, people_column), _judged_queries(aligned, llm_column))
+
+
+def _values(aligned: Aligned, column: int, runs, measure: str, queries: np.ndarray) -> pd.DataFrame:
+    """The measure per query (rows: ``queries``) and run under one judge's aligned labels (0 where no value)."""
+    from ir_pref_measures.meta.evaluation import measure_values
+
+    rows = aligned.labels[:, column] != MISSING
+    rows &= np.isin(aligned.query_ids[aligned.query].astype(str), queries)
+    votes = Votes(
+        aligned.query_ids[aligned.query[rows]],
+        aligned.docs[aligned.doc_a[rows]],
+        aligned.docs[aligned.doc_b[rows]],
+        aligned.labels[rows, column].astype(np.int8),
+        np.zeros(int(rows.sum()), dtype=bool),
+    )
+    (values,) = measure_values(runs, judgments_of(votes), [measure]).values()
+    values.index = values.index.astype(str)
+    return values.reindex(pd.Index(queries, name="query_id")).fillna(0.0)
+
+
+def ppi_values(
+    aligned: Aligned, runs, measure: str, *, people: str, llm: str, sample: Iterable[str] | None = None
+) -> PPIValues:
+    """The inputs of prediction-powered inference (module docstring) for ``runs`` (as
+    :func:`~ir_pref_measures.meta.evaluation.measure_values` takes them) under ``measure``. ``people``, ``llm``:
+    names of aligned judges; ``sample``: the queries whose people's judgments are used (default: every query
+    people judged). The sample must be queries the LLM judged too, at least :data:`MIN_PEOPLE` of them, and leave
+    at least one query judged by the LLM alone."""
+    people_column, llm_column = _column(aligned, people, "people"), _column(aligned, llm, "LLM")
+    chosen, judged_by_llm = _checked_sample(aligned, people_column, llm_column, sample)
+    unlabelled = np.setdiff1d(judged_by_llm, chosen)
+    if not len(unlabelled):
+        raise InputError(
+            "every query the LLM judged was judged by people too: nothing for the LLM's judgments to add",
+            expected="queries judged by the LLM alone (or a smaller people's sample: sample=...)",
+        )
+    people_values = _values(aligned, people_column, runs, measure, chosen)
+    llm_values = _values(aligned, llm_column, runs, measure, np.concatenate([chosen, unlabelled]))
+    return PPIValues(measure, people_values, llm_values, pd.Index(chosen), pd.Index(unlabelled))
+
+
+def _checked_sample(aligned: Aligned, people_column: int, llm_column: int, sample) -> tuple[np.ndarray, np.ndarray]:
+    """The people's sample (default: every query people judged) checked against the judged queries, and the
+    queries the LLM judged."""
+    judged_by_people = _judged_queries(aligned, people_column)
+    judged_by_llm = _judged_queries(aligned, llm_column)
+    chosen = judged_by_people if sample is None else np.unique(np.asarray(list(sample), dtype=str))
+    unknown = np.setdiff1d(chosen, judged_by_people)
+    if len(unknown):
+        raise InputError(f"the sample names queries people did not judge: {_few(unknown)}")
+    outside = np.setdiff1d(chosen, judged_by_llm)
+    if len(outside):
+        raise InputError(
+            f"the people's queries are not a subset of the LLM-judged queries: the LLM did not judge {_few(outside)}",
+            expected="an LLM judgment of every query people judged (the people's queries a random sample of them)",
+        )
+    if len(chosen) < MIN_PEOPLE:
+        raise InputError(
+            f"people judged {len(chosen)} queries: too few for a prediction-powered interval",
+            expected=f"at least {MIN_PEOPLE} queries judged by people (the intervals are normal approximations)",
+        )
+    return chosen, judged_by_llm
+
+
+def _few(queries: np.ndarray, limit: int = 5) -> str:
+    shown = ", ".join(map(repr, queries[:limit].tolist()))
+    return shown + (f" and {len(queries) - limit} more" if len(queries) > limit else "")
+
+
+def _contrasts(names: list[str], pairs: bool) -> tuple[list[str], np.ndarray]:
+    """Row labels and the ``(runs, rows)`` matrix that turns per-run values into the rows of the table."""
+    labels, columns = list(names), [np.eye(len(names))]
+    if pairs:
+        for i, j in combinations(range(len(names)), 2):
+            labels.append(f"{names[i]} - {names[j]}")
+            columns.append((np.eye(len(names))[:, i] - np.eye(len(names))[:, j])[:, None])
+    return labels, np.hstack(columns)
+
+
+def ppi_table(
+    values: PPIValues, *, lam: float | None = None, confidence: float = CONFIDENCE, pairs: bool = False
+) -> pd.DataFrame:
+    """One row per run (and with ``pairs``, per difference ``run i - run j``): ``run, queries people judged (n),
+    queries the LLM judged alone (N), people mean, people ci low, people ci high`` (the people-only interval), ``llm
+    mean`` (over all queries), ``ppi, ci low, ci high`` (prediction-powered) and ``lam`` (the power parameter:
+    PPI++'s when ``lam`` is None)."""
+    labels, contrast = _contrasts(list(values.people.columns.astype(str)), pairs)
+    y, yhat, yhat_unlabelled = (x @ contrast for x in values.arrays())
+    estimate = ppi_mean(y, yhat, yhat_unlabelled, lam=lam, confidence=confidence)
+    alone = classical_mean(y, confidence=confidence)
+    return pd.DataFrame(
+        {
+            "run": labels,
+            "n": estimate.n,
+            "N": estimate.N,
+            "people mean": alone.estimate,
+            "people ci low": alone.lower,
+            "people ci high": alone.upper,
+            "llm mean": np.concatenate([yhat, yhat_unlabelled]).mean(axis=0),
+            "ppi": estimate.estimate,
+            "ci low": estimate.lower,
+            "ci high": estimate.upper,
+            "lam": estimate.lam,
+        }
+    )
+
+
+def subsample_experiment(
+    aligned: Aligned,
+    runs,
+    measure: str,
+    *,
+    people: str,
+    llm: str,
+    size: int,
+    repetitions: int = 200,
+    seed: int = 0,
+    lam: float | None = None,
+    confidence: float = CONFIDENCE,
+) -> pd.DataFrame:
+    """On the queries both people and the LLM judged: ``repetitions`` times, draw ``size`` of them (without
+    replacement, ``numpy.random.default_rng(seed)``) as the people's sample, the rest judged by the LLM alone, and
+    compare the intervals with the all-people value (the people's mean over all these queries). Per run: ``all-people
+    mean``, ``coverage`` (share of draws whose PPI interval covers it), ``people coverage`` (the people-only
+    interval's), ``width`` and ``people width`` (mean widths), ``narrower`` (share of draws with the PPI interval
+    narrower)."""
+    people_column, llm_column = _column(aligned, people, "people"), _column(aligned, llm, "LLM")
+    queries = judged_by_both(aligned, people, llm)
+    if not isinstance(size, int | np.integer) or not MIN_PEOPLE <= size < len(queries):
+        raise InputError(f"the sample size must be an integer from {MIN_PEOPLE} to {len(queries) - 1}, not {size!r}")
+    people_values = _values(aligned, people_column, runs, measure, queries)
+    y_all = people_values.to_numpy(np.float64)
+    yhat_all = _values(aligned, llm_column, runs, measure, queries).to_numpy(np.float64)
+    truth = y_all.mean(axis=0)
+    rng = np.random.default_rng(seed)
+    counts = np.zeros((5, y_all.shape[1]))
+    for _ in range(repetitions):
+        chosen = np.zeros(len(y_all), dtype=bool)
+        chosen[rng.choice(len(y_all), size, replace=False)] = True
+        got = ppi_mean(y_all[chosen], yhat_all[chosen], yhat_all[~chosen], lam=lam, confidence=confidence)
+        alone = classical_mean(y_all[chosen], confidence=confidence)
+        width, people_width = got.upper - got.lower, alone.upper - alone.lower
+        counts += [
+            (got.lower <= truth) & (truth <= got.upper),
+            (alone.lower <= truth) & (truth <= alone.upper),
+            width,
+            people_width,
+            width < people_width,
+        ]
+    counts /= repetitions
+    table = pd.DataFrame(counts.T, columns=["coverage", "people coverage", "width", "people width", "narrower"])
+    table.insert(0, "all-people mean", truth)
+    table.insert(0, "run", list(people_values.columns.astype(str)))
+    return table

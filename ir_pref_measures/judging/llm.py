@@ -1,0 +1,436 @@
+"""The LLM judge: preference questions asked of any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, the
+llama.cpp server) through the ``openai`` client (the optional extra ``ir-pref-measures[llm]``).
+
+Each pair is asked in the orders of its preset (both, by default) and ``samples`` times per order, each prompt
+once per sample, with at most ``concurrency`` requests in flight (asyncio; each of ``concurrency`` workers has an
+``AsyncOpenAI`` client of its own with one kept-alive connection). A
+rate limit (429), a server error (5xx, 408, 409), a timeout, a lost connection, or a body that is malformed or
+empty is retried after an exponential backoff with full jitter (``backoff * 2**retry`` seconds at most, capped at
+``max_backoff``; a ``Retry-After`` header of a 429 is honoured), up to ``attempts`` attempts in all; after the last
+the prompt's answer is ``unusable`` with the reason. A refused key or an unknown model (401, 403, 404) stops the
+run (:class:`EndpointError`): every other request would fail the same way. Any other 4xx (a prompt too long, say)
+is that prompt's ``unusable`` answer. A pair whose query or document text is missing is not asked: each of its
+prompts gets an ``unusable`` answer saying which text is missing.
+
+The base URL and the key come from the options or the environment (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``); the
+key is never logged, stored or shown. Tokens are counted from each response's ``usage``; with a price per 1,000
+tokens the judge also counts the cost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+import math
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging.presets import Preset, preset
+from ir_pref_measures.judging.protocol import Answer, Pair
+from ir_pref_measures.judging.texts import Texts
+from ir_pref_measures.progress import progress
+
+RETRIED_STATUS = (408, 409, 429)  # and every 5xx
+FATAL_STATUS = (401, 403, 404)
+NO_KEY = "no-key"  # sent to a local endpoint when no key is given (the openai client insists on one)
+
+
+def _text(value: str) -> str:
+    return value
+
+
+def true_or_false(value: str) -> bool:
+    if value.lower() not in ("true", "false", "yes", "no", "1", "0"):
+        raise ValueError(value)
+    return value.lower() in ("true", "yes", "1")
+
+
+# name -> (the type of a value given as text, default, meaning): the options of make_judge (and `judge run`)
+OPTIONS: dict[str, tuple[object, object, str]] = {
+    "model": (_text, None, "the model name the endpoint serves (required)"),
+    "preset": (_text, "arabzadeh-clarke", "a preset name, or a prompt template with {query}, {first}, {second}"),
+    "base_url": (_text, None, "the endpoint, e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI)"),
+    "api_key": (_text, None, "the key (default: $OPENAI_API_KEY; a local endpoint given by base_url needs none)"),
+    "samples": (int, 1, "answers asked per order of each pair"),
+    "concurrency": (int, 8, "requests in flight at most"),
+    "attempts": (int, 6, "attempts per prompt before its answer is unusable"),
+    "timeout": (float, 60.0, "seconds before a request is abandoned (and retried)"),
+    "backoff": (float, 0.5, "seconds of the first retry's backoff at most (doubled at each retry, full jitter)"),
+    "max_backoff": (float, 30.0, "seconds of backoff at most"),
+    "price_per_1k": (_text, 0.0, "the price of 1,000 tokens: one number, or 'input,output'"),
+    "temperature": (float, None, "sampling temperature (default: the endpoint's)"),
+    "max_tokens": (int, None, "tokens per answer at most (default: the endpoint's)"),
+    "seed": (int, 0, "seeds the jitter; sent to the endpoint as seed + sample with send_seed"),
+    "send_seed": (
+        true_or_false,
+        False,
+        "send the seed with each request (endpoints that support it sample reproducibly)",
+    ),
+    "name": (_text, "llm", "the judge id stored with each answer"),
+}
+
+
+class EndpointError(RuntimeError):
+    """The endpoint refuses every request (a wrong key, a model it does not serve, a wrong URL)."""
+
+
+@dataclass
+class Usage:
+    """What a judge has spent: prompts answered, HTTP attempts, retries, tokens, cost, the prompts that stayed
+    without an answer after every attempt (``failed``) and the failed attempts by kind."""
+
+    prompts: int = 0
+    attempts: int = 0
+    retries: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    failed: int = 0
+    failures: dict[str, int] = field(default_factory=dict)  # failed attempts by kind (HTTP 429, timeout, ...)
+
+
+@dataclass(frozen=True)
+class _Failure:
+    kind: str
+    detail: str
+    retried: bool = True
+    wait: float = 0.0  # seconds the endpoint asked to wait (Retry-After)
+
+
+@dataclass(frozen=True)
+class _Prompt:
+    pair: Pair  # in the order shown
+    sample: int
+    messages: tuple  # the chat messages, or () when a text is missing
+    missing: str = ""
+
+
+class LLMJudge:
+    """An LLM as a judge (see the module's docstring; the options are :data:`OPTIONS`)."""
+
+    def __init__(
+        self,
+        texts: Texts,
+        *,
+        model: str,
+        preset: str | Preset = "arabzadeh-clarke",
+        base_url: str | None = None,
+        api_key: str | None = None,
+        samples: int = 1,
+        concurrency: int = 8,
+        attempts: int = 6,
+        timeout: float = 60.0,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        price_per_1k: float | tuple[float, float] = 0.0,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int = 0,
+        send_seed: bool = False,
+        name: str = "llm",
+        progress: bool = False,
+    ) -> None:
+        if not model:
+            raise InputError("the LLM judge needs a model name (option model)")
+        for option, value, least in (
+            ("samples", samples, 1),
+            ("concurrency", concurrency, 1),
+            ("attempts", attempts, 1),
+        ):
+            if not isinstance(value, int) or value < least:
+                raise InputError(f"option {option} of the LLM judge: {value!r} is not an integer >= {least}")
+        for option, value in (("timeout", timeout), ("backoff", backoff), ("max_backoff", max_backoff)):
+            if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+                raise InputError(f"option {option} of the LLM judge: {value!r} is not a number of seconds >= 0")
+        self.texts = texts
+        self.preset = _preset(preset)
+        self.model = model
+        self.name = name
+        self.samples, self.concurrency, self.attempts = samples, concurrency, attempts
+        self.timeout, self.backoff, self.max_backoff = float(timeout), float(backoff), float(max_backoff)
+        self.price_in, self.price_out = _prices(price_per_1k)
+        self.temperature, self.max_tokens = temperature, max_tokens
+        self.seed, self.send_seed = seed, send_seed
+        self.show_progress = progress
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
+        if self._api_key is None and self.base_url is None:
+            raise InputError(
+                "the LLM judge has no endpoint: give base_url (or set OPENAI_BASE_URL) for a local server, "
+                "or api_key (or set OPENAI_API_KEY) for OpenAI"
+            )
+        self._rng = np.random.default_rng(seed)
+        self._tls = None
+        self.usage = Usage()
+
+    def __repr__(self) -> str:  # never the key
+        return f"LLMJudge(model={self.model!r}, preset={self.preset.name!r}, base_url={self.base_url!r})"
+
+    # -- the Judge protocol --
+
+    def judge(self, pairs: Sequence[Pair]) -> list[Answer]:
+        """One :class:`Answer` per prompt: for each pair in order, each order of the preset, each sample."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.ajudge(pairs))
+        with ThreadPoolExecutor(1) as worker:  # inside a running loop (a notebook): a thread runs its own loop
+            return worker.submit(asyncio.run, self.ajudge(pairs)).result()
+
+    async def ajudge(self, pairs: Sequence[Pair]) -> list[Answer]:
+        """:meth:`judge` as a coroutine: ``concurrency`` workers, each with a client of one kept-alive connection
+        (a shared pool of many connections costs several times the CPU per request), take the prompts in turn."""
+        prompts = self._prompts(pairs)
+        answers = [self._answer(p, "unusable", reason=p.missing) if p.missing else None for p in prompts]
+        waiting = collections.deque(i for i, prompt in enumerate(prompts) if not prompt.missing)
+        bar = progress(len(waiting), f"LLM judge ({self.model})", self.show_progress)
+
+        async def work() -> None:
+            client = self._client()
+            try:
+                while waiting:
+                    index = waiting.popleft()
+                    answers[index] = await self._ask(client, prompts[index])
+                    bar.update(1)
+            finally:
+                await client.close()
+
+        workers = [asyncio.ensure_future(work()) for _ in range(min(self.concurrency, len(waiting)))]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            for worker in workers:
+                worker.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.gather(*workers, return_exceptions=True)
+            bar.close()
+        return answers
+
+    # -- the prompts --
+
+    def _prompts(self, pairs: Sequence[Pair]) -> list[_Prompt]:
+        prompts = []
+        for pair in pairs:
+            missing = self.texts.missing(pair)
+            query = self.texts.query(pair.query_id)
+            for shown in self.preset.orders(pair):
+                messages = () if missing else self._messages(query, shown)
+                prompts += [_Prompt(shown, sample, messages, missing) for sample in range(self.samples)]
+        return prompts
+
+    def _messages(self, query, shown: Pair) -> tuple:
+        messages = self.preset.messages(query, self.texts.document(shown.first), self.texts.document(shown.second))
+        return tuple(messages)
+
+    def _answer(self, prompt: _Prompt, answer: str, **details) -> Answer:
+        return Answer(
+            prompt.pair,
+            answer,
+            self.name,
+            sample=prompt.sample,
+            model=self.model,
+            prompt_hash=self.preset.prompt_hash,
+            **details,
+        )
+
+    # -- the requests --
+
+    def _client(self):
+        try:
+            from openai import AsyncOpenAI
+        except ImportError:
+            raise InputError("the LLM judge needs the openai client: pip install 'ir-pref-measures[llm]'") from None
+        import httpx
+        from openai import DefaultAsyncHttpxClient
+
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)  # one worker, one connection
+        if self._tls is None:  # one TLS context for all the workers' clients (loading the CA bundle is slow)
+            self._tls = httpx.create_ssl_context()
+        return AsyncOpenAI(
+            api_key=self._api_key or NO_KEY,
+            base_url=self.base_url,
+            timeout=self.timeout,
+            max_retries=0,
+            http_client=DefaultAsyncHttpxClient(limits=limits, timeout=self.timeout, verify=self._tls),
+        )
+
+    def _request(self, prompt: _Prompt) -> dict:
+        request = {"model": self.model, "messages": [dict(m) for m in prompt.messages]}
+        if self.temperature is not None:
+            request["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            request["max_tokens"] = self.max_tokens
+        if self.send_seed:
+            request["seed"] = self.seed + prompt.sample
+        return request
+
+    async def _ask(self, client, prompt: _Prompt) -> Answer:
+        """One prompt asked until an answer is read or the attempts are spent."""
+        request = self._request(prompt)
+        failure = _Failure("", "")
+        for attempt in range(self.attempts):
+            if attempt:
+                self.usage.retries += 1
+                await asyncio.sleep(self._delay(attempt, failure.wait))
+            self.usage.attempts += 1
+            start = time.perf_counter()
+            result = await self._attempt(client, request)
+            if isinstance(result, _Failure):
+                failure = result
+                self.usage.failures[failure.kind] = self.usage.failures.get(failure.kind, 0) + 1
+                if not failure.retried:
+                    return self._failed(prompt, failure.detail)
+                continue
+            raw, tokens_in, tokens_out = result
+            self._count(tokens_in, tokens_out)
+            answer = self.preset.read(raw)
+            return self._answer(
+                prompt,
+                answer,
+                raw=raw,
+                reason="the response could not be read as an answer" if answer == "unusable" else "",
+                tokens_in=tokens_in,
+                tokens_out=tokens_out,
+                latency=time.perf_counter() - start,
+            )
+        return self._failed(prompt, f"no answer after {self.attempts} attempt(s); the last: {failure.detail}")
+
+    async def _attempt(self, client, request: dict) -> tuple[str, int, int] | _Failure:
+        """One request: the response's text and token counts, or why it failed (and whether to retry)."""
+        import httpx
+        import openai
+
+        try:
+            response = await client.post("/chat/completions", body=request, cast_to=httpx.Response)
+            return _read_completion(json.loads(response.content))
+        except openai.APIStatusError as error:
+            status = error.status_code
+            if status in FATAL_STATUS:
+                raise EndpointError(f"{self.base_url or 'the endpoint'} refused the request: HTTP {status}") from None
+            retried = status in RETRIED_STATUS or status >= 500
+            wait = _retry_after(error) if status == 429 else 0.0
+            return _Failure(f"HTTP {status}", f"HTTP {status}: {_message(error)}", retried, wait)
+        except openai.APITimeoutError:
+            return _Failure("timeout", f"timeout after {self.timeout:g} s")
+        except openai.APIConnectionError as error:
+            return _Failure("connection", f"connection failed ({type(error.__cause__ or error).__name__})")
+        except (ValueError, TypeError, KeyError) as error:  # json's errors are ValueErrors
+            return _Failure("malformed", f"malformed response ({error})")
+
+    def _delay(self, attempt: int, retry_after: float) -> float:
+        """Full jitter: uniform in [0, min(max_backoff, backoff * 2**(attempt - 1))], at least a 429's
+        ``Retry-After`` (capped at max_backoff)."""
+        bound = min(self.max_backoff, self.backoff * 2 ** (attempt - 1))
+        delay = float(self._rng.uniform(0.0, bound)) if bound > 0 else 0.0
+        return max(delay, min(self.max_backoff, retry_after))
+
+    def _failed(self, prompt: _Prompt, reason: str) -> Answer:
+        """The ``unusable`` answer of a prompt that got no answer."""
+        self.usage.prompts += 1
+        self.usage.failed += 1
+        return self._answer(prompt, "unusable", reason=reason)
+
+    def _count(self, tokens_in: int, tokens_out: int) -> None:
+        self.usage.prompts += 1
+        self.usage.tokens_in += tokens_in
+        self.usage.tokens_out += tokens_out
+        self.usage.cost = (self.usage.tokens_in * self.price_in + self.usage.tokens_out * self.price_out) / 1000
+
+
+def _read_completion(body) -> tuple[str, int, int]:
+    """The text of a chat completion's first choice (``""`` for a choice without content) and its token counts;
+    a body that is not a chat completion raises ``ValueError``."""
+    choices = body.get("choices") if isinstance(body, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ValueError("no choices in the response")
+    message = choices[0].get("message")
+    content = message.get("content") if isinstance(message, dict) else 0
+    if content is not None and not isinstance(content, str):
+        raise ValueError("no text in the response's first choice")
+    usage = body.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    return content or "", _count_of(usage, "prompt_tokens"), _count_of(usage, "completion_tokens")
+
+
+def _count_of(usage: dict, name: str) -> int:
+    value = usage.get(name)
+    return value if isinstance(value, int) and value >= 0 else 0
+
+
+def _retry_after(error) -> float:
+    """The seconds of a ``Retry-After`` header (0 when absent or a date)."""
+    try:
+        return max(0.0, float(error.response.headers.get("retry-after", "0")))
+    except (AttributeError, TypeError, ValueError):
+        return 0.0
+
+
+def _message(error) -> str:
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        body = body.get("message", body)
+    return str(body or error)[:200]
+
+
+def _preset(value: str | Preset) -> Preset:
+    try:
+        return preset(value)
+    except ValueError as error:
+        raise InputError(f"option preset of the LLM judge: {error}") from None
+
+
+def _prices(value: float | tuple[float, float] | str) -> tuple[float, float]:
+    """``price_per_1k`` as (input, output) prices of 1,000 tokens."""
+    parts = [p for p in value.split(",")] if isinstance(value, str) else value
+    parts = list(parts) if isinstance(parts, list | tuple) else [parts, parts]
+    try:
+        prices = [float(p) for p in parts]
+    except (TypeError, ValueError):
+        prices = []
+    if len(prices) == 1:
+        prices *= 2
+    if len(prices) != 2 or not all(math.isfinite(p) and p >= 0 for p in prices):
+        raise InputError(f"option price_per_1k of the LLM judge: {value!r} is not a price or 'input,output' prices")
+    return prices[0], prices[1]
+
+
+def make_judge(options: dict) -> LLMJudge:
+    """An :class:`LLMJudge` from command-line style options (:data:`OPTIONS`, values as strings or typed), with
+    ``texts`` (a :class:`Texts`) or ``queries`` and ``documents`` (a file or an ir_datasets ID each, see
+    :func:`~ir_pref_measures.judging.texts.load_texts`)."""
+    from ir_pref_measures.judging.texts import load_texts
+
+    options = dict(options)
+    texts = options.pop("texts", None)
+    if texts is None:
+        if "queries" not in options or "documents" not in options:
+            raise InputError(
+                "the LLM judge needs the texts: options queries and documents (a file or an ir_datasets ID)"
+            )
+        texts = load_texts(options.pop("queries"), options.pop("documents"))
+    if not options.get("model"):
+        raise InputError("the LLM judge needs a model name (option model)")
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise InputError(f"unknown option(s) of the LLM judge: {', '.join(unknown)}; known: {', '.join(OPTIONS)}")
+    typed = {name: _typed(name, value) for name, value in options.items()}
+    return LLMJudge(texts, **typed)
+
+
+def _typed(name: str, value):
+    """An option given as text converted to its type (:data:`OPTIONS`); other values as they are."""
+    kind = OPTIONS[name][0]
+    if not isinstance(value, str):
+        return value
+    try:
+        return kind(value)
+    except ValueError:
+        raise InputError(f"option {name} of the LLM judge: {value!r} is not a {kind.__name__}") from None
