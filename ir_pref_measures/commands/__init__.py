@@ -27,6 +27,7 @@ COMMANDS = {  # subcommand -> its module, in the order ``--help`` lists them
     "judges": "judges",
     "ppi": "ppi",
     "topicsize": "topicsize",
+    "judge": "judge",
 }
 
 

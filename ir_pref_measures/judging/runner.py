@@ -8,7 +8,8 @@ run stopped at any moment (Ctrl-C, ``kill -9``) and started again asks no stored
 same store as a run that was never stopped.
 
 **Budget**: an ``int`` is the total number of questions of the effort; a ``float`` in ``(0, 1]`` is a share of
-each query's all-pairs cost ``n (n - 1) / 2`` (rounded up). The last round may be cut to fit.
+each query's all-pairs cost ``n (n - 1) / 2`` (rounded up); a mapping gives each query its number. The last round
+may be cut to fit.
 
 **Asked again or reused** (``reask``): a selector may ask a pair again in a later round (``prefj.py``'s does).
 By default (``reask=False``) the verdict the pair already has is reused and nothing is asked or stored; with
@@ -33,12 +34,14 @@ from ir_pref_measures.progress import progress
 
 @dataclass
 class RunReport:
-    """What a run did: ``asked`` (questions sent to the judge), ``answered`` (of them, answered), ``reused``
-    (verdicts taken from the store or from an earlier round), the queries ``done`` (selector finished), cut by the
+    """What a run did: ``asked`` (questions sent to the judge), ``answered`` (of them, answered), ``stored``
+    (questions the store had answered before), ``reused`` (verdicts of a pair taken from an earlier round), the
+    queries ``done`` (selector finished), cut by the
     ``budget``, or ``waiting`` for answers (people), and each query's ``history`` of verdicts by round."""
 
     asked: int = 0
     answered: int = 0
+    stored: int = 0
     reused: int = 0
     done: list[str] = field(default_factory=list)
     budget: list[str] = field(default_factory=list)
@@ -46,11 +49,13 @@ class RunReport:
     history: dict[str, list[list[Verdict]]] = field(default_factory=dict)
 
 
-def budgets(selector: Selector, budget: int | float | None) -> tuple[dict[str, float], float]:
+def budgets(selector: Selector, budget: int | float | Mapping[str, int] | None) -> tuple[dict[str, float], float]:
     """Per query and total question budgets (``inf`` where unbounded)."""
     queries = sorted(selector.pools)
     if budget is None:
         return dict.fromkeys(queries, math.inf), math.inf
+    if isinstance(budget, Mapping):
+        return {q: budget.get(q, 0) for q in queries}, math.inf
     if isinstance(budget, float):
         if not 0 < budget <= 1:
             raise InputError(f"a budget share must be in (0, 1], not {budget}")
@@ -66,7 +71,7 @@ def run(
     selector: Selector,
     judge: Judge,
     *,
-    budget: int | float | None = None,
+    budget: int | float | Mapping[str, int] | None = None,
     rule: str = DEFAULT_RULE,
     reask: bool = False,
     asked_by: str = "",
@@ -85,14 +90,17 @@ def run(
     with progress(int(expected), "judging", verbose) as bar:
         while active:
             sweep: list[tuple[str, list[Pair]]] = []
+            cut: list[str] = []
             for q in active:
                 left = min(per_query[q] - spent[q], total - sum(spent.values()) - sum(len(p) for _, p in sweep))
                 pairs = selector.next_round(q, report.history[q]) if left > 0 else []
                 if not pairs:
                     (report.done if left > 0 else report.budget).append(q)
                     continue
+                if left < len(pairs):  # the budget cuts this round: the query's last
+                    cut.append(q)
                 sweep.append((q, pairs[: int(min(left, len(pairs)))]))
-            active = [q for q, _ in sweep]
+            active = [q for q, _ in sweep if q not in cut]
             if not sweep:
                 break
             rounds = {q: len(report.history[q]) for q, _ in sweep}
@@ -110,7 +118,7 @@ def run(
             requests = store.ask([p for p, _ in new], [r for _, r in new], getattr(judge, "name", ""), asked_by)
             requested = {(r.pair, r.round): r for r in requests}
             needed = [r for r in requests if r.id not in answers]
-            report.reused += len(requests) - len(needed)
+            report.stored += len(requests) - len(needed)
             if needed:
                 got = judge.judge([r.pair for r in needed])
                 _match(needed, got, answers, store)
@@ -128,6 +136,7 @@ def run(
                     ]
                 )
             active = [q for q in active if q not in report.waiting]
+            report.budget += [q for q in cut if q not in report.waiting]
             bar.update(len(new))
     return report
 

@@ -1,0 +1,100 @@
+"""The judging simulator on real data: TREC DL 2019 with Arabzadeh and Clarke's GPT-4o preference judgments
+(``judge.00..06``, the rounds of ``prefj.py`` they judged) replayed by sim.py's rule.
+
+Every selector judges the same docs: each topic's top-k candidates from the official qrels (``prefj.py``'s
+candidates, K=5 with the ties of the 5th; 43 topics, 56,780 pairs in all). Budgets are 10%, 25% and 50% of that
+all-pairs cost, per topic. The systems are the three DL 2019 runs of the test data and, for each, three seeded
+perturbations (the top 30 shuffled within consecutive windows of 2, 5 and 10 ranks): twelve systems of graded
+quality. Their ordering by mean ``ppref@10`` under the judgments collected is compared (Kendall's tau, tau_AP)
+with the ordering under all the recorded judgments.
+
+    python benchmarks/simulate_judging_dl2019.py [--testdata ../shared/testdata] [--seeds 3] [--measure ppref@10]
+        [--plot tau.png]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ir_pref_measures.judging.judges import ReplayJudge, read_recorded
+from ir_pref_measures.judging.selectors import BinaryInsertion, RatingDriven, TopK, random_pairs, read_grades
+from ir_pref_measures.judging.simulate import plot, simulate, summary
+from ir_pref_measures.loading.sources import ranking
+
+WINDOWS = (2, 5, 10)
+DEPTH = 30
+
+
+def systems(folder: Path) -> dict[str, pd.DataFrame]:
+    """The three real runs and their seeded perturbations (module docstring)."""
+    found = {}
+    for path in sorted(folder.glob("input.ICT-*.txt.gz")):
+        name = path.name.removeprefix("input.").removesuffix(".txt.gz")
+        frame = ranking(str(path)).frame()[["query_id", "doc_id", "score"]]
+        found[name] = frame
+        for w, window in enumerate(WINDOWS):
+            rng = np.random.default_rng([7, w])
+            parts = []
+            for _, docs in frame.groupby("query_id", sort=True):
+                order = np.arange(len(docs))
+                for start in range(0, min(DEPTH, len(docs)), window):
+                    stop = min(start + window, DEPTH, len(docs))
+                    order[start:stop] = start + rng.permutation(stop - start)
+                shuffled = docs.iloc[order].copy()
+                shuffled["score"] = np.arange(len(docs), 0, -1, dtype=float)
+                parts.append(shuffled)
+            found[f"{name}~{window}"] = pd.concat(parts, ignore_index=True)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--testdata", default=os.environ.get("IR_PREF_MEASURES_TESTDATA", "../shared/testdata"))
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--measure", default="ppref@10")
+    parser.add_argument("--plot")
+    args = parser.parse_args()
+    data = Path(args.testdata) / "dl_llm_prefs_arabzadeh"
+    grades = read_grades(str(data / "qrels.dl19-passage.txt"))
+    recorded_files = sorted((data / "llm_pref_judgments" / "DL2019").glob("judge.0*"))
+    table = pd.concat(
+        [pd.read_csv(f, sep=" ", header=None, names=["query_id", "winner", "loser"], dtype=str) for f in recorded_files]
+    )
+    truth = table.rename(columns={"winner": "doc_id_a", "loser": "doc_id_b"}).assign(preference=-1)
+    recorded = {}
+    for path in recorded_files:
+        for q, pairs in read_recorded(str(path), "pairs").items():
+            for pair, outcomes in pairs.items():
+                recorded.setdefault(q, {}).setdefault(pair, []).extend(outcomes)
+    pools = TopK(grades).pools
+    selectors = {
+        "random": lambda seed: random_pairs(pools, seed, batch=50),
+        "topk": lambda seed: TopK(grades, seed),
+        "insertion": lambda seed: BinaryInsertion(pools, seed),
+        "rating": lambda seed: RatingDriven(pools, seed),
+    }
+    runs = systems(data / "runs")
+    start = time.perf_counter()
+    result = simulate(
+        selectors,
+        lambda seed: ReplayJudge(recorded, seed),
+        runs,
+        truth,
+        pools=pools,
+        seeds=range(args.seeds),
+        measure=args.measure,
+    )
+    print(f"{len(runs)} systems, {len(pools)} topics, {args.seeds} seeds, {time.perf_counter() - start:.0f} s")
+    print(summary(result).round(3).to_string())
+    if args.plot:
+        plot(result, args.plot)
+
+
+if __name__ == "__main__":
+    main()

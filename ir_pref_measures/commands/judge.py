@@ -1,0 +1,240 @@
+"""``ir-pref-measures judge``: produce preference judgments (:mod:`ir_pref_measures.judging`).
+
+``plan`` makes a judging store (one SQLite file) with its selector and docs; ``run`` judges to a budget with a judge
+of the registry (``simulated``, ``replay``, ``files``, and those other modules register) and resumes where a run
+stopped; ``status`` counts; ``export`` writes the judgments in a format the package reads; ``simulate`` compares
+selectors at several budgets by how well the judgments they collect order systems.
+
+Judge options: ``--qrels`` (simulated), ``--judgments`` (replay), ``--requests``/``--answers``/``--assessor``
+(files); any judge takes ``--option KEY=VALUE``. A module that registers a judge adds its own options through
+:data:`JUDGE_OPTIONS` (``name -> (add_arguments(parser), options_of(args))``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from ir_pref_measures.commands.options import non_negative, positive_int, probability
+from ir_pref_measures.commands.output import check_outputs, write_text
+from ir_pref_measures.errors import InputError
+
+SELECTORS = ("all", "random", "topk", "insertion", "rating")
+EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
+
+
+def _simulated_options(args) -> dict:
+    if not args.qrels:
+        raise InputError("the simulated judge needs --qrels (the graded qrels it knows)")
+    rates = {"noise": args.noise, "tie_rate": args.tie_rate, "position_bias": args.position_bias}
+    return {"qrels": args.qrels, "seed": args.judge_seed, "bad_marks": args.bad_marks, **rates}
+
+
+def _replay_options(args) -> dict:
+    if not args.judgments:
+        raise InputError("the replay judge needs --judgments (the recorded judgments it replays)")
+    return {"judgments": args.judgments, "seed": args.judge_seed, "format": args.prefs_format}
+
+
+def _files_options(args) -> dict:
+    if not (args.requests and args.answers):
+        raise InputError("the files judge needs --requests (written) and --answers (read)")
+    return {"requests": args.requests, "judgments": args.answers, "assessor": args.assessor or ""}
+
+
+JUDGE_OPTIONS: dict[str, tuple[Callable | None, Callable]] = {
+    "simulated": (None, _simulated_options),
+    "replay": (None, _replay_options),
+    "files": (None, _files_options),
+}
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "judge",
+        help="produce preference judgments: plan, run (resumable), status, export, simulate",
+        description="Judging efforts in a SQLite store: pair selection (all pairs, random, prefj.py's top-k process, "
+        "binary insertion, rating-driven), simulated / replayed / human / LLM judges, exports to the judgment "
+        "formats the package reads, and a simulator of selectors x budgets.",
+    )
+    actions = parser.add_subparsers(dest="action", required=True)
+    plan = actions.add_parser("plan", help="make a judging store: the selector and the docs to judge")
+    plan.add_argument("store", help="the SQLite file of the effort")
+    plan.add_argument("--selector", choices=SELECTORS, default="topk", help="(default: topk)")
+    _add_docs(plan)
+    plan.add_argument("--seed", type=int, default=0, help="the effort's seed (default: 0)")
+    plan.add_argument("--rule", default="majority", help="combination rule of a question's answers (majority)")
+    plan.add_argument("--reask", action="store_true", help="ask a pair again in a later round (default: reuse)")
+    plan.add_argument("--batch", type=positive_int, help="questions a round (random: 1; rating: a tenth of the pool)")
+    plan.add_argument("--k", type=positive_int, default=5, help="topk: depth of the top (default: 5)")
+    plan.add_argument("--f", type=positive_int, default=9, help="topk: stage-1 pool threshold (default: 9)")
+    plan.add_argument("--p", type=positive_int, default=7, help="topk: stage-1 pairings (default: 7)")
+    plan.set_defaults(handler=_plan)
+
+    run = actions.add_parser("run", help="judge to a budget; resumes where a run stopped")
+    run.add_argument("store")
+    run.add_argument("--judge", default="simulated", help="a judge of the registry (default: simulated)")
+    run.add_argument("--budget", type=_budget, help="questions in all (an integer) or a share of each query's pairs")
+    _add_judge_options(run)
+    run.add_argument("--verbose", action="store_true", help="show the progress bar even off a terminal")
+    run.set_defaults(handler=_run)
+
+    status = actions.add_parser("status", help="the effort's settings and counts")
+    status.add_argument("store")
+    status.set_defaults(handler=_status)
+
+    export = actions.add_parser("export", help="write the judgments in a format the package reads")
+    export.add_argument("store")
+    export.add_argument("--format", choices=EXPORTS, default="log", help="(default: log, Clarke's judging log)")
+    export.add_argument("-o", "--output", help="the file to write (default: standard output)")
+    export.set_defaults(handler=_export)
+
+    simulate = actions.add_parser("simulate", help="selectors x budgets x seeds: judgments and tau of the runs")
+    simulate.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="the systems to order")
+    simulate.add_argument("--qrels", required=True, help="graded qrels: their top-k candidates are judged")
+    simulate.add_argument("--truth", help="all judgments (default: every pair judged by the judge)")
+    simulate.add_argument("--judge", choices=("simulated", "replay"), default="simulated")
+    simulate.add_argument("--judgments", help="replay: the recorded judgments")
+    simulate.add_argument("--prefs-format", help="format of --judgments and --truth when detection cannot tell")
+    simulate.add_argument(
+        "--selectors", nargs="+", choices=SELECTORS, default=["random", "topk", "insertion", "rating"]
+    )
+    simulate.add_argument("--budgets", nargs="+", type=probability, default=[0.1, 0.25, 0.5])
+    simulate.add_argument("--seeds", type=positive_int, default=3, help="seeds 0 .. N-1 (default: 3)")
+    simulate.add_argument("--measure", default="ppref@10", help="the measure ordering the runs (default: ppref@10)")
+    simulate.add_argument("--noise", type=probability, default=0.0)
+    simulate.add_argument("--plot", metavar="FILE", help="tau against judgments (.png, .pdf; needs matplotlib)")
+    simulate.add_argument("-o", "--output", help="write the table of every seed (CSV) to this file")
+    simulate.set_defaults(handler=_simulate)
+
+
+def _add_docs(parser) -> None:
+    parser.add_argument("--qrels", help="graded qrels: the docs graded above 0 (topk: its candidates)")
+    parser.add_argument("--runs", nargs="+", default=[], metavar="RUN", help="runs pooled to --depth")
+    parser.add_argument("--depth", type=positive_int, default=10, help="pool depth of --runs (default: 10)")
+
+
+def _add_judge_options(parser) -> None:
+    parser.add_argument("--qrels", help="simulated: the graded qrels it knows")
+    parser.add_argument("--noise", type=probability, default=0.0, help="simulated: share of flipped answers")
+    parser.add_argument("--tie-rate", type=probability, default=0.0, help="simulated: share of ties")
+    parser.add_argument("--position-bias", type=probability, default=0.0, help="simulated: share of 'first'")
+    parser.add_argument("--bad-marks", action="store_true", help="simulated: mark docs graded 0 bad")
+    parser.add_argument("--judgments", help="replay: the recorded judgments")
+    parser.add_argument("--prefs-format", help="replay: the format of --judgments when detection cannot tell")
+    parser.add_argument("--judge-seed", type=int, default=0, help="simulated, replay: the judge's seed (default: 0)")
+    parser.add_argument("--requests", help="files: where the questions for people are written")
+    parser.add_argument("--answers", help="files: the people's judgments")
+    parser.add_argument("--assessor", help="files: the assessor's name, stored with each answer")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="any judge's option")
+    for add, _ in JUDGE_OPTIONS.values():
+        if add is not None:
+            add(parser)
+
+
+def _budget(text: str) -> int | float:
+    number = float(non_negative(text))
+    if number.is_integer() and "." not in text:
+        return int(number)
+    if not 0 < number <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number of questions or a share in (0, 1]")
+    return number
+
+
+def _plan(args) -> None:
+    from ir_pref_measures.judging import effort
+
+    planned = effort.plan(
+        args.store, args.selector, qrels=args.qrels, runs=args.runs, depth=args.depth, seed=args.seed,
+        rule=args.rule, reask=args.reask, batch=args.batch, k=args.k, f=args.f, p=args.p,
+    )  # fmt: skip
+    sys.stdout.write(f"{args.store}: {planned['queries']} queries, {planned['docs']} docs, {planned['pairs']} pairs\n")
+
+
+def _judge_of(args):
+    from ir_pref_measures.judging import effort
+
+    extra = {}
+    for item in args.option:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"--option {item!r}: write KEY=VALUE")
+        extra[key.replace("-", "_")] = value
+    options_of = JUDGE_OPTIONS.get(args.judge, (None, lambda a: {}))[1]
+    return effort.make_judge(args.judge, **(options_of(args) | extra))
+
+
+def _run(args) -> None:
+    from ir_pref_measures.judging import effort
+
+    report = effort.run(args.store, _judge_of(args), args.budget, args.verbose)
+    lines = [f"asked {report.asked}, answered {report.answered}, already stored {report.stored}"]
+    lines.append(f"reused {report.reused}; queries done {len(report.done)}, at the budget {len(report.budget)}")
+    if report.waiting:
+        lines.append(f"waiting for answers: {len(report.waiting)} queries ({', '.join(report.waiting[:5])}...)")
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _status(args) -> None:
+    from ir_pref_measures.judging import effort
+
+    found = effort.status(args.store)
+    sys.stdout.write("".join(f"{key}\t{value}\n" for key, value in found.items()))
+
+
+def _export(args) -> None:
+    from ir_pref_measures.judging import effort
+
+    check_outputs({"--output": args.output}, {"store": args.store})
+    write_text(args.output or "-", "".join(effort.export(args.store, args.format)))
+
+
+def _simulate(args) -> None:
+    check_outputs({"--output": args.output, "--plot": args.plot}, {"--runs": args.runs, "--qrels": args.qrels})
+    from ir_pref_measures.judging import simulate
+    from ir_pref_measures.judging.effort import build_selector
+    from ir_pref_measures.judging.judges import ReplayJudge, SimulatedJudge, read_recorded
+    from ir_pref_measures.judging.selectors import AllPairs, TopK, read_grades
+
+    grades = read_grades(args.qrels)
+    if args.judge == "replay":
+        if not args.judgments:
+            raise InputError("the replay judge needs --judgments")
+        recorded = read_recorded(args.judgments, args.prefs_format)
+
+        def judge(seed):
+            return ReplayJudge(recorded, seed)
+    else:
+
+        def judge(seed):
+            return SimulatedJudge(grades, seed, noise=args.noise)
+
+    pools = TopK(grades).pools  # every selector judges the top-k candidates
+    selectors = {name: _maker(build_selector, name, pools, grades) for name in args.selectors}
+    truth = args.truth
+    if truth is None:
+        truth = _all_judged(AllPairs(pools, 0), judge(0))
+    table = simulate.simulate(
+        selectors, judge, dict(zip(args.runs, args.runs, strict=True)), truth, pools=pools, budgets=args.budgets,
+        seeds=range(args.seeds), measure=args.measure,
+    )  # fmt: skip
+    sys.stdout.write(simulate.summary(table).round(4).to_string() + "\n")
+    if args.output:
+        write_text(args.output, table.to_csv(index=False))
+    if args.plot:
+        simulate.plot(table, args.plot)
+
+
+def _maker(build_selector, name, pools, grades):
+    return lambda seed: build_selector(name, seed, pools, grades, 50 if name == "random" else None)
+
+
+def _all_judged(selector, judge):
+    from ir_pref_measures.judging import runner
+    from ir_pref_measures.judging.simulate import preference_frame
+    from ir_pref_measures.judging.store import Store
+
+    with Store(":memory:") as store:
+        report = runner.run(store, selector, judge)
+    return preference_frame([v for h in report.history.values() for r in h for v in r])

@@ -1,0 +1,124 @@
+"""The simulator of judging strategies: selectors x budgets x seeds, and how close the systems' ordering under a
+measure computed from the judgments collected comes to the ordering under all judgments.
+
+For each selector, budget and seed, a run of the selector with the judge (both seeded by the seed) to the budget
+(a share of each query's all-pairs cost over ``pools``) collects verdicts (in memory); their preferences
+(ties included, a bad mark as a win of the other doc) are the judgments under which each system's mean
+``measure`` is computed (:func:`ir_pref_measures.engine.evaluate`). Kendall's tau and tau_AP
+(:func:`ir_pref_measures.meta.kendall_tau`, :func:`ir_pref_measures.meta.tau_ap`) compare the systems' ordering
+with the one under ``truth`` (all judgments). The cost-versus-fidelity table says what a lab gets for its money
+before it pays for judgments.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging import runner
+from ir_pref_measures.judging.combine import Verdict
+from ir_pref_measures.judging.protocol import Judge
+from ir_pref_measures.judging.selectors.base import Selector, all_pairs_cost
+from ir_pref_measures.judging.store import Store
+
+BUDGETS = (0.1, 0.25, 0.5)
+COLUMNS = ["selector", "budget", "seed", "judgments", "tau", "tau_ap"]
+
+
+def preference_frame(verdicts: Sequence[Verdict]):
+    """``verdicts`` as a ``carterette`` preference table (``query_id, doc_id_a, doc_id_b, preference``: ``-1`` a
+    preferred, ``0`` a tie); a bad mark is a win of the other doc, a verdict without outcome is left out."""
+    import pandas as pd
+
+    rows = []
+    for v in verdicts:
+        winner = v.winner()
+        if v.outcome == "tie":
+            rows.append((v.pair.query_id, v.pair.first, v.pair.second, 0))
+        elif winner is not None:
+            loser = v.pair.second if winner == v.pair.first else v.pair.first
+            rows.append((v.pair.query_id, winner, loser, -1))
+    return pd.DataFrame(rows, columns=["query_id", "doc_id_a", "doc_id_b", "preference"])
+
+
+def system_scores(judgments, runs: Mapping[str, object], measure: str):
+    """Each run's mean ``measure`` over the judged queries under ``judgments`` (anything
+    :func:`ir_pref_measures.load_judgments` reads), as a Series by run name."""
+    import pandas as pd
+
+    from ir_pref_measures.engine import evaluate
+    from ir_pref_measures.loading.sources import judgments as load_judgments
+    from ir_pref_measures.measures.names import parse
+
+    parsed, judged = parse(measure), load_judgments(judgments)
+    scores = {}
+    for name, run in runs.items():
+        values = [m.value for m in evaluate([parsed], run, judgments=judged)]
+        scores[name] = sum(values) / len(values) if values else math.nan
+    return pd.Series(scores, dtype="float64")
+
+
+def simulate(
+    selectors: Mapping[str, Callable[[int], Selector]],
+    judge: Callable[[int], Judge],
+    runs: Mapping[str, object],
+    truth,
+    *,
+    pools: Mapping[str, Sequence[str]],
+    budgets: Sequence[float] = BUDGETS,
+    seeds: Sequence[int] = (0,),
+    measure: str = "ppref@10",
+    verbose: bool = False,
+):
+    """The table (a DataFrame: :data:`COLUMNS`) of ``selectors`` (name -> ``seed -> Selector``) x ``budgets``
+    (shares of the all-pairs cost of ``pools``) x ``seeds``, with ``judge`` (``seed -> Judge``), the systems
+    ``runs`` and the full judgments ``truth`` (module docstring)."""
+    import pandas as pd
+
+    from ir_pref_measures.meta.evaluation import kendall_tau, tau_ap
+
+    if len(runs) < 2:
+        raise InputError(f"the simulator orders systems: give at least 2 runs, not {len(runs)}")
+    reference = system_scores(truth, runs, measure)
+    costs = all_pairs_cost(pools)
+    rows = []
+    for name, make in selectors.items():
+        for share in budgets:
+            for seed in seeds:
+                selector = make(seed)
+                budget = {q: math.ceil(share * costs.get(q, 0)) for q in selector.pools}
+                with Store(":memory:") as store:
+                    report = runner.run(store, selector, judge(seed), budget=budget, verbose=verbose)
+                verdicts = [v for history in report.history.values() for r in history for v in r]
+                scores = system_scores(preference_frame(verdicts), runs, measure)
+                rows.append(
+                    (name, share, seed, report.asked, kendall_tau(scores, reference), tau_ap(scores, reference))
+                )
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def summary(table):
+    """The mean judgments, tau and tau_AP over the seeds of each selector and budget (rows: selector, budget)."""
+    return table.groupby(["selector", "budget"], sort=True)[["judgments", "tau", "tau_ap"]].mean()
+
+
+def plot(table, path) -> None:
+    """tau against judgments, one line per selector (the ``plot`` extra: matplotlib), saved to ``path``."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise InputError("the simulator's plot needs matplotlib: pip install 'ir-pref-measures[plot]'") from error
+    means = summary(table).reset_index()
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for name, rows in means.groupby("selector", sort=True):
+        axes.plot(rows["judgments"], rows["tau"], marker="o", label=name)
+    axes.set_xlabel("judgments")
+    axes.set_ylabel("Kendall's tau vs all judgments")
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
