@@ -3,16 +3,17 @@ live by a pair selector, an admin page, tokens and CSRF protection, all state in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from ir_pref_measures.judging.web.desk import Desk, QueryText, Shown
+from ir_pref_measures.judging.texts import Texts
+from ir_pref_measures.judging.web.desk import Desk, Shown
 from ir_pref_measures.judging.web.security import new_token
 
-__all__ = ["Desk", "QueryText", "Shown", "links", "open_desk", "serve"]
+__all__ = ["Desk", "Shown", "links", "open_desk", "serve"]
 
 
-def open_desk(store, selector, assessors: Sequence[str], queries: Mapping[str, QueryText], docs: Mapping[str, str],
-              *, seed: int = 0, overlap: float = 0.0, rule: str = "majority", name: str = "judging") -> Desk:
+def open_desk(store, selector, assessors: Sequence[str], texts: Texts, *, seed: int = 0, overlap: float = 0.0,
+              rule: str = "majority", name: str = "judging") -> Desk:
     """A :class:`Desk` over ``store`` for the named ``assessors``. Their tokens, the admin token and the CSRF
     secret are made once and kept in the store's settings, so links stay valid across restarts; an assessor added
     later gets a token of their own."""
@@ -22,7 +23,7 @@ def open_desk(store, selector, assessors: Sequence[str], queries: Mapping[str, Q
     stored = store.settings()
     tokens = {a: stored[f"web.assessor.{a}"] for a in assessors}
     return Desk(store=store, selector=selector, assessors=tokens, admin_token=stored["web.admin"],
-                secret=stored["web.secret"].encode(), queries=queries, docs=docs, seed=seed, overlap=overlap,
+                secret=stored["web.secret"].encode(), texts=texts, seed=seed, overlap=overlap,
                 rule=rule, name=name)
 
 

@@ -30,6 +30,7 @@ from ir_pref_measures.judging.combine import combine, vote
 from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.selectors.base import Selector, stable_hash
 from ir_pref_measures.judging.store import Store
+from ir_pref_measures.judging.texts import QueryText, Texts
 
 JUDGE = "people"
 ANSWER_KEYS = ("left", "right", "tie", "bad-left", "bad-right", "skip")
@@ -44,15 +45,6 @@ SCHEMA = (
 
 
 @dataclass(frozen=True)
-class QueryText:
-    """What the page shows of a query."""
-
-    title: str
-    description: str = ""
-    narrative: str = ""
-
-
-@dataclass(frozen=True)
 class Shown:
     """An open assignment as the page shows it: ``left`` and ``right`` doc ids."""
 
@@ -64,15 +56,15 @@ class Shown:
 
 @dataclass
 class Desk:
-    """Assessors (``{name: token}``), an admin token, the store, the selector and the texts of one effort."""
+    """Assessors (``{name: token}``), an admin token, the CSRF ``secret``, the store, the selector and the texts of
+    one effort; ``overlap`` is the share of questions answered by two assessors."""
 
     store: Store
     selector: Selector
     assessors: Mapping[str, str]
     admin_token: str
     secret: bytes
-    queries: Mapping[str, QueryText]
-    docs: Mapping[str, str]
+    texts: Texts
     seed: int = 0
     overlap: float = 0.0
     rule: str = "majority"
@@ -108,10 +100,13 @@ class Desk:
         return row is not None and row[0] == assessor
 
     def query_text(self, query_id: str) -> QueryText:
-        return self.queries.get(query_id) or QueryText(title=f"(query {query_id}: no text)")
+        """The query's text (a placeholder naming it where the source has none)."""
+        return self.texts.query(query_id) or QueryText(title=f"(query {query_id}: no text)")
 
     def doc_text(self, doc_id: str) -> str:
-        return self.docs.get(doc_id, f"(document {doc_id}: no text)")
+        """The document's text (a placeholder naming it where the source has none)."""
+        text = self.texts.document(doc_id)
+        return f"(document {doc_id}: no text)" if text is None else text
 
     # -- the queue -------------------------------------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ DOCS["q1d0"] = "<script>document.title='pwned'</script> solar <b>panels</b> & ef
 POOLS = {q: [f"{q}d{i}" for i in range(5)] for q in QUERIES}
 
 
-def free_port() -> int:
+def unused_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -43,7 +43,7 @@ class Server:
 
     def __init__(self, store: Path, assessors: list[str], overlap: float, selector: str = "all") -> None:
         self.store, self.assessors, self.overlap, self.selector = store, assessors, overlap, selector
-        self.port = free_port()
+        self.port = unused_port()
         self.process: subprocess.Popen | None = None
         self.links: dict[str, str] = {}
 
@@ -56,7 +56,7 @@ class Server:
                                  overlap=self.overlap, selector=self.selector))
         self.process = subprocess.Popen(
             [sys.executable, str(HERE / "server.py"), str(self.store), str(self.port), config],
-            stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            stdout=subprocess.PIPE, text=True, cwd=self.store.parent, env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         self.links = json.loads(self.process.stdout.readline())
         deadline = time.monotonic() + 30
@@ -95,3 +95,9 @@ def server(tmp_path):
     yield make
     for s in made:
         s.stop()
+
+
+@pytest.fixture
+def free_port() -> int:
+    """A loopback port nothing listens on."""
+    return unused_port()
