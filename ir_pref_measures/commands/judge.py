@@ -107,6 +107,7 @@ def add_parser(subparsers) -> None:
     simulate.add_argument("--plot", metavar="FILE", help="tau against judgments (.png, .pdf; needs matplotlib)")
     simulate.add_argument("-o", "--output", help="write the table of every seed (CSV) to this file")
     simulate.set_defaults(handler=_simulate)
+    _add_serve(actions)
 
 
 def _add_docs(parser) -> None:
@@ -238,3 +239,46 @@ def _all_judged(selector, judge):
     with Store(":memory:") as store:
         report = runner.run(store, selector, judge)
     return preference_frame([v for h in report.history.values() for r in h for v in r])
+
+
+def _add_serve(actions) -> None:
+    serve = actions.add_parser(
+        "serve",
+        help="a web interface for people judging the effort's pairs (pip install 'ir-pref-measures[web]')",
+        description="Serve the effort of STORE (made by 'judge plan') to assessors: each gets a secret link, pairs "
+        "come live from the effort's selector, the admin page shows progress, agreement and position bias and "
+        "exports the judgments. The links are printed at start and stay valid across restarts.",
+    )
+    serve.add_argument("store", help="the SQLite file of the effort (made by 'judge plan')")
+    serve.add_argument("--assessors", nargs="+", required=True, metavar="NAME", help="the assessors' names")
+    serve.add_argument("--queries", required=True, help="query texts: an ir_datasets ID, a TSV or JSONL file")
+    serve.add_argument("--docs", required=True, help="document texts: an ir_datasets ID, a TSV or JSONL file")
+    serve.add_argument("--overlap", type=probability, default=0.1, help="share of pairs judged by two (0.1)")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=positive_int, default=8000, help="(default: 8000)")
+    serve.set_defaults(handler=_serve)
+
+
+def _serve(args) -> None:
+    from ir_pref_measures.judging.effort import selector_of
+    from ir_pref_measures.judging.store import Store
+    from ir_pref_measures.judging.texts import load_texts
+
+    try:
+        import jinja2, starlette, uvicorn  # noqa: F401, E401 (the web extra)
+    except ImportError as error:
+        raise InputError(f"judge serve needs the web extra: pip install 'ir-pref-measures[web]' ({error})") from None
+    from ir_pref_measures.judging import web
+
+    store = Store(args.store)
+    settings = store.settings()
+    if "selector" not in settings:
+        raise InputError("the store has no plan: make one first (ir-pref-measures judge plan)", path=args.store)
+    desk = web.open_desk(
+        store, selector_of(settings), args.assessors, load_texts(args.queries, args.docs),
+        seed=int(settings["seed"]), overlap=args.overlap, rule=settings.get("rule", "majority"),
+    )  # fmt: skip
+    for who, link in web.links(desk, f"http://{args.host}:{args.port}").items():
+        sys.stdout.write(f"{who}\t{link}\n")
+    sys.stdout.flush()
+    web.serve(desk, args.host, args.port)

@@ -43,7 +43,10 @@ SCHEMA = (
         latency REAL NOT NULL, answered_at REAL NOT NULL, assessor TEXT NOT NULL,
         UNIQUE (request_id, judge, assessor, sample, first))""",
     "CREATE INDEX IF NOT EXISTS answers_request ON answers (request_id)",
+    """CREATE TABLE IF NOT EXISTS withdrawn (
+        answer_id INTEGER PRIMARY KEY REFERENCES answers (id), request_id INTEGER NOT NULL, withdrawn_at REAL NOT NULL)""",
 )
+LIVE = "id NOT IN (SELECT answer_id FROM withdrawn)"  # an answer withdrawn (undo) is kept, not read
 ANSWER_FIELDS = "query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason, tokens_in, "
 ANSWER_FIELDS += "tokens_out, latency, answered_at, assessor"
 SQL = {  # every statement, with ?-style placeholders
@@ -57,10 +60,12 @@ SQL = {  # every statement, with ?-style placeholders
     "requests": "SELECT id, query_id, first, second, round, judge, asked_by, asked_at FROM requests "
     "ORDER BY query_id, round, id",
     "unanswered": "SELECT r.id, r.query_id, r.first, r.second, r.round, r.judge, r.asked_by, r.asked_at "
-    "FROM requests r WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.request_id = r.id) ORDER BY r.id",
-    "answers": f"SELECT request_id, {ANSWER_FIELDS} FROM answers ORDER BY request_id, id",
-    "counts": "SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM answers), "
-    "(SELECT COUNT(*) FROM requests r WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.request_id = r.id))",
+    f"FROM requests r WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.request_id = r.id AND a.{LIVE}) ORDER BY r.id",
+    "answers": f"SELECT request_id, {ANSWER_FIELDS} FROM answers WHERE {LIVE} ORDER BY request_id, id",
+    "counts": f"SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM answers WHERE {LIVE}), "
+    f"(SELECT COUNT(*) FROM requests r WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.request_id = r.id AND a.{LIVE}))",
+    "withdraw": "INSERT INTO withdrawn (answer_id, request_id, withdrawn_at) SELECT id, request_id, ? FROM answers "
+    f"WHERE request_id = ? AND judge = ? AND assessor = ? AND sample = ? AND {LIVE}",
 }
 
 
@@ -158,6 +163,11 @@ class Store:
         ]
         with self._transaction():
             self._db.executemany(SQL["answer"], rows)
+
+    def withdraw(self, request_id: int, judge: str, assessor: str, sample: int) -> None:
+        """Withdraw an answer (an assessor's undo): the row is kept, marked withdrawn, and no longer read."""
+        with self._transaction():
+            self._db.execute(SQL["withdraw"], (time.time(), request_id, judge, assessor, sample))
 
     # -- reading -------------------------------------------------------------------------------------------------
 

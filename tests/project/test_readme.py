@@ -62,6 +62,7 @@ SKIP = {
     "SLURMCluster": "needs a SLURM cluster (and dask-jobqueue)",
     "localhost:8000": "needs an OpenAI-compatible endpoint; tests/judging/test_llm.py runs the same calls against a "
     "loopback server",
+    "judge serve": "serves until it is stopped; tests/judging/web/test_serve_command.py runs it",
     "lint-imports": "reads the installed (non-editable) package; tests/project/test_layers.py runs the same check",
 }
 

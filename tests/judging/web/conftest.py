@@ -1,0 +1,103 @@
+"""A small judging effort for the web interface's tests: three queries, five docs each (one holding HTML), served by
+a real uvicorn server on loopback in a subprocess (``server.py`` beside this file)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+HERE = Path(__file__).parent
+QUERIES = {
+    "q1": {"title": "solar panel efficiency", "description": "How efficient are home solar panels?"},
+    "q2": {"title": "river otter diet", "description": "What do river otters eat?"},
+    "q3": {"title": "bread yeast proofing", "description": "How long should bread dough proof?"},
+}
+DOCS = {
+    f"{q}d{i}": f"Document {i} of {q}: {QUERIES[q]['title']} " + ("and more words " * (i + 1))
+    for q in QUERIES
+    for i in range(5)
+}
+DOCS["q1d0"] = "<script>document.title='pwned'</script> solar <b>panels</b> & efficiency"
+POOLS = {q: [f"{q}d{i}" for i in range(5)] for q in QUERIES}
+
+
+def unused_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``server.py`` in a subprocess: started, waited for, killed (SIGKILL) and restarted on the same store."""
+
+    def __init__(self, store: Path, assessors: list[str], overlap: float, selector: str = "all") -> None:
+        self.store, self.assessors, self.overlap, self.selector = store, assessors, overlap, selector
+        self.port = unused_port()
+        self.process: subprocess.Popen | None = None
+        self.links: dict[str, str] = {}
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        config = json.dumps(dict(queries=QUERIES, docs=DOCS, pools=POOLS, assessors=self.assessors,
+                                 overlap=self.overlap, selector=self.selector))
+        self.process = subprocess.Popen(
+            [sys.executable, str(HERE / "server.py"), str(self.store), str(self.port), config],
+            stdout=subprocess.PIPE, text=True, cwd=self.store.parent, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        self.links = json.loads(self.process.stdout.readline())
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("the judging server did not start")
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def server(tmp_path):
+    made = []
+
+    def make(assessors=("alice", "bob"), overlap=0.0, selector="all") -> Server:
+        s = Server(tmp_path / "effort.sqlite", list(assessors), overlap, selector)
+        s.start()
+        made.append(s)
+        return s
+
+    yield make
+    for s in made:
+        s.stop()
+
+
+@pytest.fixture
+def free_port() -> int:
+    """A loopback port nothing listens on."""
+    return unused_port()

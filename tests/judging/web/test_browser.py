@@ -1,0 +1,89 @@
+"""The assessor and admin pages in a real browser: headless Chromium from the system's packages, driven by
+Selenium with the system's chromedriver. An assessor judges every pair of a query set with the keyboard alone."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import pytest
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+pytestmark = pytest.mark.skipif(
+    not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)),
+    reason="headless Chromium needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)",
+)
+SCREENSHOTS = Path(os.environ.get("IPM_SCREENSHOTS", tempfile.gettempdir())) / "ipm-judging-screenshots"
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--window-size=1280,900", f"--user-data-dir={tempfile.mkdtemp()}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def press(browser, key: str) -> None:
+    """Press ``key`` on the page and wait for the next page (each answer posts and redirects)."""
+    old = browser.find_element(By.TAG_NAME, "html")
+    browser.find_element(By.TAG_NAME, "body").send_keys(key)
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 10).until(lambda d: old.id != d.find_element(By.TAG_NAME, "html").id)
+
+
+def stored(store: Path) -> list[tuple]:
+    with sqlite3.connect(store) as db:
+        return db.execute(
+            "SELECT a.query_id, a.first, a.second, a.answer, a.sample, w.request_id IS NOT NULL "
+            "FROM answers a LEFT JOIN withdrawn w ON w.answer_id = a.id ORDER BY a.id"
+        ).fetchall()
+
+
+def test_an_assessor_judges_to_the_end_with_the_keyboard(server, browser):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    s = server(assessors=["alice"])
+    browser.get(s.links["alice"])
+    assert "0%" in browser.find_element(By.ID, "progress-label").text
+    browser.save_screenshot(str(SCREENSHOTS / "assessor.png"))
+    left = browser.find_element(By.ID, "left").get_attribute("data-doc")
+    press(browser, "t")  # a tie
+    press(browser, "u")  # undo: the same pair again
+    assert browser.find_element(By.ID, "left").get_attribute("data-doc") == left
+    press(browser, "t")  # the tie again
+    press(browser, "q")  # the left doc is bad
+    seen_script = False
+    for _ in range(100):
+        if browser.find_elements(By.ID, "done"):
+            break
+        seen_script |= "<script>" in browser.find_element(By.TAG_NAME, "main").text
+        press(browser, Keys.ARROW_LEFT if len(browser.page_source) % 2 else "2")
+    assert browser.find_elements(By.ID, "done")
+    assert "100%" in browser.find_element(By.ID, "progress-label").text
+    assert browser.title != "pwned"
+    assert seen_script, "the document holding <script> was shown as text"
+    rows = stored(s.store)
+    assert rows[0][3:] == ("tie", 0, 1)  # the tie, withdrawn by undo
+    assert rows[1][3:] == ("tie", 1, 0)  # answered again
+    assert rows[2][3] == "bad-first" and rows[2][5] == 0
+    assert len([r for r in rows if not r[5]]) == 30  # 3 queries x 10 pairs, each answered once
+    browser.get(s.links["admin"])
+    assert "30 answers by 1 assessors" in browser.find_element(By.ID, "totals").text
+    browser.save_screenshot(str(SCREENSHOTS / "admin.png"))
+    print(f"screenshots: {SCREENSHOTS / 'assessor.png'} {SCREENSHOTS / 'admin.png'}")

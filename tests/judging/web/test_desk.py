@@ -1,0 +1,125 @@
+"""The desk without HTTP: queues, sides, overlap, skip, undo and the admin's figures, on a real SQLite store."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ir_pref_measures.judging.selectors import AllPairs, TopK
+from ir_pref_measures.judging.store import Store
+from ir_pref_measures.judging.texts import load_texts
+from ir_pref_measures.judging.web import open_desk
+
+POOLS = {"q1": ["a", "b", "c", "d"], "q2": ["e", "f", "g"]}
+TEXTS = load_texts({"q1": "one", "q2": "two"}, {d: f"text {d}" for docs in POOLS.values() for d in docs})
+
+
+def desk(tmp_path, assessors=("ann", "ben"), overlap=0.0, selector=None, name="effort.sqlite"):
+    store = Store(tmp_path / name)
+    return open_desk(store, selector or AllPairs(POOLS, seed=3), list(assessors), TEXTS, seed=3, overlap=overlap)
+
+
+def judge_all(d, assessor, key="left", limit=100) -> int:
+    n = 0
+    while (shown := d.next_pair(assessor)) is not None and n < limit:
+        d.answer(assessor, shown.assignment, key)
+        n += 1
+    return n
+
+
+def test_tokens_and_links_survive_a_reopen(tmp_path):
+    first = desk(tmp_path)
+    again = desk(tmp_path)
+    assert first.assessors == again.assessors and first.admin_token == again.admin_token
+    assert len({*first.assessors.values(), first.admin_token}) == 3
+
+
+def test_the_open_pair_is_the_same_until_answered_and_an_answer_is_stored_once(tmp_path):
+    d = desk(tmp_path)
+    shown = d.next_pair("ann")
+    assert d.next_pair("ann") == shown  # a second tab, a reload
+    d.answer("ann", shown.assignment, "left")
+    d.answer("ann", shown.assignment, "right")  # a double click: the assignment is answered already
+    answers = d.store.answers()
+    assert [a.answer.answer for a in answers] == ["first"]
+    assert (answers[0].answer.pair.first, answers[0].answer.pair.second) == (shown.left, shown.right)
+
+
+def test_every_pair_is_judged_once_without_overlap_and_progress_ends_at_the_total(tmp_path):
+    d = desk(tmp_path)
+    done = judge_all(d, "ann") + judge_all(d, "ben")
+    assert done == 6 + 3
+    assert d.progress("ann")[0] + d.progress("ben")[0] == 9
+    assert all(total == done_ for done_, total in (d.progress("ann"), d.progress("ben")))
+
+
+def test_full_overlap_gives_every_pair_to_both_and_their_agreement(tmp_path):
+    d = desk(tmp_path, overlap=1.0)
+    assert judge_all(d, "ann", "left") == 9
+    assert judge_all(d, "ben", "left") == 9
+    report = d.report()
+    (row,) = report["agreement"]
+    assert row[:3] == ["ann", "ben", 9]
+    # both chose "left", but each saw its own sides: they agree exactly where the sides were the same
+    answers = [s.answer for s in d.store.answers()]
+    sides = {}
+    for a in answers:
+        sides.setdefault(a.assessor, {})[frozenset((a.pair.first, a.pair.second))] = a.pair.first
+    same = sum(sides["ann"][k] == sides["ben"][k] for k in sides["ann"])
+    assert row[3] == same
+
+
+def test_sides_are_random_seeded_and_recorded(tmp_path):
+    a = desk(tmp_path, name="a.sqlite")
+    b = desk(tmp_path, name="b.sqlite")
+    shown_a = [(s.left, s.right) for s in iter(lambda: _take(a), None)]
+    shown_b = [(s.left, s.right) for s in iter(lambda: _take(b), None)]
+    assert shown_a == shown_b  # the same seed: the same sides
+    assert any(left > right for left, right in shown_a) and any(left < right for left, right in shown_a)
+
+
+def _take(d):
+    shown = d.next_pair("ann")
+    if shown is not None:
+        d.answer("ann", shown.assignment, "tie")
+    return shown
+
+
+def test_a_skipped_pair_goes_to_another_assessor(tmp_path):
+    d = desk(tmp_path)
+    shown = d.next_pair("ann")
+    d.answer("ann", shown.assignment, "skip")
+    assert d.next_pair("ann") != shown
+    pairs_for_ben = set()
+    while (s := d.next_pair("ben")) is not None:
+        pairs_for_ben.add(frozenset((s.left, s.right)))
+        d.answer("ben", s.assignment, "right")
+    assert frozenset((shown.left, shown.right)) in pairs_for_ben
+
+
+def test_undo_withdraws_the_last_answer_and_shows_its_pair_again(tmp_path):
+    d = desk(tmp_path, assessors=("ann",))
+    shown = d.next_pair("ann")
+    d.answer("ann", shown.assignment, "bad-left")
+    assert d.can_undo("ann")
+    d.undo("ann")
+    again = d.next_pair("ann")
+    assert (again.left, again.right) == (shown.left, shown.right)
+    assert d.store.answers() == []  # withdrawn: kept in the file, no longer read
+    d.answer("ann", again.assignment, "tie")
+    (stored,) = d.store.answers()
+    assert (stored.answer.answer, stored.answer.sample) == ("tie", 1)
+
+
+def test_a_round_by_round_selector_feeds_the_queue_live(tmp_path):
+    grades = {"q1": {d: float(g) for d, g in zip("abcdefghijkl", [3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1])}}
+    d = desk(tmp_path, assessors=("ann",), selector=TopK(grades, 0))
+    rng = np.random.default_rng(0)
+    n = 0
+    while (s := d.next_pair("ann")) is not None and n < 500:
+        better = s.left if grades["q1"][s.left] >= grades["q1"][s.right] else s.right
+        key = "left" if better == s.left else "right"
+        d.answer("ann", s.assignment, key if rng.random() > 0.05 else "tie")
+        n += 1
+    rounds = {r.round for r in d.store.requests()}
+    assert len(rounds) > 1 and n == len(d.store.answers())  # later rounds came from earlier answers
+    assert d.next_pair("ann") is None
