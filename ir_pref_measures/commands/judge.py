@@ -260,14 +260,15 @@ def _add_serve(actions) -> None:
 
 
 def _serve(args) -> None:
+    import importlib.util
+
     from ir_pref_measures.judging.effort import selector_of
     from ir_pref_measures.judging.store import Store
     from ir_pref_measures.judging.texts import load_texts
 
-    try:
-        import jinja2, starlette, uvicorn  # noqa: F401, E401 (the web extra)
-    except ImportError as error:
-        raise InputError(f"judge serve needs the web extra: pip install 'ir-pref-measures[web]' ({error})") from None
+    missing = [m for m in ("starlette", "uvicorn", "jinja2", "multipart") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise InputError(f"judge serve needs the web extra ({', '.join(missing)}): pip install 'ir-pref-measures[web]'")
     from ir_pref_measures.judging import web
 
     store = Store(args.store)

@@ -44,7 +44,8 @@ SCHEMA = (
         UNIQUE (request_id, judge, assessor, sample, first))""",
     "CREATE INDEX IF NOT EXISTS answers_request ON answers (request_id)",
     """CREATE TABLE IF NOT EXISTS withdrawn (
-        answer_id INTEGER PRIMARY KEY REFERENCES answers (id), request_id INTEGER NOT NULL, withdrawn_at REAL NOT NULL)""",
+        answer_id INTEGER PRIMARY KEY REFERENCES answers (id), request_id INTEGER NOT NULL,
+        withdrawn_at REAL NOT NULL)""",
 )
 LIVE = "id NOT IN (SELECT answer_id FROM withdrawn)"  # an answer withdrawn (undo) is kept, not read
 ANSWER_FIELDS = "query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason, tokens_in, "
@@ -63,7 +64,8 @@ SQL = {  # every statement, with ?-style placeholders
     f"FROM requests r WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.request_id = r.id AND a.{LIVE}) ORDER BY r.id",
     "answers": f"SELECT request_id, {ANSWER_FIELDS} FROM answers WHERE {LIVE} ORDER BY request_id, id",
     "counts": f"SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM answers WHERE {LIVE}), "
-    f"(SELECT COUNT(*) FROM requests r WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.request_id = r.id AND a.{LIVE}))",
+    "(SELECT COUNT(*) FROM requests r WHERE NOT EXISTS "
+    f"(SELECT 1 FROM answers a WHERE a.request_id = r.id AND a.{LIVE}))",
     "withdraw": "INSERT INTO withdrawn (answer_id, request_id, withdrawn_at) SELECT id, request_id, ? FROM answers "
     f"WHERE request_id = ? AND judge = ? AND assessor = ? AND sample = ? AND {LIVE}",
 }

@@ -12,8 +12,17 @@ from ir_pref_measures.judging.web.security import new_token
 __all__ = ["Desk", "Shown", "links", "open_desk", "serve"]
 
 
-def open_desk(store, selector, assessors: Sequence[str], texts: Texts, *, seed: int = 0, overlap: float = 0.0,
-              rule: str = "majority", name: str = "judging") -> Desk:
+def open_desk(
+    store,
+    selector,
+    assessors: Sequence[str],
+    texts: Texts,
+    *,
+    seed: int = 0,
+    overlap: float = 0.0,
+    rule: str = "majority",
+    name: str = "judging",
+) -> Desk:
     """A :class:`Desk` over ``store`` for the named ``assessors``. Their tokens, the admin token and the CSRF
     secret are made once and kept in the store's settings, so links stay valid across restarts; an assessor added
     later gets a token of their own."""
@@ -22,15 +31,27 @@ def open_desk(store, selector, assessors: Sequence[str], texts: Texts, *, seed: 
     store.settle({key: new_token() for key in wanted if key not in stored})
     stored = store.settings()
     tokens = {a: stored[f"web.assessor.{a}"] for a in assessors}
-    return Desk(store=store, selector=selector, assessors=tokens, admin_token=stored["web.admin"],
-                secret=stored["web.secret"].encode(), texts=texts, seed=seed, overlap=overlap,
-                rule=rule, name=name)
+    return Desk(
+        store=store,
+        selector=selector,
+        assessors=tokens,
+        admin_token=stored["web.admin"],
+        secret=stored["web.secret"].encode(),
+        texts=texts,
+        seed=seed,
+        overlap=overlap,
+        rule=rule,
+        name=name,
+    )
 
 
 def links(desk: Desk, base_url: str) -> dict[str, str]:
     """Every secret link of ``desk``: ``{"admin": URL, assessor: URL, ...}``."""
     base_url = base_url.rstrip("/")
-    return {"admin": f"{base_url}/admin/{desk.admin_token}", **{a: f"{base_url}/a/{t}" for a, t in desk.assessors.items()}}
+    return {
+        "admin": f"{base_url}/admin/{desk.admin_token}",
+        **{a: f"{base_url}/a/{t}" for a, t in desk.assessors.items()},
+    }
 
 
 def serve(desk: Desk, host: str = "127.0.0.1", port: int = 8000) -> None:

@@ -39,8 +39,14 @@ def create_app(desk: Desk) -> Starlette:
 
     def page(template: str, **context) -> HTMLResponse:
         html = templates.get_template(template).render(static="/static", **context)
-        return HTMLResponse(html, headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
-                                           "Content-Security-Policy": "default-src 'self'; style-src 'self'"})
+        return HTMLResponse(
+            html,
+            headers={
+                "Cache-Control": "no-store",
+                "X-Frame-Options": "DENY",
+                "Content-Security-Policy": "default-src 'self'; style-src 'self'",
+            },
+        )
 
     async def assessor_page(request: Request) -> Response:
         token = request.path_params["token"]
@@ -50,15 +56,23 @@ def create_app(desk: Desk) -> Starlette:
         shown = desk.next_pair(assessor)
         done, total = desk.progress(assessor)
         context = dict(
-            base=f"/a/{token}", csrf=csrf_token(desk.secret, token), done=done, total=total,
-            percent=100 if total == 0 else int(100 * done / total), can_undo=desk.can_undo(assessor), pair=shown,
+            base=f"/a/{token}",
+            csrf=csrf_token(desk.secret, token),
+            done=done,
+            total=total,
+            percent=100 if total == 0 else int(100 * done / total),
+            can_undo=desk.can_undo(assessor),
+            pair=shown,
         )
         if shown is not None:
             query = desk.query_text(shown.query_id)
             terms = query_terms(" ".join(filter(None, (query.title, query.description))))
             context |= dict(
-                query_id=shown.query_id, query=query, assignment=shown.assignment,
-                left_id=shown.left, right_id=shown.right,
+                query_id=shown.query_id,
+                query=query,
+                assignment=shown.assignment,
+                left_id=shown.left,
+                right_id=shown.right,
                 left_text=highlighted(desk.doc_text(shown.left), terms),
                 right_text=highlighted(desk.doc_text(shown.right), terms),
             )

@@ -240,8 +240,12 @@ class Desk:
             now = time.time()
             if key != "skip":
                 answer = Answer(
-                    Pair(query_id, first, second), _STORED[key], JUDGE, sample=attempt,
-                    latency=now - shown_at, assessor=assessor,
+                    Pair(query_id, first, second),
+                    _STORED[key],
+                    JUDGE,
+                    sample=attempt,
+                    latency=now - shown_at,
+                    assessor=assessor,
                 )
                 self.store.record([(request_id, answer)])
             self._db.execute(
@@ -308,21 +312,33 @@ class Desk:
             counts[0] += 1
             counts[1] += r.id in answered
         query_rows = [
-            dict(query_id=q, asked=a, answered=n, percent=int(100 * n / a) if a else 0) for q, (a, n) in sorted(queries.items())
+            dict(query_id=q, asked=a, answered=n, percent=int(100 * n / a) if a else 0)
+            for q, (a, n) in sorted(queries.items())
         ]
         by_assessor: dict[str, list] = {name: [] for name in self.assessors}
         for s in answers:
             by_assessor.setdefault(s.answer.assessor, []).append(s.answer)
         assessor_rows = [
-            dict(name=name, answers=len(given), median_seconds=_median([a.latency for a in given]),
-                 left_share=_left_share(given), link=f"/a/{self.assessors.get(name, '?')}")
+            dict(
+                name=name,
+                answers=len(given),
+                median_seconds=_median([a.latency for a in given]),
+                left_share=_left_share(given),
+                link=f"/a/{self.assessors.get(name, '?')}",
+            )
             for name, given in sorted(by_assessor.items())
         ]
         all_given = [s.answer for s in answers]
-        totals = dict(answers=len(all_given), assessors=sum(1 for given in by_assessor.values() if given),
-                      median_seconds=_median([a.latency for a in all_given]), left_share=_left_share(all_given))
+        totals = dict(
+            answers=len(all_given),
+            assessors=sum(1 for given in by_assessor.values() if given),
+            median_seconds=_median([a.latency for a in all_given]),
+            left_share=_left_share(all_given),
+        )
         columns, rows = self._agreement(requests, answers)
-        return dict(queries=query_rows, assessors=assessor_rows, totals=totals, agreement=rows, agreement_columns=columns)
+        return dict(
+            queries=query_rows, assessors=assessor_rows, totals=totals, agreement=rows, agreement_columns=columns
+        )
 
     def _agreement(self, requests, answers) -> tuple[list[str], list[list]]:
         labels: dict[tuple[str, int], int] = {}

@@ -13,7 +13,8 @@ from markupsafe import Markup
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = frozenset(
-    "a an and are as at be by do does for from how in is it of on or the to was what when where which who why with".split()
+    "a an and are as at be by do does for from how in is it of on or the to was what when where which who why "
+    "with".split()
 )
 
 

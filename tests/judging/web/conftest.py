@@ -52,11 +52,22 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        config = json.dumps(dict(queries=QUERIES, docs=DOCS, pools=POOLS, assessors=self.assessors,
-                                 overlap=self.overlap, selector=self.selector))
+        config = json.dumps(
+            dict(
+                queries=QUERIES,
+                docs=DOCS,
+                pools=POOLS,
+                assessors=self.assessors,
+                overlap=self.overlap,
+                selector=self.selector,
+            )
+        )
         self.process = subprocess.Popen(
             [sys.executable, str(HERE / "server.py"), str(self.store), str(self.port), config],
-            stdout=subprocess.PIPE, text=True, cwd=self.store.parent, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=self.store.parent,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         self.links = json.loads(self.process.stdout.readline())
         deadline = time.monotonic() + 30

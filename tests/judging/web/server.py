@@ -12,6 +12,8 @@ store_path, port, config = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]
 store = Store(store_path)
 queries = {q: QueryText(**text) for q, text in config["queries"].items()}
 texts = load_texts(queries, config["docs"])
-desk = open_desk(store, AllPairs(config["pools"], seed=7), config["assessors"], texts, seed=7, overlap=config["overlap"])
+desk = open_desk(
+    store, AllPairs(config["pools"], seed=7), config["assessors"], texts, seed=7, overlap=config["overlap"]
+)
 print(json.dumps(links(desk, f"http://127.0.0.1:{port}")), flush=True)
 serve(desk, port=port)

@@ -111,7 +111,7 @@ def test_undo_withdraws_the_last_answer_and_shows_its_pair_again(tmp_path):
 
 
 def test_a_round_by_round_selector_feeds_the_queue_live(tmp_path):
-    grades = {"q1": {d: float(g) for d, g in zip("abcdefghijkl", [3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1])}}
+    grades = {"q1": {d: float(g) for d, g in zip("abcdefghijkl", [3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1], strict=True)}}
     d = desk(tmp_path, assessors=("ann",), selector=TopK(grades, 0))
     rng = np.random.default_rng(0)
     n = 0
