@@ -12,7 +12,7 @@ import numpy as np
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
-UNJUDGED_SHARE = 0.5  # warn when more than this share of the judged queries has no judged doc retrieved
+UNJUDGED_SHARE = 0.5  # warn when at least this share of the judged queries has no judged doc retrieved
 
 
 def covered(ranking: Ranking, judgments: Judgments) -> np.ndarray:
@@ -30,11 +30,11 @@ def unjudged_queries(ranking: Ranking, judgments: Judgments) -> int:
 
 
 def warn_unjudged(name: str, ranking: Ranking, judgments: Judgments) -> None:
-    """A warning naming the run when more than :data:`UNJUDGED_SHARE` of the judged queries have none of its
+    """A warning naming the run when at least :data:`UNJUDGED_SHARE` of the judged queries have none of its
     retrieved documents judged: its scores there are those of an empty ranking (a run of another collection,
     query set or year, or doc ids written another way)."""
     missed = unjudged_queries(ranking, judgments)
-    if missed and missed > UNJUDGED_SHARE * len(judgments):
+    if missed and missed >= UNJUDGED_SHARE * len(judgments):
         warnings.warn(
             f"run {name}: none of its retrieved documents is judged on {missed} of the {len(judgments)} judged "
             f"queries ({missed / len(judgments):.0%}); its scores there are those of an empty ranking "

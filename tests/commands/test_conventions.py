@@ -33,6 +33,7 @@ DROP_INS = {  # subcommand -> why it keeps its reference tool's arguments and ru
     "rbo": "the RBO reference: two runs, its own --depth",
     "demo": "no input",
     "ppi": "people's judgments of a query sample beside an LLM's: its inputs are not yet walked here",
+    "judge": "makes judgments in a store (tests/commands/test_judge.py): its inputs are not yet walked here",
 }
 BOOTSTRAP = ["--rounds", "20", "--prior", "1"]  # few rounds; a prior keeps each finite on four queries
 DEPTH_WARNING = "the runs retrieve different numbers of documents per query"

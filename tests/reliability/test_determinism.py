@@ -49,21 +49,22 @@ COMMANDS = {
         False,
     ),
     "eval-preferences-alone": ("eval - {dlrun} ppref@5 rpref@5 APpref nwppref@10 PGC --prefs {pairs}", (), False),
-    "eval-jsonl": ("eval -q -o jsonl {fqrels} {run2} Compatibility ppref@10 nDCG@5", (), False),
+    "eval-jsonl": ("eval -q -o jsonl {qrels} {run2} ppref@10 nDCG@5", (), False),
+    "eval-compatibility": ("eval -q {fqrels} {run2} Compatibility ppref@10", (), False),
     "compare": ("compare -R {qrels} -q {run1} {run2} {run3}", (), True),
     "compare-graded-rpp": ("compare -R {qrels} -m rpp -m lexiprecision --graded-rpp {run1} {run2} {run3}", (), True),
     "aggregate": ("aggregate -P {jsonl} -q", (), True),
     "greedy-pgc": ("greedy-pgc {pairs} {dlrun}", (), True),
     "compatibility": ("compatibility {fqrels} {run1}", (), True),
-    "pairwise-pref-eval": ("pairwise-pref-eval -q {carterette} {crun}", ("crun",), True),
-    "pairwise-pref-eval-i": ("pairwise-pref-eval -i {carterette} {crun}", ("crun",), True),
+    "pairwise-pref-eval": ("pairwise-pref-eval -q {carterette} {crun}", ("crun", "carterette"), True),
+    "pairwise-pref-eval-i": ("pairwise-pref-eval -i {carterette} {crun}", ("crun", "carterette"), True),
     "experiment": (
         "experiment {qrels} {run1} {run2} {run3} --prefs {winner} --prefs-format winner -m nDCG@10 ppref@10 PGC rpp",
         (),
         False,
     ),
     "experiment-baseline": (
-        "experiment {fqrels} {run1} {run2} {run3} -m APpref nDCG@10 lexiprecision --baseline run1 --test sign "
+        "experiment {qrels} {run1} {run2} {run3} -m APpref nDCG@10 lexiprecision --baseline run1 --test sign "
         "--correction holm --format csv",
         (),
         False,

@@ -465,7 +465,7 @@ bad(
 )
 good(
     "battles_from_runs warns with the share of queries",
-    lambda f: warns("none of its retrieved documents is judged on 50% of queries")(
+    lambda f: warns("none of its retrieved documents is judged on 3 of the 6 judged queries (50%)")(
         lambda: ipm.leaderboards.boards.battles_from_runs([f["r0"], f["half"]], f["qrels"])
     ),
     lambda table: None if len(table) == len(QUERIES) else pytest.fail("a battle per query"),
