@@ -32,9 +32,9 @@ FIELD = re.compile(r'name="(csrf|assignment)" value="([^"]*)"')
 
 
 def start(command: list[str], cwd: str) -> tuple[subprocess.Popen, dict[str, str]]:
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=cwd)
+    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=cwd)
     expected = 1 + len(command) - command.index("--assessors") - 1  # the admin and every assessor
-    links = dict(server.stdout.readline().rstrip("\n").split("\t") for _ in range(expected))
+    links = dict(server.stderr.readline().rstrip("\n").split("\t") for _ in range(expected))
     url = links["admin"].split("/admin/")[0]
     host, port = url.removeprefix("http://").split(":")
     for _ in range(300):

@@ -279,7 +279,7 @@ def _serve(args) -> None:
         store, selector_of(settings), args.assessors, load_texts(args.queries, args.docs),
         seed=int(settings["seed"]), overlap=args.overlap, rule=settings.get("rule", "majority"),
     )  # fmt: skip
-    for who, link in web.links(desk, f"http://{args.host}:{args.port}").items():
-        sys.stdout.write(f"{who}\t{link}\n")
-    sys.stdout.flush()
+    for who, link in web.links(desk, f"http://{args.host}:{args.port}").items():  # on stderr: the server runs on
+        sys.stderr.write(f"{who}\t{link}\n")
+    sys.stderr.flush()
     web.serve(desk, args.host, args.port)

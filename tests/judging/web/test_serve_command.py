@@ -1,4 +1,5 @@
-"""``ir-pref-measures judge plan`` then ``judge serve``: the command prints every secret link and serves them."""
+"""``ir-pref-measures judge plan`` then ``judge serve``: the command prints every secret link (on standard error:
+the server keeps running) and serves them."""
 
 from __future__ import annotations
 
@@ -25,10 +26,10 @@ def test_plan_then_serve_prints_working_links(tmp_path, free_port):
     server = subprocess.Popen(
         [*command, "serve", str(store), "--assessors", "ann", "ben", "--queries", str(tmp_path / "queries.tsv"),
          "--docs", str(tmp_path / "docs.tsv"), "--port", str(port)],
-        stdout=subprocess.PIPE, text=True, cwd=tmp_path,
+        stderr=subprocess.PIPE, text=True, cwd=tmp_path,
     )  # fmt: skip
     try:
-        links = dict(server.stdout.readline().rstrip("\n").split("\t") for _ in range(3))
+        links = dict(server.stderr.readline().rstrip("\n").split("\t") for _ in range(3))
         assert set(links) == {"admin", "ann", "ben"}
         with httpx.Client() as client:
             for _ in range(100):
