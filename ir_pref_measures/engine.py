@@ -27,7 +27,7 @@ from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.graded import Ranked
 from ir_pref_measures.measures.ideal import ideal_doc_rank
 from ir_pref_measures.measures.image_grid import Grid, grid_pgc
-from ir_pref_measures.measures.names import is_preference_measure
+from ir_pref_measures.measures.names import is_package_measure
 from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.measures.pgc import pgc
 from ir_pref_measures.measures.trec_groups import find_cycles, find_inconsistency
@@ -305,8 +305,8 @@ def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -
     from ir_pref_measures.loading import sources
 
     theirs = [m for m in measures if not is_catalog_measure(m)]
-    if any(not is_preference_measure(m) for m in measures):
-        qrels = integer_qrels([m for m in measures if not is_preference_measure(m)], qrels)
+    if any(not is_package_measure(m) for m in measures):
+        qrels = integer_qrels([m for m in measures if not is_package_measure(m)], qrels)
     ranking = sources.ranking(run)
     metrics = []
     for group, judged in catalog_sets(measures, judgments, qrels):
@@ -322,7 +322,7 @@ def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -
 
 def is_catalog_measure(measure) -> bool:
     """A measure the engine computes itself (ours, or one of trec_eval's that the kernels take)."""
-    return is_preference_measure(measure) or graded_spec(measure) is not None
+    return is_package_measure(measure) or graded_spec(measure) is not None
 
 
 def catalog_values(measures, judgments: Judgments, ranking: Ranking) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -346,11 +346,11 @@ def catalog_sets(measures, judgments: Judgments | None, qrels) -> list[tuple[lis
     are looked up once."""
     from ir_pref_measures.loading import sources
 
-    ours = [m for m in measures if is_preference_measure(m)]
-    graded = [m for m in measures if not is_preference_measure(m) and graded_spec(m) is not None]
+    ours = [m for m in measures if is_package_measure(m)]
+    graded = [m for m in measures if not is_package_measure(m) and graded_spec(m) is not None]
     if not graded:
         return [(ours, sources.judgments(qrels) if judgments is None else judgments)] if ours else []
-    graded_set = sources.judgments(integer_qrels([m for m in measures if not is_preference_measure(m)], qrels))
+    graded_set = sources.judgments(integer_qrels([m for m in measures if not is_package_measure(m)], qrels))
     if not ours:
         return [(graded, graded_set)]
     if judgments is None or judgments.same_as(graded_set):

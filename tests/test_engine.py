@@ -282,14 +282,15 @@ def test_compare_reports_bad_qrels_first_and_reads_no_further_run(tmp_path, monk
 
 
 def test_compare_comparison_takes_the_relevant_docs_or_a_function_reading_them():
-    from ir_pref_measures.comparison.pairwise import comparison, parse_measures
+    from ir_pref_measures.comparison.pairwise import comparison
+    from ir_pref_measures.measures.names import pairwise_measures
 
     judgments = Judgments.from_qrels(
         pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [2, 0, 1]})
     )
     runs = {"x": pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})}
     runs["y"] = runs["x"].assign(score=[1.0, 2.0, 1.0])
-    measures = parse_measures(["rpp", "lexiprecision", "ap"])
+    measures = pairwise_measures(["rpp", "lexiprecision", "ap"])
     given = comparison(runs, relevant_docs(judgments), measures)
     read = comparison(runs, lambda: relevant_docs(judgments), measures)
     assert given.query_ids.tolist() == read.query_ids.tolist() == ["q1", "q2"]

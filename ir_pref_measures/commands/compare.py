@@ -36,12 +36,13 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from ir_pref_measures.comparison.pairwise import comparison, load_runs, parse_measures
+    from ir_pref_measures.comparison.pairwise import comparison, load_runs
     from ir_pref_measures.dropins.pref_eval import json_lines, relevant_in_file_order, tool_measures
+    from ir_pref_measures.measures.names import pairwise_measures
 
     if len(args.runs) < 2:
         raise InputError(f"need at least two runs, got {len(args.runs)}")
-    measures = parse_measures(tool_measures(args.measure, args.measure_set))
+    measures = pairwise_measures(tool_measures(args.measure, args.measure_set))
     if args.dask:
         result = _on_cluster(args, [m.name for m in measures])
     else:

@@ -83,7 +83,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
 
     from ir_pref_measures.adapters.ir_measures import PreferenceProvider
     from ir_pref_measures.engine import check_overlap, evaluate
-    from ir_pref_measures.measures.names import is_preference_measure
+    from ir_pref_measures.measures.names import is_package_measure
 
     with ThreadPoolExecutor(1) as reader:  # the run is read while the judgments are (Arrow and numpy free the GIL)
         reading = reader.submit(sources.ranking, args.run)
@@ -92,7 +92,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         judgments = parts[0] if len(parts) == 1 else combine(*parts)
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
     check_overlap(run, judgments)
-    ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_preference_measure, measures))
+    ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_package_measure, measures))
     qrels = None if ours else judgments.qrels()  # the graded part, for ir_measures' own measures
     if args.provider:  # as ir_measures: one provider for every measure
         provider = ir_measures.providers.registry[args.provider]
@@ -122,27 +122,23 @@ def _on_cluster(args: argparse.Namespace, measures: list) -> list:
 
 
 def _measures(texts: list[str]) -> list:
-    """The measures named, each once, in order; unknown names all reported at once, as ir_measures does."""
-    import ir_measures
+    """The measures named, each once, in order; unknown names all reported at once, as ir_measures does, each with
+    the closest known names."""
+    from ir_pref_measures.measures.names import UnknownMeasureError, parse_measure
 
-    from ir_pref_measures.measures.names import validate
-
-    measures, errors = [], []
+    measures, errors, expected = [], [], None
     for name in (name for text in texts for name in text.split()):
         try:
-            measure = ir_measures.parse_measure(name)
-        except NameError:
-            errors.append(f"unknown measure: {name}")
+            measure = parse_measure(name)
+        except UnknownMeasureError as error:
+            close = " or ".join(error.suggestions)
+            errors.append(f"unknown measure: {name}{f' (did you mean {close}?)' if close else ''}")
+            expected = error.expected
             continue
-        except (ValueError, SyntaxError):
-            errors.append(f"syntax error: {name}")
-            continue
-        validate(measure)
         if measure not in measures:
             measures.append(measure)
     if errors:
-        known = ", ".join(sorted(ir_measures.measures.registry))
-        raise InputError("\n".join(["error parsing measures", *errors, f"known measures: {known}"]))
+        raise InputError("\n".join(["error parsing measures", *errors]), expected=expected)
     return measures
 
 

@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.comparison.pairwise import Measure as PairwiseMeasure
 from ir_pref_measures.comparison.pairwise import relevant_docs
 from ir_pref_measures.dask.scheduler import connect
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
+from ir_pref_measures.measures.names import PairwiseMeasure
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 

@@ -46,7 +46,7 @@ from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's
 )
 from ir_pref_measures.experiment.values import per_query
 from ir_pref_measures.loading import sources
-from ir_pref_measures.measures.names import is_preference_measure
+from ir_pref_measures.measures.names import is_package_measure
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.stats import paired as tests
@@ -391,7 +391,7 @@ def _check_graded(measures: list[tuple[str, object]], qrels: pd.DataFrame | None
     the judgments hold only preferences."""
     if qrels is not None:
         return
-    need = [column for column, m in measures if is_pairwise(m) or not is_preference_measure(m)]
+    need = [column for column, m in measures if is_pairwise(m) or not is_package_measure(m)]
     if need:
         raise InputError(f"{', '.join(need)} need graded judgments, but the judgments hold only preferences")
 

@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures import engine
-from ir_pref_measures.comparison.pairwise import Measure as PairwiseMeasure
 from ir_pref_measures.comparison.pairwise import comparison, relevant_docs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.pipelines import is_runtime_measure
+from ir_pref_measures.measures.names import PairwiseMeasure
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.progress import progress
