@@ -101,7 +101,7 @@ class PairwiseMeasure:
 
 _PAIRWISE_NAME = re.compile(r"([A-Za-z]+)((?:_[a-z]+)*)(?:@(.*))?", re.S)
 _INTEGER = re.compile(r"\d+")
-_NUMBER = re.compile(r"\d*\.?\d+(?:[eE][-+]?\d+)?")
+_NUMBER = re.compile(r"\d*\.?\d+(?:e-?\d+)?")
 
 
 def parse_pairwise(text: str) -> PairwiseMeasure | None:
