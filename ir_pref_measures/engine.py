@@ -266,7 +266,7 @@ def evaluate_blocks(measures, judgments: Judgments, ranking: Ranking, queries: n
     return [np.concatenate([part[m] for part in parts]) for m in range(len(measures))]
 
 
-def preference_values(measures, judgments: Judgments, ranking: Ranking) -> tuple[np.ndarray, list[np.ndarray]]:
+def run_query_values(measures, judgments: Judgments, ranking: Ranking) -> tuple[np.ndarray, list[np.ndarray]]:
     """The judged queries the run holds (their indices in ``judgments.query_ids``) and, per measure of the
     catalog, its value for each of them."""
     queries = np.flatnonzero(ranking.query_index(judgments.query_ids) >= 0)
@@ -329,7 +329,7 @@ def catalog_values(measures, judgments: Judgments, ranking: Ranking) -> tuple[np
     """The values of ``measures`` (of the catalog: :func:`is_catalog_measure`) for every judged query
     (``judgments.query_ids``), one array per measure; a query the run lacks gets the measure's default, as in
     ir_measures. trec_eval's measures read ``judgments``' grades (:func:`catalog_sets`)."""
-    queries, values = preference_values(measures, judgments, ranking)
+    queries, values = run_query_values(measures, judgments, ranking)
     every = []
     for measure, column in zip(measures, values, strict=True):
         full = np.full(len(judgments.query_ids), float(measure.DEFAULT))

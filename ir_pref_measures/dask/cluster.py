@@ -1,5 +1,5 @@
 """Per-query values computed on a cluster: the judged queries cut into ranges, each range's runs and judgments
-sent to a worker and evaluated by the local code (:func:`ir_pref_measures.experiment.values.per_query`).
+sent to a worker and evaluated by the local code (:func:`ir_pref_measures.experiment.values.per_query_frames`).
 
 ``client`` is a ``distributed.Client`` (anything with ``submit``, ``gather`` and ``nthreads``): this module imports
 no Dask; the Dask DataFrame glue is :mod:`ir_pref_measures.dask.dataframes`.
@@ -59,7 +59,7 @@ def _split_by_query(frame: pd.DataFrame, bounds: np.ndarray) -> list[pd.DataFram
 def _per_query_part(
     runs: dict[str, pd.DataFrame], judgments: Judgments, qrels, query_ids: np.ndarray, measures, baseline, local
 ) -> dict:
-    """``values.per_query`` on the judged ``query_ids`` of one part: the measures of ir_measures on each
+    """``values.per_query_frames`` on the judged ``query_ids`` of one part: the measures of ir_measures on each
     run's rows of these queries, the pairwise preferences on ``qrels`` (this part's)."""
     ordinary = [(column, m) for column, m in measures if not isinstance(m, PairwiseMeasure)]
     pairwise = [(column, m) for column, m in measures if isinstance(m, PairwiseMeasure)]
@@ -78,7 +78,7 @@ def _per_query_part(
     return out
 
 
-def per_query(
+def per_query_frames_on_cluster(
     rankings: Mapping[str, Ranking],
     judgments: Judgments,
     qrels: pd.DataFrame | None,
@@ -89,7 +89,7 @@ def per_query(
     local: Callable,
     npartitions: int | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """:func:`ir_pref_measures.experiment.values.per_query` computed on the cluster of ``client`` (a
+    """:func:`ir_pref_measures.experiment.values.per_query_frames` computed on the cluster of ``client`` (a
     ``distributed.Client``): the runs and qrels are split into ``npartitions`` ranges of judged query ids
     (default: twice the worker threads), each range sent with its own judgments and evaluated by the local
     code, ``local`` (the experiment's per-query function, sent to the workers). Same return value: per measure
@@ -98,7 +98,7 @@ def per_query(
     ``distributed.comm.timeouts.connect``) for this call."""
     if isinstance(client, str):
         with connect(client) as connected:
-            return per_query(
+            return per_query_frames_on_cluster(
                 rankings, judgments, qrels, measures, baseline, client=connected, local=local, npartitions=npartitions
             )
     names = list(rankings)

@@ -22,7 +22,7 @@ from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.progress import progress
 
 
-def per_query(
+def per_query_frames(
     rankings: Mapping[str, Ranking],
     judgments: Judgments,
     qrels: pd.DataFrame | None,
