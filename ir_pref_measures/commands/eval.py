@@ -82,7 +82,8 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
     import ir_measures
 
     from ir_pref_measures.adapters.ir_measures import PreferenceProvider
-    from ir_pref_measures.engine import check_overlap, evaluate
+    from ir_pref_measures.engine import evaluate
+    from ir_pref_measures.loading.checks import check_overlap
     from ir_pref_measures.measures.names import is_package_measure
 
     with ThreadPoolExecutor(1) as reader:  # the run is read while the judgments are (Arrow and numpy free the GIL)
@@ -93,9 +94,9 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
     check_overlap(run, judgments)
     ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_package_measure, measures))
-    qrels = None if ours else judgments.qrels()  # the graded part, for ir_measures' own measures
     if args.provider:  # as ir_measures: one provider for every measure
         provider = ir_measures.providers.registry[args.provider]
+        qrels = None if ours else judgments.qrels()  # the graded part, for ir_measures' own measures
         if not ours and qrels is None:
             raise InputError(f"provider {args.provider} needs graded qrels, but the judgments hold none")
         try:
@@ -105,7 +106,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         position = {measure: i for i, measure in enumerate(measures)}
         results.sort(key=lambda metric: (metric.query_id, position[metric.measure]))
         return results
-    return evaluate(measures, run, qrels=qrels, judgments=judgments)
+    return evaluate(measures, run, judgments=judgments)
 
 
 def _on_cluster(args: argparse.Namespace, measures: list) -> list:

@@ -57,31 +57,29 @@ def _split_by_query(frame: pd.DataFrame, bounds: np.ndarray) -> list[pd.DataFram
 
 
 def _per_query_part(
-    runs: dict[str, pd.DataFrame], judgments: Judgments, qrels, query_ids: np.ndarray, measures, baseline, local
+    runs: dict[str, pd.DataFrame], judgments: Judgments, query_ids: np.ndarray, measures, baseline, local
 ) -> dict:
-    """``values.per_query_frames`` on the judged ``query_ids`` of one part: the measures of ir_measures on each
-    run's rows of these queries, the pairwise preferences on ``qrels`` (this part's)."""
+    """``values.per_query_frames`` on the judged ``query_ids`` of one part (``judgments``: this part's): the
+    measures of one run on each run's rows of these queries, the pairwise preferences on their relevant docs."""
     ordinary = [(column, m) for column, m in measures if not isinstance(m, PairwiseMeasure)]
     pairwise = [(column, m) for column, m in measures if isinstance(m, PairwiseMeasure)]
     out = {}
     if ordinary:
         rankings = {name: ranking_of(frame, query_ids) for name, frame in runs.items()}
-        out |= local(rankings, judgments, qrels, ordinary, None)
-    if pairwise and qrels is not None and len(qrels):
-        graded = Judgments.from_qrels(qrels, checked=True)  # this part's queries only
+        out |= local(rankings, judgments, ordinary, None)
+    if pairwise:
         try:
-            relevant = relevant_docs(graded)
+            relevant = relevant_docs(judgments)
         except InputError:  # no relevant doc in this part
             return out
         rankings = {name: ranking_of(frame, relevant.query_ids, relevant.query_ids[0]) for name, frame in runs.items()}
-        out |= local(rankings, graded, qrels, pairwise, baseline)
+        out |= local(rankings, judgments, pairwise, baseline)
     return out
 
 
 def per_query_frames_on_cluster(
     rankings: Mapping[str, Ranking],
     judgments: Judgments,
-    qrels: pd.DataFrame | None,
     measures: list[tuple[str, object]],
     baseline: str | None,
     *,
@@ -99,20 +97,18 @@ def per_query_frames_on_cluster(
     if isinstance(client, str):
         with connect(client) as connected:
             return per_query_frames_on_cluster(
-                rankings, judgments, qrels, measures, baseline, client=connected, local=local, npartitions=npartitions
+                rankings, judgments, measures, baseline, client=connected, local=local, npartitions=npartitions
             )
     names = list(rankings)
     npartitions = npartitions or default_partitions(client)
     chunks = [ids for ids in np.array_split(judgments.query_ids, npartitions) if len(ids)]
     bounds = np.asarray([ids[0] for ids in chunks], dtype=object)
     frames = {name: _split_by_query(ranking.frame()[RUN_COLUMNS], bounds) for name, ranking in rankings.items()}
-    qrels_parts = [None] * len(bounds) if qrels is None else _split_by_query(qrels, bounds)
     futures = [
         client.submit(
             _per_query_part,
             {name: frames[name][k] for name in names},
             judgments.restrict(chunks[k]),  # each part its own queries' judgments: work and memory of its size
-            qrels_parts[k],
             chunks[k],
             measures,
             baseline,

@@ -238,7 +238,7 @@ def _judgments(parts: Sequence[pd.DataFrame], kinds: Sequence[str]) -> Judgments
 
 def _metrics(measures: list, ranking: Ranking, judgments: Judgments) -> list:
     """The local path (:func:`ir_pref_measures.engine.evaluate`) on one partition."""
-    return engine.evaluate(measures, ranking, qrels=judgments.qrels(), judgments=judgments)
+    return engine.evaluate(measures, ranking, judgments=judgments)
 
 
 def _evaluate_partition(run: pd.DataFrame, *parts: pd.DataFrame, kinds: list[str], measures: list[str]) -> pd.DataFrame:

@@ -28,7 +28,6 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.dask.cluster import per_query_frames_on_cluster
-from ir_pref_measures.engine import check_overlap, examples
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.columns import DEFAULT_SET, Plan, is_pairwise, summed  # noqa: F401  (DEFAULT_SET: the CLI's)
 from ir_pref_measures.experiment.pipelines import VALIDATE, check_outputs, is_runtime_measure, plan_drawing
@@ -46,6 +45,7 @@ from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's
 )
 from ir_pref_measures.experiment.values import per_query_frames
 from ir_pref_measures.loading import sources
+from ir_pref_measures.loading.checks import check_overlap, examples
 from ir_pref_measures.measures.names import is_package_measure
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
@@ -214,7 +214,7 @@ def experiment_values(
     if len(baselines) > 1 and plan.columns(is_pairwise):
         raise InputError("pairwise preferences (rpp, ...) are relative to one baseline: give one")
     for key, items in plan.items.items():
-        _check_graded(items, plan.judgments(key).qrels())
+        _check_graded(items, plan.judgments(key))
     for judged in plan.sets.values():
         _check_overlap(rankings if check_runs else {}, judged, restrict)
     values: dict[str, pd.DataFrame] = {}
@@ -222,12 +222,10 @@ def experiment_values(
     for key, items in plan.items.items():
         part = plan.judgments(key)
         if client is None:
-            values |= per_query_frames(
-                rankings, part, part.qrels(), items, pairwise_baseline, verbose=verbose, frames=frames
-            )
+            values |= per_query_frames(rankings, part, items, pairwise_baseline, verbose=verbose, frames=frames)
         else:
             values |= per_query_frames_on_cluster(
-                rankings, part, part.qrels(), items, pairwise_baseline, client=client, local=per_query_frames
+                rankings, part, items, pairwise_baseline, client=client, local=per_query_frames
             )
     values = {column: values[column] for column in plan.order}
     if restrict is not None:
@@ -388,10 +386,10 @@ def _is_topics(value) -> bool:
     return "query" in columns or (columns & {"qid", "query_id"} and not columns & {"docno", "doc_id", "doc_id_a"})
 
 
-def _check_graded(measures: list[tuple[str, object]], qrels: pd.DataFrame | None) -> None:
+def _check_graded(measures: list[tuple[str, object]], judgments: Judgments) -> None:
     """:class:`InputError` naming the measures that need grades (ir_measures' own, the pairwise preferences) when
     the judgments hold only preferences."""
-    if qrels is not None:
+    if judgments.graded.any():
         return
     need = [column for column, m in measures if is_pairwise(m) or not is_package_measure(m)]
     if need:
