@@ -75,7 +75,7 @@ class PreferenceEvaluator(providers.Evaluator):
 
     def _iter_calc(self, run):
         judgments = self.judgments
-        queries, values = engine.preference_values(self.measures, judgments, sources.ranking(run))
+        queries, values = engine.run_query_values(self.measures, judgments, sources.ranking(run))
         if not len(queries):
             warnings.warn("the run has no query in common with the judgments", stacklevel=2)
             return

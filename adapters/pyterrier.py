@@ -67,12 +67,12 @@ def _preference_table(judgments) -> pd.DataFrame:
 def measures(names) -> list:
     """Measure objects for ``pt.Experiment`` / ``pt.Evaluate`` from names (``"ppref@10"``, ``"PGC(p=0.8)"``,
     ``"nDCG@10"``) or objects: PyTerrier reads a string as a trec_eval name, which ours are not."""
-    from ir_pref_measures.measures.names import parse, validate
+    from ir_pref_measures.measures.names import parse_measure, validate
 
     found = []
     for name in [names] if isinstance(names, str) else names:
         if isinstance(name, str):
-            found.append(parse(name))
+            found.append(parse_measure(name))
         else:
             validate(name)
             found.append(name)

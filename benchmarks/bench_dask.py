@@ -72,7 +72,7 @@ def _local(queries: int, size: int, docs: int, runs: int, measures: list[str]) -
     import ir_pref_measures
     from ir_pref_measures.engine import evaluate
     from ir_pref_measures.loading import sources
-    from ir_pref_measures.measures.names import parse
+    from ir_pref_measures.measures.names import parse_measure as parse
 
     start = time.perf_counter()
     parts = range(queries // size)

@@ -7,7 +7,7 @@ and a :class:`~ir_pref_measures.Ranking`. Each case runs in a fresh Python proce
 * ``columnar``: ``engine.evaluate`` (the kernels of ``measures/graded.py``), from the qrels frame and the Ranking to
   the per-query metrics;
 * ``ir_measures``: the path the engine took before the kernels, and still takes for a measure they do not
-  compute: ``integer_qrels`` and ``ir_measures.iter_calc`` on the run's ranks (``ranked_frame``);
+  compute: ``checks.integer_qrels`` and ``ir_measures.iter_calc`` on the run's ranks (``ranked_frame``);
 * ``pytrec_eval``: ``RelevanceEvaluator.evaluate`` alone, on dicts built beforehand (the floor of that path), when
   every measure is one of pytrec_eval's (:data:`PYTREC_EVAL`); else (``RBP(rel=1)``: cwl_eval's) the ratios are to
   the ``ir_measures`` path, its provider's own.
@@ -57,6 +57,7 @@ def case(name: str, n_queries: int, n_docs: int, measures: list[str], repeat: in
 
     import ir_pref_measures  # noqa: F401 (registers RBPResidual)
     from ir_pref_measures import engine
+    from ir_pref_measures.loading import checks
 
     qrels, ranking = make_input(n_queries, n_docs)
     parsed = [ir_measures.parse_measure(m) for m in measures]
@@ -68,7 +69,7 @@ def case(name: str, n_queries: int, n_docs: int, measures: list[str], repeat: in
 
         def work():
             return list(
-                ir_measures.iter_calc(parsed, engine.integer_qrels(parsed, qrels), engine.ranked_frame(ranking))
+                ir_measures.iter_calc(parsed, checks.integer_qrels(parsed, qrels), engine.ranked_frame(ranking))
             )
     else:
         import pytrec_eval

@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -27,13 +26,17 @@ from ir_pref_measures.measures.compatibility import compatibility
 from ir_pref_measures.measures.graded import Ranked
 from ir_pref_measures.measures.ideal import ideal_doc_rank
 from ir_pref_measures.measures.image_grid import Grid, grid_pgc
-from ir_pref_measures.measures.names import is_preference_measure
+from ir_pref_measures.measures.names import is_package_measure
 from ir_pref_measures.measures.pair_counts import pair_counts
 from ir_pref_measures.measures.pgc import pgc
-from ir_pref_measures.measures.trec_groups import find_cycles, find_inconsistency
-from ir_pref_measures.measures.trec_prefs import trec_prefs_values
-from ir_pref_measures.model.coverage import covered
-from ir_pref_measures.model.judgments import JudgmentLines, Judgments
+from ir_pref_measures.measures.trec_prefs import (
+    check_groups,
+    judgment_rows,
+    trec_positions,
+    trec_prefs_values,
+    warn_cycles,
+)
+from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
 
@@ -101,112 +104,47 @@ def _compatibility_values(measure, ev: _Evaluation) -> np.ndarray:
     return compatibility(ev.judgments, ev.doc_rank, ev.queries, **_rbo_args(measure))
 
 
-def check_groups(judgments: Judgments) -> None:
-    """:class:`InputError` naming the judgment group, the query and the docs where trec_eval would reject the
-    judgments for a reason other than a cycle (a doc at two levels of a one-sub-group group, or at level 0 and
-    above); checked once per judgment set. A cycle (a judge who prefers a to b, b to c and c to a) is no error
-    here: the prefs_* measures evaluate that (query, group) on its condensation (:func:`_all_trec_prefs`)."""
-    if "trec_check" in judgments._cache:
-        return
-    lines = judgments.lines
-    columns = (judgments.doc_query[lines.doc], lines.group, lines.subgroup, lines.doc, lines.level)
-    found = find_inconsistency(*columns, cycles=False)
-    if found is not None:
-        first, second = found.rows
-        doc = judgments.doc_ids
-        raise InputError(
-            f"judgment group {judgments.group_names[lines.group[first]]!r}, query "
-            f"{judgments.query_ids[judgments.doc_query[lines.doc[first]]]!r}: {found.message} "
-            f"(docs {doc[lines.doc[first]]!r} and {doc[lines.doc[second]]!r}); trec_eval's prefs_* measures need "
-            "each doc at one level per sub-group, and never at level 0 and above in one group",
-            expected="consistent levels for the prefs_* measures (ppref@k, PGC and the others take any "
-            "preferences; Judgments.group(name) evaluates one group)",
-        )
-    judgments._cache["trec_check"] = True
-
-
-def trec_positions(ranking: Ranking, query_ids: np.ndarray, doc_rank: np.ndarray) -> np.ndarray:
-    """Per judged doc (its query id, its rank under the library's tie rule), its 0-based position in the run
-    under trec_eval's tie rule for preferences: score descending, then docno *ascending* (``inf``: not
-    retrieved). Equal scores of a query form a block, whose order is reversed."""
-    entry_query = np.repeat(np.arange(len(ranking.query_ids)), np.diff(ranking.offsets))
-    scores = ranking.scores
-    new_block = np.r_[True, (entry_query[1:] != entry_query[:-1]) | (scores[1:] != scores[:-1])]
-    starts = np.flatnonzero(new_block)
-    ends = np.r_[starts[1:], len(scores)]
-    block = np.cumsum(new_block) - 1
-    index = np.arange(len(scores))
-    position = starts[block] + ends[block] - 1 - index - ranking.offsets[entry_query]
-    out = np.full(len(doc_rank), np.inf)
-    found = np.isfinite(doc_rank)
-    run_query = ranking.query_index(query_ids[found])
-    out[found] = position[ranking.offsets[run_query] + doc_rank[found].astype(np.int64) - 1]
-    return out
-
-
 def _trec_prefs_values(measure, ev: _Evaluation) -> np.ndarray:
     return ev.cached("trec_prefs", lambda: _all_trec_prefs(ev))[measure.NAME]
 
 
-def _trec_rows(judgments: Judgments, queries: np.ndarray) -> tuple[JudgmentLines, np.ndarray]:
-    """The judgment lines of ``queries`` and each line's position among them."""
-    lines = judgments.lines
-    position = np.full(len(judgments), -1, np.int64)
-    position[queries] = np.arange(len(queries))
-    rows = lines.take(np.flatnonzero(position[judgments.doc_query[lines.doc]] >= 0))
-    return rows, position[judgments.doc_query[rows.doc]]
-
-
-def _warn_cycles(judgments: Judgments, queries: np.ndarray) -> None:
-    """One warning naming the (query, group) of ``queries`` whose preferences hold cycles: the prefs_* measures
-    evaluate them on their condensation (:mod:`ir_pref_measures.measures.trec_groups`), where trec_eval aborts."""
-    rows, query = _trec_rows(judgments, queries)
-    cycles = find_cycles(query, rows.group, rows.subgroup, rows.doc, rows.level)
-    if len(cycles.blocks):
-        first = cycles.first[0]
-        docs = judgments.doc_ids[rows.doc[cycles.first]]
-        more = f" and {len(docs) - 3} more" if len(docs) > 3 else ""
-        warnings.warn(
-            f"prefs_*: {len(cycles.blocks)} (query, judgment group) hold preference cycles, which trec_eval rejects; "
-            "each is evaluated on its condensation (the docs of a cycle tied within their group). The first: group "
-            f"{judgments.group_names[rows.group[first]]!r}, query {judgments.query_ids[queries[query[first]]]!r}, "
-            f"docs {', '.join(map(repr, docs[:3]))}{more}",
-            stacklevel=2,
-        )
-
-
 def _all_trec_prefs(ev: _Evaluation) -> dict[str, np.ndarray]:
     """The 14 prefs_* measures of the block's queries (groups with cycles on their condensation; one warning
-    per run says which, :func:`_warn_cycles`)."""
+    per run says which, :func:`~ir_pref_measures.measures.trec_prefs.warn_cycles`)."""
     judgments = ev.judgments
     check_groups(judgments)
-    ev.shared("trec_cycles", lambda: _warn_cycles(judgments, ev.run.queries))
-    rows, query = _trec_rows(judgments, ev.queries)
+    ev.shared("trec_cycles", lambda: warn_cycles(judgments, ev.run.queries))
+    rows, query = judgment_rows(judgments, ev.queries)
     doc_query_ids = judgments.query_ids[judgments.doc_query]
     rank = ev.shared("trec_rank", lambda: trec_positions(ev.ranking, doc_query_ids, ev.doc_rank))
     return trec_prefs_values(query, rows.group, rows.subgroup, rows.doc, rows.level, rank[rows.doc], len(ev.queries))
 
 
-def _ranked(ev: _Evaluation) -> Ranked:
-    """The judged docs of the block's queries with their rank and grade, and each query's number of retrieved docs."""
+def _ranked(ev: _Evaluation, graded_only: bool) -> Ranked:
+    """The judged docs of the block's queries (``graded_only``: those with a grade, ir_measures' qrels) with their
+    rank and grade, and each query's number of retrieved docs."""
     judgments, queries = ev.judgments, ev.queries
     docs = judgments.docs_of(queries)
+    if graded_only and not judgments.graded.all():
+        docs = docs[judgments.graded[docs]]
     query = np.searchsorted(queries, judgments.doc_query[docs])
     retrieved = np.diff(ev.ranking.offsets)[ev.ranking.query_index(judgments.query_ids[queries])]
     return Ranked.of(query, ev.doc_rank[docs], judgments.grades[docs], retrieved)
 
 
 def _graded_values(measure, ev: _Evaluation) -> np.ndarray:
-    """ir_measures' ``measure`` on the block's :func:`_ranked` docs, with its ``gains`` and ``judged_only``."""
+    """``measure`` on the block's :func:`_ranked` docs (ir_measures' own on the graded docs alone), with its
+    ``gains`` and ``judged_only``."""
     params = measure.params
     gains, judged_only = params.get("gains"), bool(params.get("judged_only"))
+    graded_only = reads_grades_only(measure)
 
     def view() -> Ranked:
-        ranked = ev.cached(("ranked", None, False), lambda: _ranked(ev))
+        ranked = ev.cached(("ranked", graded_only, None, False), lambda: _ranked(ev, graded_only))
         ranked = ranked.regraded(gains) if gains else ranked
         return ranked.judged_only() if judged_only else ranked
 
-    ranked = ev.cached(("ranked", tuple(sorted(gains.items())) if gains else None, judged_only), view)
+    ranked = ev.cached(("ranked", graded_only, tuple(sorted(gains.items())) if gains else None, judged_only), view)
     return graded_kernel(TREC_EVAL.get(measure.NAME) or SPECS[measure.NAME], ranked, params)
 
 
@@ -267,69 +205,46 @@ def evaluate_blocks(measures, judgments: Judgments, ranking: Ranking, queries: n
     return [np.concatenate([part[m] for part in parts]) for m in range(len(measures))]
 
 
-def preference_values(measures, judgments: Judgments, ranking: Ranking) -> tuple[np.ndarray, list[np.ndarray]]:
+def run_query_values(measures, judgments: Judgments, ranking: Ranking) -> tuple[np.ndarray, list[np.ndarray]]:
     """The judged queries the run holds (their indices in ``judgments.query_ids``) and, per measure of the
     catalog, its value for each of them."""
     queries = np.flatnonzero(ranking.query_index(judgments.query_ids) >= 0)
     return queries, evaluate_blocks(measures, judgments, ranking, queries)
 
 
-def check_overlap(ranking: Ranking, judgments: Judgments, name: str = "the run") -> None:
-    """:class:`InputError` when ``ranking`` has no query in common with ``judgments`` (a wrong year or collection),
-    naming a few ids of each."""
-    if not len(judgments.query_ids) or (ranking.query_index(judgments.query_ids) < 0).all():
-        run, judged = ranking.query_ids.astype(str), judgments.query_ids.astype(str)
-        raise InputError(
-            f"{name} has no query in common with the judgments (run: {len(run)} queries, e.g. {examples(run)}; "
-            f"judged: {len(judged)}, e.g. {examples(judged)})"
-        )
-
-
-def check_judged(ranking: Ranking, judgments: Judgments, name: str = "the run") -> None:
-    """The rule against scores from nothing: :func:`check_overlap`, then an :class:`InputError` when ``ranking``
-    retrieves no judged document on any judged query it holds (every value would be that of an empty ranking)."""
-    check_overlap(ranking, judgments, name)
-    held = ranking.query_index(judgments.query_ids) >= 0
-    shared, unjudged = int(held.sum()), int((held & ~covered(ranking, judgments)).sum())
-    if unjudged == shared:
-        raise InputError(
-            f"{name}: none of its retrieved documents is judged on 100% of queries (the {shared} judged queries it "
-            f"holds): its scores would come from nothing",
-            expected="the judgments of the run's collection and year (or a run of the judged documents)",
-        )
-
-
-def examples(ids, n: int = 3) -> str:
-    """The first ``n`` of ``ids`` in string order, for a message."""
-    return ", ".join(sorted(set(map(str, ids)))[:n]) or "none"
-
-
-def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -> list:
+def evaluate(measures, run, *, judgments=None, qrels=None) -> list:
     """Per-query metrics (ir_measures ``Metric``) of ``measures``, ours and ir_measures', sorted by query id, then
     in the order of ``measures``: the same list whatever the order of the input.
 
-    ``run``: a :class:`Ranking`, or any run source :func:`~ir_pref_measures.loading.sources.ranking` reads. Ours
-    are computed here on ``judgments`` (default: derived from ``qrels``) for every judged query (one the run lacks
-    gets the measure's default, as in ir_measures).
-    ir_measures' measures need ``qrels`` with integer grades within :data:`GRADE_LIMIT` (as pytrec_eval; else an
-    :class:`InputError` naming those measures, before anything is computed). Those of trec_eval
-    (:func:`~ir_pref_measures.measures.catalog.graded_spec`) are computed here, on the judgments of ``qrels``, as
-    ir_measures would (the same queries, the same defaults); the others by ir_measures. Both see the run's ranks
-    rather than its scores: every measure sees the one order (score descending as float64, then doc id descending),
-    where pytrec_eval alone would compare scores as 32-bit floats."""
-    from ir_pref_measures.loading import sources
+    ``run``: a :class:`Ranking`, or any run source :func:`~ir_pref_measures.loading.sources.ranking` reads.
+    ``judgments``: a :class:`Judgments`, or any judgment source (default: ``qrels``). Ours are computed here for
+    every judged query (one the run lacks gets the measure's default, as in ir_measures). ir_measures' measures
+    need graded docs with integer grades within :data:`~ir_pref_measures.loading.checks.GRADE_LIMIT` (as
+    pytrec_eval; else an :class:`InputError` naming those measures, before anything is computed), and are
+    evaluated on the queries with a graded doc. Those of trec_eval
+    (:func:`~ir_pref_measures.measures.catalog.graded_spec`) are computed here, on the graded docs, as ir_measures
+    would (the same queries, the same defaults); the others by ir_measures, on a qrels table of the graded docs
+    (``qrels`` itself when both are given). Both see the run's ranks rather than its scores: every measure sees the
+    one order (score descending as float64, then doc id descending), where pytrec_eval alone would compare scores
+    as 32-bit floats."""
+    from ir_pref_measures.loading import checks, sources
 
+    given = judgments if judgments is not None else qrels
+    judgments = given if isinstance(given, Judgments) else sources.judgments(given)
     theirs = [m for m in measures if not is_catalog_measure(m)]
-    if any(not is_preference_measure(m) for m in measures):
-        qrels = integer_qrels([m for m in measures if not is_preference_measure(m)], qrels)
+    table = None
+    if theirs and qrels is not None and given is not qrels:
+        table = checks.integer_qrels([m for m in measures if not is_package_measure(m)], qrels)
+    else:
+        checks.check_integer_grades([m for m in measures if not is_package_measure(m)], judgments)
     ranking = sources.ranking(run)
-    metrics = []
-    for group, judged in catalog_sets(measures, judgments, qrels):
-        metrics += _catalog_metrics(group, judged, ranking)
+    catalog = [m for m in measures if is_catalog_measure(m)]
+    metrics = _catalog_metrics(catalog, judgments, ranking) if catalog else []
     if theirs:
         import ir_measures
 
-        metrics += ir_measures.iter_calc(theirs, qrels, ranked_frame(ranking))
+        table = judgments.qrels() if table is None else table
+        metrics += ir_measures.iter_calc(theirs, table, ranked_frame(ranking))
     position = {measure: i for i, measure in enumerate(measures)}
     metrics.sort(key=lambda metric: (metric.query_id, position[metric.measure]))
     return metrics
@@ -337,50 +252,39 @@ def evaluate(measures, run, *, qrels=None, judgments: Judgments | None = None) -
 
 def is_catalog_measure(measure) -> bool:
     """A measure the engine computes itself (ours, or one of trec_eval's that the kernels take)."""
-    return is_preference_measure(measure) or graded_spec(measure) is not None
+    return is_package_measure(measure) or graded_spec(measure) is not None
 
 
-def catalog_values(measures, judgments: Judgments, ranking: Ranking) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The values of ``measures`` (of the catalog: :func:`is_catalog_measure`) for every judged query
-    (``judgments.query_ids``), one array per measure; a query the run lacks gets the measure's default, as in
-    ir_measures. trec_eval's measures read ``judgments``' grades (:func:`catalog_sets`)."""
-    queries, values = preference_values(measures, judgments, ranking)
+def reads_grades_only(measure) -> bool:
+    """True for a measure of ir_measures (trec_eval's, computed by the kernels of
+    :mod:`~ir_pref_measures.measures.graded`): it reads the graded docs alone, on the queries that have one."""
+    return not is_package_measure(measure)
+
+
+def catalog_values(measures, judgments: Judgments, ranking: Ranking) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per measure of ``measures`` (of the catalog: :func:`is_catalog_measure`), its judged query ids and its value
+    for each: every judged query for ours, the queries with a graded doc for trec_eval's (:func:`reads_grades_only`),
+    as ir_measures evaluates them; a query the run lacks gets the measure's default, as in ir_measures."""
+    queries, values = run_query_values(measures, judgments, ranking)
+    graded = judgments.graded_queries
     every = []
     for measure, column in zip(measures, values, strict=True):
         full = np.full(len(judgments.query_ids), float(measure.DEFAULT))
         full[queries] = column
-        every.append(full)
-    return judgments.query_ids, every
-
-
-def catalog_sets(measures, judgments: Judgments | None, qrels) -> list[tuple[list, Judgments]]:
-    """The measures of the catalog among ``measures`` (the others are left to ir_measures), with the judgments
-    each reads: ours on ``judgments`` (default: those of ``qrels``), trec_eval's on the judgments of graded
-    ``qrels`` (integer grades: :func:`integer_qrels`, its error naming every measure of ir_measures). One set
-    for both when they are the same judgments (preferences derived from these qrels alone), so that a run's docs
-    are looked up once."""
-    from ir_pref_measures.loading import sources
-
-    ours = [m for m in measures if is_preference_measure(m)]
-    graded = [m for m in measures if not is_preference_measure(m) and graded_spec(m) is not None]
-    if not graded:
-        return [(ours, sources.judgments(qrels) if judgments is None else judgments)] if ours else []
-    graded_set = sources.judgments(integer_qrels([m for m in measures if not is_preference_measure(m)], qrels))
-    if not ours:
-        return [(graded, graded_set)]
-    if judgments is None or judgments.same_as(graded_set):
-        return [(ours + graded, graded_set if judgments is None else judgments)]
-    return [(ours, judgments), (graded, graded_set)]
+        if reads_grades_only(measure):
+            every.append((judgments.query_ids[graded], full[graded]))
+        else:
+            every.append((judgments.query_ids, full))
+    return every
 
 
 def _catalog_metrics(measures, judgments: Judgments, ranking: Ranking) -> list:
     """:func:`catalog_values` as ir_measures ``Metric`` s."""
     from ir_measures import Metric
 
-    query_ids, values = catalog_values(measures, judgments, ranking)
     return [
         metric
-        for measure, column in zip(measures, values, strict=True)
+        for measure, (query_ids, column) in zip(measures, catalog_values(measures, judgments, ranking), strict=True)
         for metric in map(Metric, query_ids.tolist(), itertools.repeat(measure), column.tolist())
     ]
 
@@ -390,31 +294,3 @@ def ranked_frame(ranking: Ranking):
     pytrec_eval's 32-bit floats (ranks up to 2^24)."""
     frame = ranking.frame()
     return frame.assign(score=-frame["rank"].to_numpy(np.float64))[["query_id", "doc_id", "score"]]
-
-
-# the largest |grade| for pytrec_eval: it allocates per grade level (8 bytes each) up to the largest
-GRADE_LIMIT = 1_000_000
-
-
-def integer_qrels(measures, qrels):
-    """``qrels`` with integer grades within +-:data:`GRADE_LIMIT`, as pytrec_eval (ir_measures' provider of the usual
-    measures) computes them exactly."""
-    from ir_pref_measures.parsing import tables
-
-    names = ", ".join(str(m) for m in measures)
-    if qrels is None:
-        raise InputError(f"{names} need graded qrels, but only preference judgments were given")
-    qrels = tables.qrels(qrels)
-    grades = qrels["relevance"].to_numpy()
-    if grades.dtype.kind in "fiu" and len(grades):
-        bad = np.flatnonzero((grades != np.round(grades)) | (np.abs(grades) > GRADE_LIMIT))
-        if len(bad):
-            row = qrels.iloc[bad[0]]
-            raise InputError(
-                f"{names} need integer grades between -{GRADE_LIMIT:,} and {GRADE_LIMIT:,} (ir_measures computes them "
-                f"with pytrec_eval), but doc {row['doc_id']!r} of query {row['query_id']!r} has grade "
-                f"{grades[bad[0]].item()!r}",
-                expected="such grades, or only preference measures (ppref@k, APpref, PGC, ...), which take any",
-            )
-        qrels = qrels.assign(relevance=grades.astype(np.int64))
-    return qrels

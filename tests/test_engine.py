@@ -22,6 +22,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.model import rankings
 from ir_pref_measures.model.judgments import Judgments
+from ir_pref_measures.model.judgments import combine as model_combine
 from ir_pref_measures.model.rankings import Ranking
 
 DOC_IDS = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=0, max_size=20)
@@ -282,17 +283,49 @@ def test_compare_reports_bad_qrels_first_and_reads_no_further_run(tmp_path, monk
 
 
 def test_compare_comparison_takes_the_relevant_docs_or_a_function_reading_them():
-    from ir_pref_measures.comparison.pairwise import comparison, parse_measures
+    from ir_pref_measures.comparison.pairwise import comparison
+    from ir_pref_measures.measures.names import pairwise_measures
 
     judgments = Judgments.from_qrels(
         pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [2, 0, 1]})
     )
     runs = {"x": pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})}
     runs["y"] = runs["x"].assign(score=[1.0, 2.0, 1.0])
-    measures = parse_measures(["rpp", "lexiprecision", "ap"])
+    measures = pairwise_measures(["rpp", "lexiprecision", "ap"])
     given = comparison(runs, relevant_docs(judgments), measures)
     read = comparison(runs, lambda: relevant_docs(judgments), measures)
     assert given.query_ids.tolist() == read.query_ids.tolist() == ["q1", "q2"]
     for name in ("rpp", "lexiprecision", "ap"):
         assert given.pair_values[name].tolist() == read.pair_values[name].tolist()
     assert given.pair_values["ap"].tolist() == [[1.0 - 0.5, 0.0]]  # x ranks a first, y second
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_ir_measures_measures_read_the_graded_docs_of_combined_judgments(seed):
+    """On judgments that combine qrels and preferences (one query judged by preferences alone), ir_measures' own
+    measures read the graded docs only, on the queries that have one: the values ir_measures itself computes on the
+    qrels; ours read everything, every judged query."""
+    import ir_measures
+
+    rng = np.random.default_rng(seed)
+    docs = [f"d{i}" for i in range(8)]
+    qrels = pd.DataFrame(
+        {"query_id": ["q1"] * 5 + ["q2"] * 4, "doc_id": docs[:5] + docs[2:6], "relevance": rng.integers(0, 4, 9)}
+    )
+    prefs = pd.DataFrame(
+        {"query_id": ["q2", "q3", "q3"], "doc_id_a": ["d6", "d1", "d2"], "doc_id_b": ["d7", "d2", "d3"]}
+    ).assign(preference=-1)
+    combined = model_combine(Judgments.from_qrels(qrels), Judgments.from_preferences(prefs))
+    run = pd.DataFrame(
+        {"query_id": np.repeat(["q1", "q2", "q3"], 8), "doc_id": docs * 3, "score": rng.normal(size=24).round(1)}
+    )
+    theirs = [ir_measures.parse_measure(m) for m in ("nDCG@5", "AP", "P@3", "Bpref", "infAP")]
+    got = engine.evaluate([*theirs, ir_pref_measures.ppref @ 5], run, judgments=combined)
+    ranked = engine.ranked_frame(sources.ranking(run))
+    expected = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(theirs, qrels, ranked)}
+    found = {(m.query_id, str(m.measure)): m.value for m in got if str(m.measure) != "ppref@5"}
+    assert found.keys() == expected.keys()  # no value of theirs for q3
+    for key, value in expected.items():
+        assert found[key] == pytest.approx(value, abs=1e-12)
+    assert {m.query_id for m in got if str(m.measure) == "ppref@5"} == {"q1", "q2", "q3"}

@@ -39,8 +39,9 @@ GRADED_RPP = {"rpp", "invrpp", "dcgrpp"}  # the measures --graded-rpp changes
 
 
 def run(args: argparse.Namespace) -> None:
-    from ir_pref_measures.comparison.pairwise import comparison, load_runs, parse_measures
+    from ir_pref_measures.comparison.pairwise import comparison, load_runs
     from ir_pref_measures.dropins.pref_eval import json_lines, relevant_in_file_order, tool_measures
+    from ir_pref_measures.measures.names import pairwise_measures
     from ir_pref_measures.parsing.names import pref_eval_id
 
     if len(args.runs) < 2:
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> None:
         raise InputError("-n (no summary lines) without -q (per-query lines) leaves nothing to print")
     if args.measure and args.measure_set is not None:
         raise InputError("-m names the measures, -M a set of them: give one of the two")
-    measures = parse_measures(tool_measures(args.measure, args.measure_set))
+    measures = pairwise_measures(tool_measures(args.measure, args.measure_set))
     if args.graded_rpp and not {m.name for m in measures} & GRADED_RPP:
         raise InputError(f"--graded-rpp changes {', '.join(sorted(GRADED_RPP))}: none of them is measured here")
     if args.graded_rpp and args.binary_relevance is not None:

@@ -82,8 +82,9 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
     import ir_measures
 
     from ir_pref_measures.adapters.ir_measures import PreferenceProvider
-    from ir_pref_measures.engine import check_judged, evaluate
-    from ir_pref_measures.measures.names import is_preference_measure
+    from ir_pref_measures.engine import evaluate
+    from ir_pref_measures.loading.checks import check_judged
+    from ir_pref_measures.measures.names import is_package_measure
     from ir_pref_measures.model.coverage import warn_unjudged
     from ir_pref_measures.parsing.names import run_name
 
@@ -95,10 +96,10 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
     check_judged(run, judgments)
     warn_unjudged(run_name(args.run), run, judgments)
-    ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_preference_measure, measures))
-    qrels = None if ours else judgments.qrels()  # the graded part, for ir_measures' own measures
+    ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_package_measure, measures))
     if args.provider:  # as ir_measures: one provider for every measure
         provider = ir_measures.providers.registry[args.provider]
+        qrels = None if ours else judgments.qrels()  # the graded part, for ir_measures' own measures
         if not ours and qrels is None:
             raise InputError(f"provider {args.provider} needs graded qrels, but the judgments hold none")
         try:
@@ -108,7 +109,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         position = {measure: i for i, measure in enumerate(measures)}
         results.sort(key=lambda metric: (metric.query_id, position[metric.measure]))
         return results
-    return evaluate(measures, run, qrels=qrels, judgments=judgments)
+    return evaluate(measures, run, judgments=judgments)
 
 
 def _on_cluster(args: argparse.Namespace, measures: list) -> list:
@@ -125,29 +126,23 @@ def _on_cluster(args: argparse.Namespace, measures: list) -> list:
 
 
 def _measures(texts: list[str]) -> list:
-    """The measures named, each once, in order; unknown names all reported at once, as ir_measures does."""
-    import ir_measures
+    """The measures named, each once, in order; unknown names all reported at once, as ir_measures does, each with
+    the closest known names."""
+    from ir_pref_measures.measures.names import UnknownMeasureError, parse_measure
 
-    from ir_pref_measures.measures.names import literal_measure, validate
-
-    measures, errors = [], []
+    measures, errors, expected = [], [], None
     for name in (name for text in texts for name in text.split()):
         try:
-            measure = ir_measures.parse_measure(name)
-        except NameError:
-            errors.append(f"unknown measure: {name}")
+            measure = parse_measure(name)
+        except UnknownMeasureError as error:
+            close = " or ".join(error.suggestions)
+            errors.append(f"unknown measure: {name}{f' (did you mean {close}?)' if close else ''}")
+            expected = error.expected
             continue
-        except (ValueError, SyntaxError):
-            measure = literal_measure(name)  # a value ir_measures' parser does not read, e.g. rel=-1
-            if measure is None:
-                errors.append(f"syntax error: {name}")
-                continue
-        validate(measure, name)
         if measure not in measures:
             measures.append(measure)
     if errors:
-        known = ", ".join(sorted(ir_measures.measures.registry))
-        raise InputError("\n".join(["error parsing measures", *errors, f"known measures: {known}"]))
+        raise InputError("\n".join(["error parsing measures", *errors]), expected=expected)
     return measures
 
 

@@ -10,7 +10,6 @@ when run i is better; the ``all`` rows hold the mean over queries of the per-que
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -25,6 +24,8 @@ from ir_pref_measures.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.sources import ranking as as_ranking
 from ir_pref_measures.measures import pairwise as kernels
+from ir_pref_measures.measures.catalog import DEFAULT_PAIRWISE as DEFAULT_MEASURES
+from ir_pref_measures.measures.names import PairwiseMeasure, pairwise_measures
 from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
@@ -33,64 +34,9 @@ from ir_pref_measures.parsing.names import run_name
 if TYPE_CHECKING:  # pandas makes the returned table only
     import pandas as pd
 
-PREFERENCES = ("rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision")
-METRICS = ("ap", "rbp", "rr", "ndcg", "rp", "p", "r")
-DEFAULT_MEASURES = (*PREFERENCES, "ap", "rbp", "rr", "ndcg", "rp", "p@1", "p@10", "r@1", "r@10")
-ALIASES = {"LR": "lexirecall", "sgnLR": "lexirecall", "sgnLP": "lexiprecision", "rrLP": "rrlexiprecision"}
 SUMMARY = "all"
 PAIR_CHUNK = 1 << 18  # run pairs x relevant docs per chunk of the preference kernels
 READERS = 2  # runs read and ranked at once (memory: one run each)
-
-
-@dataclass(frozen=True)
-class Measure:
-    """A measure name as given (``ap@10``, ``rbp@0.8,100``, ``LR``) and its parsed form."""
-
-    name: str
-    family: str
-    k: float = np.inf
-    gamma: float = 0.5
-    ties: str = "a"  # rbo: the tie variant and the score (analysis.rbo); gamma is RBO's p, k its depth
-    score: str = "ext"
-
-    @property
-    def is_metric(self) -> bool:
-        return self.family in METRICS
-
-
-_KNOWN = (
-    "rpp, invrpp, dcgrpp, lexirecall (LR, sgnLR), lexiprecision (sgnLP), rrlexiprecision (rrLP), "
-    "ap, ap@k, rbp, rbp@gamma, rbp@gamma,k, rr, rr@k, ndcg, ndcg@k, rp, p@k, r@k (k a positive integer), "
-    "rbo[_w|_a|_b][_ext|_min|_max|_res][@p[,depth]] (tie-aware RBO between the runs; default rbo_a_ext@0.9)"
-)
-RBO_NAME = re.compile(r"rbo(?:_([wab]))?(?:_(ext|min|max|res))?(?:@(0?\.\d+)(?:,(\d+))?)?")
-
-
-def parse_measure(name: str) -> Measure:
-    """Parse one measure name; an unknown or malformed name raises :class:`InputError` listing the known."""
-    family = ALIASES.get(name, name)
-    if family in PREFERENCES or family in ("ap", "rbp", "rr", "ndcg", "rp"):
-        return Measure(name, family)
-    match = re.fullmatch(r"(ap|rr|ndcg|p|r)@(\d+)", name)
-    if match and int(match[2]) > 0:
-        return Measure(name, match[1], k=float(match[2]))
-    match = RBO_NAME.fullmatch(name)
-    if match and (match[3] is None or 0.0 < float(match[3]) < 1.0) and (match[4] is None or int(match[4]) > 0):
-        depth = float(match[4]) if match[4] else np.inf
-        gamma = float(match[3]) if match[3] else 0.9
-        return Measure(name, "rbo", k=depth, gamma=gamma, ties=match[1] or "a", score=match[2] or "ext")
-    match = re.fullmatch(r"rbp@(0?\.\d+|\d*\.?\d+(?:e-?\d+)?)(?:,(\d+))?", name)
-    if match and 0.0 < float(match[1]) < 1.0:
-        k = float(match[2]) if match[2] and int(match[2]) > 0 else np.inf  # rbp@g,0: no cutoff, as the tool
-        return Measure(name, "rbp", k=k, gamma=float(match[1]))
-    raise InputError(f"unknown measure {name!r}", expected=f"one of: {_KNOWN}")
-
-
-def parse_measures(names: Sequence[str]) -> list[Measure]:
-    """Parse ``names`` in order; a name given twice counts once."""
-    if isinstance(names, str):
-        names = [names]
-    return [parse_measure(name) for name in dict.fromkeys(names)]
 
 
 @dataclass(frozen=True)
@@ -201,30 +147,18 @@ class Comparison:
     query_ids: np.ndarray
     run_i: np.ndarray
     run_j: np.ndarray
-    measures: list[Measure]
+    measures: list[PairwiseMeasure]
     pair_values: dict[str, np.ndarray]
     run_values: dict[str, np.ndarray]
 
 
-def _metric(measure: Measure, positions: np.ndarray, ranks: np.ndarray, relevant: RelevantDocs) -> np.ndarray:
-    starts, k = relevant.starts, measure.k
-    if measure.family == "ap":
-        return kernels.average_precision(positions, starts, k)
-    if measure.family == "rbp":
-        return kernels.rank_biased_precision(positions, starts, measure.gamma, k)
-    if measure.family == "rr":
-        return kernels.reciprocal_rank(positions, starts, k)
-    if measure.family == "ndcg":
-        return kernels.ndcg(ranks, relevant.grades, starts, k)
-    if measure.family == "rp":
-        return kernels.r_precision(positions, starts)
-    if measure.family == "p":
-        return kernels.precision(positions, starts, k)
-    return kernels.recall(positions, starts, k)
-
-
 def _preferences(
-    measures: list[Measure], ranks: np.ndarray, positions: np.ndarray, relevant: RelevantDocs, pairs, graded_rpp: bool
+    measures: list[PairwiseMeasure],
+    ranks: np.ndarray,
+    positions: np.ndarray,
+    relevant: RelevantDocs,
+    pairs,
+    graded_rpp: bool,
 ) -> dict[str, np.ndarray]:
     """Pairwise preference values, computed over chunks of run pairs (memory: chunk x relevant docs)."""
     out = {}
@@ -240,7 +174,7 @@ def _preferences(
         total = np.add.reduceat(sizes, query_levels)
     n_queries = len(relevant.query_ids)
     for m in measures:
-        if not m.is_metric and m.family != "rbo":
+        if m.kind == "preference":
             dtype = np.int8 if m.family in ("lexirecall", "lexiprecision") else np.float64
             out[m.name] = np.empty((len(run_i), n_queries), dtype=dtype)
     chunk = max(1, PAIR_CHUNK // max(1, ranks.shape[1]))
@@ -250,7 +184,7 @@ def _preferences(
         if rpp:
             la, lb = levels[i], levels[j]
         for m in measures:
-            if m.is_metric or m.family == "rbo":
+            if m.kind != "preference":
                 continue
             if m.family in kernels.RPP_WEIGHTS:
                 sums = kernels.rpp_sums(la, lb, level_starts, omega[m.family]) * factor[m.family]
@@ -268,7 +202,7 @@ def _preferences(
 def comparison(
     rankings: Mapping[str, object],
     relevant: RelevantDocs | Callable[[], RelevantDocs],
-    measures: list[Measure],
+    measures: list[PairwiseMeasure],
     *,
     baseline: str | None = None,
     topk: int | None = None,
@@ -294,7 +228,7 @@ def comparison(
     else:
         raise InputError(f"baseline {baseline!r} is not one of the runs {names}")
     judged: Future[RelevantDocs] = Future()
-    keep = any(m.family == "rbo" for m in measures)  # RBO compares whole runs: they are kept
+    keep = any(m.kind == "similarity" for m in measures)  # RBO compares whole runs: they are kept
     kept: dict[str, Ranking] = {}
     depth: dict[str, int] = {}
 
@@ -320,7 +254,9 @@ def comparison(
         warn_depths(depth)
     relevant = judged.result()
     positions = kernels.sort_segments(ranks, relevant.starts)
-    run_values = {m.name: _metric(m, positions, ranks, relevant) for m in measures if m.is_metric}
+    run_values = {
+        m.name: m.spec.kernel(positions, ranks, relevant.grades, relevant.starts, m) for m in measures if m.is_metric
+    }
     pair_values = _preferences(measures, ranks, positions, relevant, (run_i, run_j), graded_rpp)
     pair_values |= {name: values[run_i] - values[run_j] for name, values in run_values.items()}
     pair_values |= _rbo_values(measures, [kept.get(n) for n in names], relevant.query_ids, (run_i, run_j), topk)
@@ -335,12 +271,14 @@ def comparison(
     )
 
 
-def _rbo_values(measures: list[Measure], runs: list, query_ids: np.ndarray, pairs, topk) -> dict[str, np.ndarray]:
+def _rbo_values(
+    measures: list[PairwiseMeasure], runs: list, query_ids: np.ndarray, pairs, topk
+) -> dict[str, np.ndarray]:
     """Tie-aware RBO (:func:`.rbo.rbo_between`) of each pair of runs on each query; one kernel call per pair
     and (ties, p, depth), whose four scores serve every measure that differs only in its score."""
     out: dict[str, np.ndarray] = {}
-    wanted = [m for m in measures if m.family == "rbo"]
-    for options in dict.fromkeys((m.ties, m.gamma, m.k) for m in wanted):
+    wanted = [m for m in measures if m.kind == "similarity"]
+    for options in dict.fromkeys((m.ties, m.persistence, m.depth) for m in wanted):
         ties, p, depth = options
         cut = min(depth, topk or np.inf)
         values = [
@@ -348,7 +286,7 @@ def _rbo_values(measures: list[Measure], runs: list, query_ids: np.ndarray, pair
             for i, j in zip(*pairs, strict=True)
         ]
         for m in wanted:
-            if (m.ties, m.gamma, m.k) == options:
+            if (m.ties, m.persistence, m.depth) == options:
                 out[m.name] = np.array([v[m.score] for v in values]).reshape(len(values), len(query_ids))
     return out
 
@@ -434,6 +372,6 @@ def compare(
         return relevant_docs(sources.judgments(qrels, format="qrels", repeated="max"), binary=binary, floor=floor)
 
     result = comparison(
-        load_runs(runs), relevant, parse_measures(measures), baseline=baseline, topk=topk, graded_rpp=graded_rpp
+        load_runs(runs), relevant, pairwise_measures(measures), baseline=baseline, topk=topk, graded_rpp=graded_rpp
     )
     return to_frame(result, perquery=perquery)

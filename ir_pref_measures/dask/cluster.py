@@ -1,5 +1,5 @@
 """Per-query values computed on a cluster: the judged queries cut into ranges, each range's runs and judgments
-sent to a worker and evaluated by the local code (:func:`ir_pref_measures.experiment.values.per_query`).
+sent to a worker and evaluated by the local code (:func:`ir_pref_measures.experiment.values.per_query_frames`).
 
 ``client`` is a ``distributed.Client`` (anything with ``submit``, ``gather`` and ``nthreads``): this module imports
 no Dask; the Dask DataFrame glue is :mod:`ir_pref_measures.dask.dataframes`.
@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.comparison.pairwise import Measure as PairwiseMeasure
 from ir_pref_measures.comparison.pairwise import relevant_docs
 from ir_pref_measures.dask.scheduler import connect
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
+from ir_pref_measures.measures.names import PairwiseMeasure
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
@@ -57,31 +57,29 @@ def _split_by_query(frame: pd.DataFrame, bounds: np.ndarray) -> list[pd.DataFram
 
 
 def _per_query_part(
-    runs: dict[str, pd.DataFrame], judgments: Judgments, qrels, query_ids: np.ndarray, measures, baseline, local
+    runs: dict[str, pd.DataFrame], judgments: Judgments, query_ids: np.ndarray, measures, baseline, local
 ) -> dict:
-    """``values.per_query`` on the judged ``query_ids`` of one part: the measures of ir_measures on each
-    run's rows of these queries, the pairwise preferences on ``qrels`` (this part's)."""
+    """``values.per_query_frames`` on the judged ``query_ids`` of one part (``judgments``: this part's): the
+    measures of one run on each run's rows of these queries, the pairwise preferences on their relevant docs."""
     ordinary = [(column, m) for column, m in measures if not isinstance(m, PairwiseMeasure)]
     pairwise = [(column, m) for column, m in measures if isinstance(m, PairwiseMeasure)]
     out = {}
     if ordinary:
         rankings = {name: ranking_of(frame, query_ids) for name, frame in runs.items()}
-        out |= local(rankings, judgments, qrels, ordinary, None)
-    if pairwise and qrels is not None and len(qrels):
-        graded = Judgments.from_qrels(qrels, checked=True)  # this part's queries only
+        out |= local(rankings, judgments, ordinary, None)
+    if pairwise:
         try:
-            relevant = relevant_docs(graded)
+            relevant = relevant_docs(judgments)
         except InputError:  # no relevant doc in this part
             return out
         rankings = {name: ranking_of(frame, relevant.query_ids, relevant.query_ids[0]) for name, frame in runs.items()}
-        out |= local(rankings, graded, qrels, pairwise, baseline)
+        out |= local(rankings, judgments, pairwise, baseline)
     return out
 
 
-def per_query(
+def per_query_frames_on_cluster(
     rankings: Mapping[str, Ranking],
     judgments: Judgments,
-    qrels: pd.DataFrame | None,
     measures: list[tuple[str, object]],
     baseline: str | None,
     *,
@@ -89,7 +87,7 @@ def per_query(
     local: Callable,
     npartitions: int | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """:func:`ir_pref_measures.experiment.values.per_query` computed on the cluster of ``client`` (a
+    """:func:`ir_pref_measures.experiment.values.per_query_frames` computed on the cluster of ``client`` (a
     ``distributed.Client``): the runs and qrels are split into ``npartitions`` ranges of judged query ids
     (default: twice the worker threads), each range sent with its own judgments and evaluated by the local
     code, ``local`` (the experiment's per-query function, sent to the workers). Same return value: per measure
@@ -98,21 +96,19 @@ def per_query(
     ``distributed.comm.timeouts.connect``) for this call."""
     if isinstance(client, str):
         with connect(client) as connected:
-            return per_query(
-                rankings, judgments, qrels, measures, baseline, client=connected, local=local, npartitions=npartitions
+            return per_query_frames_on_cluster(
+                rankings, judgments, measures, baseline, client=connected, local=local, npartitions=npartitions
             )
     names = list(rankings)
     npartitions = npartitions or default_partitions(client)
     chunks = [ids for ids in np.array_split(judgments.query_ids, npartitions) if len(ids)]
     bounds = np.asarray([ids[0] for ids in chunks], dtype=object)
     frames = {name: _split_by_query(ranking.frame()[RUN_COLUMNS], bounds) for name, ranking in rankings.items()}
-    qrels_parts = [None] * len(bounds) if qrels is None else _split_by_query(qrels, bounds)
     futures = [
         client.submit(
             _per_query_part,
             {name: frames[name][k] for name in names},
             judgments.restrict(chunks[k]),  # each part its own queries' judgments: work and memory of its size
-            qrels_parts[k],
             chunks[k],
             measures,
             baseline,

@@ -32,7 +32,6 @@ from ir_pref_measures.comparison.pairwise import (
     SUMMARY,
     Comparison,
     load_runs,
-    parse_measures,
     relevant_docs,
     to_frame,
 )
@@ -239,7 +238,7 @@ def _judgments(parts: Sequence[pd.DataFrame], kinds: Sequence[str]) -> Judgments
 
 def _metrics(measures: list, ranking: Ranking, judgments: Judgments) -> list:
     """The local path (:func:`ir_pref_measures.engine.evaluate`) on one partition."""
-    return engine.evaluate(measures, ranking, qrels=judgments.qrels(), judgments=judgments)
+    return engine.evaluate(measures, ranking, judgments=judgments)
 
 
 def _evaluate_partition(run: pd.DataFrame, *parts: pd.DataFrame, kinds: list[str], measures: list[str]) -> pd.DataFrame:
@@ -248,7 +247,7 @@ def _evaluate_partition(run: pd.DataFrame, *parts: pd.DataFrame, kinds: list[str
     if judgments is None:
         return _empty(RESULT).set_index("query_id")
     metrics = _metrics(
-        [measure_names.parse(name) for name in measures], ranking_of(run, judgments.query_ids), judgments
+        [measure_names.parse_measure(name) for name in measures], ranking_of(run, judgments.query_ids), judgments
     )
     frame = pd.DataFrame(
         {
@@ -266,7 +265,7 @@ def _measure_names(measures) -> list[str]:
         measures = [measures]
     names = []
     for measure in measures:
-        parsed = measure_names.parse(measure) if isinstance(measure, str) else measure
+        parsed = measure_names.parse_measure(measure) if isinstance(measure, str) else measure
         measure_names.validate(parsed)
         if str(parsed) not in names:
             names.append(str(parsed))
@@ -346,7 +345,7 @@ def _partition_comparison(qrels: pd.DataFrame, *runs: pd.DataFrame, names, optio
     rankings = {
         name: ranking_of(run, relevant.query_ids, relevant.query_ids[0]) for name, run in zip(names, runs, strict=True)
     }
-    measures = parse_measures(options["measures"])
+    measures = measure_names.pairwise_measures(options["measures"])
     return compare_runs(
         rankings,
         relevant,
@@ -428,7 +427,7 @@ def compare(
 
 def _compare_options(measures, baseline, binary, floor, topk, graded_rpp) -> dict:
     """The keywords of the local ``compare.comparison`` each partition calls (measures by name)."""
-    names = [m.name for m in parse_measures(measures)]
+    names = [m.name for m in measure_names.pairwise_measures(measures)]
     return {
         "measures": names,
         "baseline": baseline,

@@ -27,8 +27,6 @@ import pyarrow.compute as pc
 from ir_pref_measures.comparison.fusion import borda, mc4, net_preference, order_runs
 from ir_pref_measures.comparison.pairwise import (
     DEFAULT_MEASURES,
-    METRICS,
-    PREFERENCES,
     SUMMARY,
     Comparison,
     RelevantDocs,
@@ -39,12 +37,15 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, as_text
 from ir_pref_measures.loading.sources import judgments as load_judgments
 from ir_pref_measures.loading.sources import qrels_table, resolve
+from ir_pref_measures.measures.catalog import PAIRWISE
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.parsing.formats import QRELS, load, read_columns, text_lines
 
 if TYPE_CHECKING:  # pandas reads the JSON lines of ``aggregate``; ``compare`` needs none
     import pandas as pd
 
+PREFERENCES = tuple(name for name, spec in PAIRWISE.items() if spec.kind == "preference")
+METRICS = tuple(name for name, spec in PAIRWISE.items() if spec.kind == "difference")
 MEASURE_SETS = {"all": DEFAULT_MEASURES, "none": DEFAULT_MEASURES, "preferences": PREFERENCES}
 SIGN_VALUED = ("lexirecall", "lexiprecision", "LR", "sgnLR", "sgnLP")
 RR_LEXIPRECISION = ("rrlexiprecision", "rrLP")

@@ -18,10 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.engine import trec_positions
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading.groups import codes
-from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES, MEASURES, trec_prefs_values
+from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES, MEASURES, trec_positions, trec_prefs_values
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing.formats import RawFile, fields, load, read_run
 
@@ -50,7 +49,8 @@ def selected(names: list[str] | None) -> list[str]:
 def ranks(judged: pd.DataFrame, run_table: pd.DataFrame, depth: int | None, raw: RawFile | None = None) -> np.ndarray:
     """Per judgment line, its doc's 0-based position in the run (``inf`` if not retrieved, or at ``depth`` or
     below): score descending, then docno ascending (``form_prefs_counts.c``), the engine's positions for the
-    prefs_* measures (:func:`ir_pref_measures.engine.trec_positions`); a doc listed twice in a query is an error."""
+    prefs_* measures (:func:`ir_pref_measures.measures.trec_prefs.trec_positions`); a doc listed twice in a query
+    is an error."""
     run_table = run_table[run_table["query_id"].isin(judged["query_id"].unique())]
     if not len(run_table):
         return np.full(len(judged), np.inf)

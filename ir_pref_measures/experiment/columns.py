@@ -2,7 +2,8 @@
 with their column names, in the order given.
 
 A measure is an ir_measures Measure (ours or ir_measures') or a pairwise preference between runs
-(:class:`~ir_pref_measures.comparison.pairwise.Measure`); ``SET:MEASURE`` names a set, ``GROUP:MEASURE`` a judgment
+(:class:`~ir_pref_measures.measures.names.PairwiseMeasure`), read by
+:func:`~ir_pref_measures.measures.names.measure_columns`; ``SET:MEASURE`` names a set, ``GROUP:MEASURE`` a judgment
 group of the first set.
 """
 
@@ -11,14 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ir_pref_measures.comparison.pairwise import ALIASES, PREFERENCES
-from ir_pref_measures.comparison.pairwise import Measure as PairwiseMeasure
-from ir_pref_measures.comparison.pairwise import parse_measure as parse_pairwise
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
+from ir_pref_measures.measures.names import PairwiseMeasure, measure_columns
 from ir_pref_measures.model.judgments import Judgments
 
-PAIRWISE_NAMES = (*PREFERENCES, *ALIASES)
 DEFAULT_SET = sources.DEFAULT_SET
 
 
@@ -70,7 +68,7 @@ def plan_measures(measures, sets: Mapping[str, Judgments]) -> tuple[dict[Key, li
                     f"measure {prefix}:{measure}: unknown judgment set or group {prefix!r}", expected=known
                 )
             key = (first, prefix)
-        for column, parsed in parse_measures([measure]):
+        for column, parsed in measure_columns([measure]):
             named = column if prefix is None else f"{column} [{prefix}]"
             if named not in order:
                 plan.setdefault(key, []).append((named, parsed))
@@ -106,65 +104,6 @@ def summed(measure) -> bool:
     import ir_measures
 
     return isinstance(measure, ir_measures.Measure) and isinstance(measure.aggregator(), ir_measures.SumAgg)
-
-
-def parse_measures(measures) -> list[tuple[str, object]]:
-    """``(column name, measure)`` pairs: an ir_measures Measure, or for a pairwise preference a
-    :class:`~ir_pref_measures.comparison.pairwise.Measure`. A string is read by PyTerrier's rule: a trec_eval name
-    (:func:`trec_eval_measures`) if it is one, else an ir_measures name (ours too). A measure given twice counts
-    once; an unknown name lists the known ones."""
-    import ir_measures
-
-    from ir_pref_measures.measures.names import parse, validate
-
-    if isinstance(measures, str) or not isinstance(measures, Iterable):
-        measures = [measures]
-    parsed: dict[str, object] = {}
-    for measure in measures:
-        if isinstance(measure, str) and measure in PAIRWISE_NAMES:
-            parsed.setdefault(measure, parse_pairwise(measure))
-            continue
-        if isinstance(measure, str) and (trec := trec_eval_measures(measure)):
-            for column, m in trec:
-                validate(m)
-                parsed.setdefault(column, m)
-            continue
-        if isinstance(measure, str):
-            measure = parse(measure, others=f"; or a pairwise preference: {', '.join(PAIRWISE_NAMES)}")
-        elif isinstance(measure, ir_measures.Measure):
-            validate(measure)
-        else:
-            raise MeasureTypeError(f"a measure must be an ir_measures Measure or a name, not {type(measure).__name__}")
-        parsed.setdefault(str(measure), measure)
-    if not parsed:
-        raise InputError("no measures given")
-    return list(parsed.items())
-
-
-class MeasureTypeError(InputError, KeyError):
-    """A measure neither a name nor a Measure: an :class:`InputError`, and the ``KeyError`` ``pt.Experiment``
-    raises for it."""
-
-    __str__ = InputError.__str__
-
-
-def trec_eval_measures(text: str) -> list[tuple[str, object]]:
-    """``(column, measure)`` for a trec_eval measure name, as ``pt.Experiment`` reads it (ir_measures'
-    ``parse_trec_measure``): one measure keeps the name given as its column (``map``, ``ndcg_cut_10``, ``P_10``);
-    a family (``P``, ``official``) gives its measures, each under its ir_measures name. Empty for other names."""
-    import contextlib
-    import io
-
-    import ir_measures
-
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):  # "skipped [...]: measures not yet supported" for families
-            found = ir_measures.parse_trec_measure(text)
-    except (NameError, ValueError, SyntaxError, KeyError, TypeError):
-        return []
-    if len(found) == 1:
-        return [(text, found[0])]
-    return [(str(m), m) for m in found]
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.dask.cluster import per_query as cluster_per_query
-from ir_pref_measures.engine import check_overlap, examples
+from ir_pref_measures.dask.cluster import per_query_frames_on_cluster
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.columns import DEFAULT_SET, Plan, is_pairwise, summed  # noqa: F401  (DEFAULT_SET: the CLI's)
 from ir_pref_measures.experiment.pipelines import VALIDATE, check_outputs, is_runtime_measure, plan_drawing
@@ -43,9 +42,10 @@ from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's
     long_table,
     summary_table,
 )
-from ir_pref_measures.experiment.values import per_query
+from ir_pref_measures.experiment.values import per_query_frames
 from ir_pref_measures.loading import sources
-from ir_pref_measures.measures.names import is_preference_measure
+from ir_pref_measures.loading.checks import check_overlap, examples
+from ir_pref_measures.measures.names import is_package_measure
 from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
@@ -134,7 +134,7 @@ def Experiment(
     out, topics without judgments are ignored (``filter_by_qrels=True``: not even run through Transformers).
     ``verbose``: a progress bar for the Transformers and the evaluation.
     ``client``: a ``distributed.Client``: the per-query values are computed on its cluster
-    (:func:`ir_pref_measures.dask.per_query`; the same values); or a scheduler's address (``tcp://HOST:PORT``),
+    (:func:`ir_pref_measures.dask.per_query_frames_on_cluster`; the same values); or a scheduler's address (``tcp://HOST:PORT``),
     reached within Dask's ``distributed.comm.timeouts.connect`` (:func:`ir_pref_measures.dask.connect`).
     """
     call = _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics)
@@ -212,16 +212,16 @@ def experiment_values(
 ) -> dict[str, pd.DataFrame]:
     """The core of :func:`Experiment`: per column of ``plan``, the per-query values (queries x runs) of the named
     ``rankings``, on the queries in ``restrict`` (all judged queries by default); computed here, or on the
-    cluster of ``client`` (:func:`ir_pref_measures.dask.cluster.per_query`: the same values).
+    cluster of ``client`` (:func:`ir_pref_measures.dask.cluster.per_query_frames_on_cluster`: the same values).
     ``check_runs``: a run with no judged query is an :class:`InputError` (else it scores the defaults, as
     ``pt.Experiment`` does for a Transformer run on topics without judgments). ``frames``: the result frames as
-    given, for the measures defined at run time (:func:`~ir_pref_measures.experiment.values.per_query`)."""
+    given, for the measures defined at run time (:func:`~ir_pref_measures.experiment.values.per_query_frames`)."""
     if settings.correction is not None and not baselines and not settings.all_pairs:
         raise InputError("a multiple-testing correction needs a baseline")
     if len(baselines) > 1 and plan.columns(is_pairwise):
         raise InputError("pairwise preferences (rpp, ...) are relative to one baseline: give one")
     for key, items in plan.items.items():
-        _check_graded(items, plan.judgments(key).qrels())
+        _check_graded(items, plan.judgments(key))
     for judged in plan.sets.values():
         _check_overlap(rankings if check_runs else {}, judged, restrict)
     values: dict[str, pd.DataFrame] = {}
@@ -229,10 +229,10 @@ def experiment_values(
     for key, items in plan.items.items():
         part = plan.judgments(key)
         if client is None:
-            values |= per_query(rankings, part, part.qrels(), items, pairwise_baseline, verbose=verbose, frames=frames)
+            values |= per_query_frames(rankings, part, items, pairwise_baseline, verbose=verbose, frames=frames)
         else:
-            values |= cluster_per_query(
-                rankings, part, part.qrels(), items, pairwise_baseline, client=client, local=per_query
+            values |= per_query_frames_on_cluster(
+                rankings, part, items, pairwise_baseline, client=client, local=per_query_frames
             )
     values = {column: values[column] for column in plan.order}
     if restrict is not None:
@@ -428,12 +428,12 @@ def _is_topics(value) -> bool:
     return "query" in columns or (columns & {"qid", "query_id"} and not columns & {"docno", "doc_id", "doc_id_a"})
 
 
-def _check_graded(measures: list[tuple[str, object]], qrels: pd.DataFrame | None) -> None:
+def _check_graded(measures: list[tuple[str, object]], judgments: Judgments) -> None:
     """:class:`InputError` naming the measures that need grades (ir_measures' own, the pairwise preferences) when
     the judgments hold only preferences."""
-    if qrels is not None:
+    if judgments.graded.any():
         return
-    need = [column for column, m in measures if is_pairwise(m) or not is_preference_measure(m)]
+    need = [column for column, m in measures if is_pairwise(m) or not is_package_measure(m)]
     if need:
         raise InputError(f"{', '.join(need)} need graded judgments, but the judgments hold only preferences")
 

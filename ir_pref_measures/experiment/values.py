@@ -13,26 +13,28 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures import engine
-from ir_pref_measures.comparison.pairwise import Measure as PairwiseMeasure
 from ir_pref_measures.comparison.pairwise import comparison, relevant_docs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.pipelines import is_runtime_measure
+from ir_pref_measures.loading.checks import check_integer_grades
+from ir_pref_measures.measures.names import PairwiseMeasure
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.progress import progress
 
 
-def per_query(
+def per_query_frames(
     rankings: Mapping[str, Ranking],
     judgments: Judgments,
-    qrels: pd.DataFrame | None,
     measures: list[tuple[str, object]],
     baseline: str | None,
     *,
     verbose: bool = False,
     frames: Mapping[str, pd.DataFrame] | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """Per measure column: a frame of per-query values, one row per query id (sorted), one column per run.
+    """Per measure column: a frame of per-query values, one row per query id (sorted), one column per run: the
+    measures of one run on ``judgments`` (ir_measures' own on its graded docs, which must have integer grades:
+    :func:`~ir_pref_measures.loading.checks.check_integer_grades`), the pairwise preferences on its relevant docs.
     ``frames``: a run's results as given (all their columns), which the measures defined at run time
     (``ir_measures.define_byquery``) read instead of the ranking, as in ``pt.Experiment``."""
     ordinary = [m for _, m in measures if not isinstance(m, PairwiseMeasure)]
@@ -40,15 +42,18 @@ def per_query(
     frames = frames or {}
     names = list(rankings)
     found: dict[object, dict[str, pd.Series]] = {m: {} for m in ordinary}  # measure -> run -> per-query values
-    sets = engine.catalog_sets(ordinary, judgments, qrels)
+    check_integer_grades([m for m in ordinary if engine.reads_grades_only(m)], judgments)
+    catalog = [m for m in ordinary if engine.is_catalog_measure(m)]
     others = [m for m in ordinary if not engine.is_catalog_measure(m)]
     steps = (len(names) if ordinary else 0) + (1 if preferences else 0)
     with progress(steps, "experiment", verbose) as bar:
-        for name, run_values in zip(names, _catalog_values(sets, rankings, names if ordinary else []), strict=False):
+        for name, run_values in zip(
+            names, _catalog_values(catalog, judgments, rankings, names if ordinary else []), strict=False
+        ):
             for measure, values in run_values.items():
                 found[measure][name] = values
             by_query: dict[object, dict[str, float]] = {m: {} for m in others}
-            for metric in _metrics(others, rankings[name], frames.get(name), qrels, judgments) if others else ():
+            for metric in _metrics(others, rankings[name], frames.get(name), judgments) if others else ():
                 by_query[metric.measure][str(metric.query_id)] = metric.value
             for measure, values in by_query.items():
                 found[measure][name] = pd.Series(values, dtype=np.float64)
@@ -60,23 +65,24 @@ def per_query(
     return {column: columns[m] for column, m in measures}
 
 
-def _catalog_values(sets, rankings: Mapping[str, Ranking], names: list[str]):
-    """Per run of ``names``, in order: the per-query values (a Series) of the measures of ``sets``
-    (:func:`~ir_pref_measures.engine.catalog_sets`), on :func:`~ir_pref_measures.engine.n_jobs` threads."""
+def _catalog_values(measures: list, judgments: Judgments, rankings: Mapping[str, Ranking], names: list[str]):
+    """Per run of ``names``, in order: the per-query values (a Series) of the catalog's ``measures``
+    (:func:`~ir_pref_measures.engine.catalog_values`), on :func:`~ir_pref_measures.engine.n_jobs` threads."""
 
     def one(name: str) -> dict:
-        values = {}
-        for group, judged in sets:
-            query_ids, columns = engine.catalog_values(group, judged, rankings[name])
-            index = pd.Index(query_ids.astype(str))
-            values |= {measure: pd.Series(column, index=index) for measure, column in zip(group, columns, strict=True)}
-        return values
+        if not measures:
+            return {}
+        found = engine.catalog_values(measures, judgments, rankings[name])
+        return {
+            measure: pd.Series(column, index=pd.Index(query_ids.astype(str)))
+            for measure, (query_ids, column) in zip(measures, found, strict=True)
+        }
 
     with ThreadPoolExecutor(max(1, min(engine.n_jobs(), len(names)))) as pool:
         yield from pool.map(one, names)
 
 
-def _metrics(measures: list, ranking: Ranking, frame: pd.DataFrame | None, qrels, judgments: Judgments):
+def _metrics(measures: list, ranking: Ranking, frame: pd.DataFrame | None, judgments: Judgments):
     """The per-query metrics of ``measures`` that ir_measures computes, for one run: the measures defined at run
     time on ``frame`` when given (the results as given), the others on ``ranking``
     (:func:`ir_pref_measures.engine.evaluate`)."""
@@ -84,8 +90,8 @@ def _metrics(measures: list, ranking: Ranking, frame: pd.DataFrame | None, qrels
 
     runtime = [m for m in measures if frame is not None and is_runtime_measure(m)]
     others = [m for m in measures if m not in runtime]
-    yield from engine.evaluate(others, ranking, qrels=qrels, judgments=judgments) if others else ()
-    yield from ir_measures.iter_calc(runtime, qrels, frame) if runtime else ()
+    yield from engine.evaluate(others, ranking, judgments=judgments) if others else ()
+    yield from ir_measures.iter_calc(runtime, judgments.qrels(), frame) if runtime else ()
 
 
 def _pairwise_values(rankings, judgments: Judgments, measures: list, baseline: str | None) -> dict:

@@ -49,9 +49,9 @@ def system_scores(judgments, runs: Mapping[str, object], measure: str):
 
     from ir_pref_measures.engine import evaluate
     from ir_pref_measures.loading.sources import judgments as load_judgments
-    from ir_pref_measures.measures.names import parse
+    from ir_pref_measures.measures.names import parse_measure
 
-    parsed, judged = parse(measure), load_judgments(judgments)
+    parsed, judged = parse_measure(measure), load_judgments(judgments)
     scores = {}
     for name, run in runs.items():
         values = [m.value for m in evaluate([parsed], run, judgments=judged)]

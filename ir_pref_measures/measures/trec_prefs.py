@@ -20,8 +20,11 @@ printed with four decimals match it byte for byte.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from ir_pref_measures.errors import InputError
 from ir_pref_measures.measures.trec_counts import (
     GroupStats,
     PreferenceCounts,
@@ -32,7 +35,16 @@ from ir_pref_measures.measures.trec_counts import (
     weak_order_pairs,
     weak_order_stats,
 )
-from ir_pref_measures.measures.trec_groups import dense_ids, first_rows, partial_orders, subgroup_counts
+from ir_pref_measures.measures.trec_groups import (
+    dense_ids,
+    find_cycles,
+    find_inconsistency,
+    first_rows,
+    partial_orders,
+    subgroup_counts,
+)
+from ir_pref_measures.model.judgments import JudgmentLines, Judgments
+from ir_pref_measures.model.rankings import Ranking
 
 MEASURES = (
     "prefs_num_prefs_poss",
@@ -169,3 +181,76 @@ def _pair_measures(distinct: PreferenceCounts, g_query, pair_query, preferred, o
         "prefs_pair_ret": np.where(listed, _ratio(sum_both, n_both), _ratio(ful_ret, ret_total)),
         "prefs_pair_imp": np.where(listed, _ratio(sum_some, n_some), _ratio(ful, ret_total + imp_total)),
     }
+
+
+# -- on a Judgments: trec_eval's checks of the groups, its tie rule -------------------------------------------------
+
+
+def check_groups(judgments: Judgments) -> None:
+    """:class:`InputError` naming the judgment group, the query and the docs where trec_eval would reject the
+    judgments for a reason other than a cycle (a doc at two levels of a one-sub-group group, or at level 0 and
+    above); checked once per judgment set. A cycle (a judge who prefers a to b, b to c and c to a) is no error
+    here: the prefs_* measures evaluate that (query, group) on its condensation (:func:`warn_cycles`)."""
+    if "trec_check" in judgments._cache:
+        return
+    lines = judgments.lines
+    columns = (judgments.doc_query[lines.doc], lines.group, lines.subgroup, lines.doc, lines.level)
+    found = find_inconsistency(*columns, cycles=False)
+    if found is not None:
+        first, second = found.rows
+        doc = judgments.doc_ids
+        raise InputError(
+            f"judgment group {judgments.group_names[lines.group[first]]!r}, query "
+            f"{judgments.query_ids[judgments.doc_query[lines.doc[first]]]!r}: {found.message} "
+            f"(docs {doc[lines.doc[first]]!r} and {doc[lines.doc[second]]!r}); trec_eval's prefs_* measures need "
+            "each doc at one level per sub-group, and never at level 0 and above in one group",
+            expected="consistent levels for the prefs_* measures (ppref@k, PGC and the others take any "
+            "preferences; Judgments.group(name) evaluates one group)",
+        )
+    judgments._cache["trec_check"] = True
+
+
+def trec_positions(ranking: Ranking, query_ids: np.ndarray, doc_rank: np.ndarray) -> np.ndarray:
+    """Per judged doc (its query id, its rank under the library's tie rule), its 0-based position in the run
+    under trec_eval's tie rule for preferences: score descending, then docno *ascending* (``inf``: not
+    retrieved). Equal scores of a query form a block, whose order is reversed."""
+    entry_query = np.repeat(np.arange(len(ranking.query_ids)), np.diff(ranking.offsets))
+    scores = ranking.scores
+    new_block = np.r_[True, (entry_query[1:] != entry_query[:-1]) | (scores[1:] != scores[:-1])]
+    starts = np.flatnonzero(new_block)
+    ends = np.r_[starts[1:], len(scores)]
+    block = np.cumsum(new_block) - 1
+    index = np.arange(len(scores))
+    position = starts[block] + ends[block] - 1 - index - ranking.offsets[entry_query]
+    out = np.full(len(doc_rank), np.inf)
+    found = np.isfinite(doc_rank)
+    run_query = ranking.query_index(query_ids[found])
+    out[found] = position[ranking.offsets[run_query] + doc_rank[found].astype(np.int64) - 1]
+    return out
+
+
+def judgment_rows(judgments: Judgments, queries: np.ndarray) -> tuple[JudgmentLines, np.ndarray]:
+    """The judgment lines of ``queries`` and each line's position among them."""
+    lines = judgments.lines
+    position = np.full(len(judgments), -1, np.int64)
+    position[queries] = np.arange(len(queries))
+    rows = lines.take(np.flatnonzero(position[judgments.doc_query[lines.doc]] >= 0))
+    return rows, position[judgments.doc_query[rows.doc]]
+
+
+def warn_cycles(judgments: Judgments, queries: np.ndarray) -> None:
+    """One warning naming the (query, group) of ``queries`` whose preferences hold cycles: the prefs_* measures
+    evaluate them on their condensation (:mod:`ir_pref_measures.measures.trec_groups`), where trec_eval aborts."""
+    rows, query = judgment_rows(judgments, queries)
+    cycles = find_cycles(query, rows.group, rows.subgroup, rows.doc, rows.level)
+    if len(cycles.blocks):
+        first = cycles.first[0]
+        docs = judgments.doc_ids[rows.doc[cycles.first]]
+        more = f" and {len(docs) - 3} more" if len(docs) > 3 else ""
+        warnings.warn(
+            f"prefs_*: {len(cycles.blocks)} (query, judgment group) hold preference cycles, which trec_eval rejects; "
+            "each is evaluated on its condensation (the docs of a cycle tied within their group). The first: group "
+            f"{judgments.group_names[rows.group[first]]!r}, query {judgments.query_ids[queries[query[first]]]!r}, "
+            f"docs {', '.join(map(repr, docs[:3]))}{more}",
+            stacklevel=2,
+        )

@@ -124,21 +124,6 @@ class Judgments:
             + (f", groups {', '.join(self.groups)})" if len(self.group_names) > 1 else ")")
         )
 
-    def same_as(self, other: Judgments) -> bool:
-        """Both hold graded docs only (no explicit preference, tie or bad doc; one group), the same docs of the same
-        queries with the same grades."""
-        return (
-            self._graded_only()
-            and other._graded_only()
-            and np.array_equal(self.query_ids, other.query_ids)
-            and np.array_equal(self.doc_offsets, other.doc_offsets)
-            and self.doc_text.equals(other.doc_text)
-            and np.array_equal(self.grades, other.grades, equal_nan=True)
-        )
-
-    def _graded_only(self) -> bool:
-        return not (len(self.edge_src) or len(self.tie_a) or self.bad.any()) and len(self.group_names) == 1
-
     @property
     def groups(self) -> list[str]:
         """The names of the judgment groups, sorted."""
@@ -213,7 +198,13 @@ class Judgments:
 
     @cached_property
     def graded(self) -> np.ndarray:
+        """True for each doc with a grade."""
         return ~np.isnan(self.grades)
+
+    @cached_property
+    def graded_queries(self) -> np.ndarray:
+        """True for each query with a graded doc (the queries of :meth:`qrels`)."""
+        return np.bincount(self.doc_query[self.graded], minlength=len(self)) > 0
 
     @property
     def only_graded(self) -> bool:
@@ -236,7 +227,7 @@ class Judgments:
     def qrels(self) -> pd.DataFrame | None:
         """The graded docs as qrels ``query_id, doc_id, relevance`` (int64 when every grade is an integer that int64
         holds, as pytrec_eval needs: :func:`~ir_pref_measures.parsing.formats.integer_grades`); ``None`` when no doc is
-        graded."""
+        graded. Made for ir_measures' own computations only: the engine reads the grades themselves."""
         if not self.graded.any():
             return None
         import pandas as pd

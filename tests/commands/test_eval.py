@@ -147,6 +147,7 @@ def test_every_command_module_adds_its_parser_and_runs():
         "judges",
         "ppi",
         "topicsize",
+        "judge",
     ]
     assert names == list(COMMANDS)
     for module in COMMANDS.values():

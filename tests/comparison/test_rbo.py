@@ -86,7 +86,8 @@ def test_command_prints_the_table(tmp_path, capsys):
 
 def test_compare_offers_rbo_between_the_runs():
     """In ``compare``, rbo measures are the runs' tie-aware RBO on each judged query; ``all`` is their mean."""
-    from ir_pref_measures.comparison.pairwise import compare, parse_measure
+    from ir_pref_measures.comparison.pairwise import compare
+    from ir_pref_measures.measures.names import pairwise_measures
 
     qrels = {"q1": {"d1": 1, "d9": 0}, "q2": {"d2": 2}, "q4": {"z": 1}}
     names = ["rbo", "rbo_b_min@0.8", "rbo_w_res@0.5,2", "rpp"]
@@ -97,11 +98,17 @@ def test_compare_offers_rbo_between_the_runs():
         expected = by_scores(RUN_A, RUN_B, query, p=0.5, ties="w", depth=2)["res"]
         assert table.loc[query, "rbo_w_res@0.5,2"] == pytest.approx(expected, abs=1e-15)
     assert table.loc["all", "rbo"] == pytest.approx(table.loc[["q1", "q2", "q4"], "rbo"].mean())
-    measure = parse_measure("rbo_b_max@0.95,100")
-    assert (measure.family, measure.ties, measure.score, measure.gamma, measure.k) == ("rbo", "b", "max", 0.95, 100)
+    (measure,) = pairwise_measures("rbo_b_max@0.95,100")
+    assert (measure.family, measure.ties, measure.score, measure.persistence, measure.depth) == (
+        "rbo",
+        "b",
+        "max",
+        0.95,
+        100,
+    )
     for bad in ("rbo@1.5", "rbo_c", "rbo@0.9,0", "rbo_ext_a"):
         with pytest.raises(InputError, match="unknown measure"):
-            parse_measure(bad)
+            pairwise_measures(bad)
 
 
 def test_compatibility_with_ties_is_compatibility_where_nothing_ties(tmp_path):

@@ -26,7 +26,7 @@ from ir_pref_measures import dask as cluster  # noqa: E402
 from ir_pref_measures.comparison.pairwise import compare as local_compare  # noqa: E402
 from ir_pref_measures.engine import evaluate as local_evaluate  # noqa: E402
 from ir_pref_measures.loading import sources  # noqa: E402
-from ir_pref_measures.measures.names import parse  # noqa: E402
+from ir_pref_measures.measures.names import parse_measure as parse  # noqa: E402
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 RUNS = ("ICT-BERT2", "ICT-CKNRM_B", "p_bm25")
