@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.judging.judges import ReplayJudge, read_recorded
-from ir_pref_measures.judging.selectors import BinaryInsertion, RatingDriven, TopK, random_pairs, read_grades
 from ir_pref_measures.judging.per_topic import judgments_per_topic, knees
+from ir_pref_measures.judging.selectors import BinaryInsertion, RatingDriven, TopK, random_pairs, read_grades
 from ir_pref_measures.judging.simulate import plot, simulate, summary
 from ir_pref_measures.loading.sources import ranking
 

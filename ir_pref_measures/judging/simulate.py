@@ -73,8 +73,8 @@ def simulate(
     verbose: bool = False,
 ):
     """The table (a DataFrame: :data:`COLUMNS`) of ``selectors`` (name -> ``seed -> Selector``) x ``budgets``
-    (shares of the all-pairs cost of ``pools``, or ints: questions per query) x ``seeds``, with ``judge`` (``seed -> Judge``), the systems
-    ``runs`` and the full judgments ``truth`` (module docstring)."""
+    (shares of the all-pairs cost of ``pools``, or ints: questions per query) x ``seeds``, with ``judge``
+    (``seed -> Judge``), the systems ``runs`` and the full judgments ``truth`` (module docstring)."""
     import pandas as pd
 
     from ir_pref_measures.meta.evaluation import kendall_tau, tau_ap
