@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.judging.judges import ReplayJudge, read_recorded
+from ir_pref_measures.judging.per_topic import judgments_per_topic, knees
 from ir_pref_measures.judging.selectors import BinaryInsertion, RatingDriven, TopK, random_pairs, read_grades
 from ir_pref_measures.judging.simulate import plot, simulate, summary
 from ir_pref_measures.loading.sources import ranking
@@ -59,6 +60,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--measure", default="ppref@10")
     parser.add_argument("--plot")
+    parser.add_argument("--per-topic", nargs="+", type=int, help="judgments per topic instead of shares")
+    parser.add_argument("--selectors", nargs="+", default=["random", "topk", "insertion", "rating"])
     args = parser.parse_args()
     data = Path(args.testdata) / "dl_llm_prefs_arabzadeh"
     grades = read_grades(str(data / "qrels.dl19-passage.txt"))
@@ -73,25 +76,27 @@ def main() -> None:
             for pair, outcomes in pairs.items():
                 recorded.setdefault(q, {}).setdefault(pair, []).extend(outcomes)
     pools = TopK(grades).pools
-    selectors = {
+    makers = {
         "random": lambda seed: random_pairs(pools, seed, batch=50),
         "topk": lambda seed: TopK(grades, seed),
         "insertion": lambda seed: BinaryInsertion(pools, seed),
         "rating": lambda seed: RatingDriven(pools, seed),
     }
+    selectors = {name: makers[name] for name in args.selectors}
     runs = systems(data / "runs")
     start = time.perf_counter()
-    result = simulate(
-        selectors,
-        lambda seed: ReplayJudge(recorded, seed),
-        runs,
-        truth,
-        pools=pools,
-        seeds=range(args.seeds),
-        measure=args.measure,
-    )
+    common = {"pools": pools, "seeds": range(args.seeds), "measure": args.measure}
+    judge = lambda seed: ReplayJudge(recorded, seed)  # noqa: E731
+    if args.per_topic:
+        result, curve = judgments_per_topic(selectors, judge, runs, truth, per_topic=args.per_topic, **common)
+    else:
+        result = simulate(selectors, judge, runs, truth, **common)
     print(f"{len(runs)} systems, {len(pools)} topics, {args.seeds} seeds, {time.perf_counter() - start:.0f} s")
-    print(summary(result).round(3).to_string())
+    if args.per_topic:
+        print(curve.round(3).to_string(index=False))
+        print("knees (judgments per topic):", knees(curve))
+    else:
+        print(summary(result).round(3).to_string())
     if args.plot:
         plot(result, args.plot)
 

@@ -3,7 +3,8 @@
 ``plan`` makes a judging store (one SQLite file) with its selector and docs; ``run`` judges to a budget with a judge
 of the registry (``simulated``, ``replay``, ``files``, and those other modules register) and resumes where a run
 stopped; ``status`` counts; ``export`` writes the judgments in a format the package reads; ``simulate`` compares
-selectors at several budgets by how well the judgments they collect order systems.
+selectors at several budgets (or judgments per topic, with the knee of the curve) by how well the judgments they
+collect order systems.
 
 Judge options: ``--qrels`` (simulated), ``--judgments`` (replay), ``--requests``/``--answers``/``--assessor``
 (files); any judge takes ``--option KEY=VALUE``. A module that registers a judge adds its own options through
@@ -100,7 +101,13 @@ def add_parser(subparsers) -> None:
     simulate.add_argument(
         "--selectors", nargs="+", choices=SELECTORS, default=["random", "topk", "insertion", "rating"]
     )
-    simulate.add_argument("--budgets", nargs="+", type=probability, default=[0.1, 0.25, 0.5])
+    simulate.add_argument(
+        "--budgets", nargs="+", type=probability, help="shares of each query's pairs (default: 0.1 0.25 0.5)"
+    )
+    simulate.add_argument(
+        "--per-topic", nargs="+", type=positive_int, metavar="N",
+        help="judgments per topic instead of --budgets (3 or more): the curve of tau and its knee",
+    )  # fmt: skip
     simulate.add_argument("--seeds", type=positive_int, default=3, help="seeds 0 .. N-1 (default: 3)")
     simulate.add_argument("--measure", default="ppref@10", help="the measure ordering the runs (default: ppref@10)")
     simulate.add_argument("--noise", type=probability, default=0.0)
@@ -216,15 +223,36 @@ def _simulate(args) -> None:
     truth = args.truth
     if truth is None:
         truth = _all_judged(AllPairs(pools, 0), judge(0))
-    table = simulate.simulate(
-        selectors, judge, dict(zip(args.runs, args.runs, strict=True)), truth, pools=pools, budgets=args.budgets,
-        seeds=range(args.seeds), measure=args.measure,
-    )  # fmt: skip
-    sys.stdout.write(simulate.summary(table).round(4).to_string() + "\n")
+    runs = dict(zip(args.runs, args.runs, strict=True))
+    if args.per_topic:
+        table = _per_topic(args, selectors, judge, runs, truth, pools)
+    else:
+        table = simulate.simulate(
+            selectors, judge, runs, truth, pools=pools, budgets=args.budgets or list(simulate.BUDGETS),
+            seeds=range(args.seeds), measure=args.measure,
+        )  # fmt: skip
+        sys.stdout.write(simulate.summary(table).round(4).to_string() + "\n")
     if args.output:
         write_text(args.output, table.to_csv(index=False))
     if args.plot:
         simulate.plot(table, args.plot)
+
+
+def _per_topic(args, selectors, judge, runs, truth, pools):
+    """The per-topic curve and each selector's knee written; the table of every seed returned."""
+    from ir_pref_measures.judging import per_topic
+
+    if args.budgets:
+        raise InputError("give --budgets (shares of the pairs) or --per-topic (judgments per topic), not both")
+    table, curve = per_topic.judgments_per_topic(
+        selectors, judge, runs, truth, pools=pools, per_topic=args.per_topic, seeds=range(args.seeds),
+        measure=args.measure,
+    )  # fmt: skip
+    lines = [curve.round(4).to_string(index=False)]
+    for name, at in per_topic.knees(curve).items():
+        lines.append(f"knee {name}: {'none' if at is None else at} judgments per topic")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return table
 
 
 def _maker(build_selector, name, pools, grades):

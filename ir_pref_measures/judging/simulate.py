@@ -2,7 +2,8 @@
 measure computed from the judgments collected comes to the ordering under all judgments.
 
 For each selector, budget and seed, a run of the selector with the judge (both seeded by the seed) to the budget
-(a share of each query's all-pairs cost over ``pools``) collects verdicts (in memory); their preferences
+(a ``float``: a share of each query's all-pairs cost over ``pools``; an ``int``: that many questions per query)
+collects verdicts (in memory); their preferences
 (ties included, a bad mark as a win of the other doc) are the judgments under which each system's mean
 ``measure`` is computed (:func:`ir_pref_measures.engine.evaluate`). Kendall's tau and tau_AP
 (:func:`ir_pref_measures.meta.kendall_tau`, :func:`ir_pref_measures.meta.tau_ap`) compare the systems' ordering
@@ -66,14 +67,14 @@ def simulate(
     truth,
     *,
     pools: Mapping[str, Sequence[str]],
-    budgets: Sequence[float] = BUDGETS,
+    budgets: Sequence[float | int] = BUDGETS,
     seeds: Sequence[int] = (0,),
     measure: str = "ppref@10",
     verbose: bool = False,
 ):
     """The table (a DataFrame: :data:`COLUMNS`) of ``selectors`` (name -> ``seed -> Selector``) x ``budgets``
-    (shares of the all-pairs cost of ``pools``) x ``seeds``, with ``judge`` (``seed -> Judge``), the systems
-    ``runs`` and the full judgments ``truth`` (module docstring)."""
+    (shares of the all-pairs cost of ``pools``, or ints: questions per query) x ``seeds``, with ``judge``
+    (``seed -> Judge``), the systems ``runs`` and the full judgments ``truth`` (module docstring)."""
     import pandas as pd
 
     from ir_pref_measures.meta.evaluation import kendall_tau, tau_ap
@@ -87,7 +88,7 @@ def simulate(
         for share in budgets:
             for seed in seeds:
                 selector = make(seed)
-                budget = {q: math.ceil(share * costs.get(q, 0)) for q in selector.pools}
+                budget = {q: _questions(share, costs.get(q, 0)) for q in selector.pools}
                 with Store(":memory:") as store:
                     report = runner.run(store, selector, judge(seed), budget=budget, verbose=verbose)
                 verdicts = [v for history in report.history.values() for r in history for v in r]
@@ -96,6 +97,14 @@ def simulate(
                     (name, share, seed, report.asked, kendall_tau(scores, reference), tau_ap(scores, reference))
                 )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _questions(budget: float | int, cost: int) -> int:
+    """A query's questions under ``budget``: a ``float`` is a share of its all-pairs ``cost`` (rounded up), an
+    ``int`` the number itself."""
+    if isinstance(budget, float):
+        return math.ceil(budget * cost)
+    return budget
 
 
 def summary(table):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from oracles.graded_systems import GRADES, runs, truth, write_files
 
 from ir_pref_measures.commands import main
 from ir_pref_measures.judging.combine import Verdict
@@ -11,21 +12,6 @@ from ir_pref_measures.judging.judges import SimulatedJudge
 from ir_pref_measures.judging.protocol import Pair
 from ir_pref_measures.judging.selectors import AllPairs, TopK, random_pairs
 from ir_pref_measures.judging.simulate import COLUMNS, preference_frame, simulate, summary
-
-GRADES = {f"q{q}": {f"d{d}": float((d * (q + 3)) % 5) for d in range(12)} for q in range(4)}
-
-
-def runs():
-    """Five systems: the ideal ranking of each query, then worse ones (the ideal order rotated)."""
-    made = {}
-    for shift in range(5):
-        rows = []
-        for q, grades in GRADES.items():
-            ideal = sorted(grades, key=lambda d: (-grades[d], d))
-            ranked = ideal[shift:] + ideal[:shift]
-            rows += [(q, d, float(len(ranked) - r)) for r in range(len(ranked)) for d in [ranked[r]]]
-        made[f"s{shift}"] = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
-    return made
 
 
 def test_preference_frame_states_wins_and_ties():
@@ -37,12 +23,9 @@ def test_preference_frame_states_wins_and_ties():
 
 def test_a_perfect_judge_at_the_full_budget_orders_the_systems_as_the_truth():
     pools = {q: sorted(g) for q, g in GRADES.items()}
-    truth = preference_frame(
-        [Verdict(Pair(q, a, b), "first") for q, g in GRADES.items() for a in g for b in g if g[a] > g[b]]
-    )
     selectors = {"all": lambda seed: AllPairs(pools, seed), "random": lambda seed: random_pairs(pools, seed, 5)}
     table = simulate(
-        selectors, lambda seed: SimulatedJudge(GRADES, seed), runs(), truth, pools=pools, budgets=[0.2, 1.0],
+        selectors, lambda seed: SimulatedJudge(GRADES, seed), runs(), truth(), pools=pools, budgets=[0.2, 1.0],
         seeds=[0, 1],
     )  # fmt: skip
     assert list(table.columns) == COLUMNS and len(table) == 8
@@ -55,15 +38,9 @@ def test_a_perfect_judge_at_the_full_budget_orders_the_systems_as_the_truth():
 
 
 def test_the_simulate_command(tmp_path, capsys):
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text("".join(f"{q} 0 {d} {int(g)}\n" for q, grades in GRADES.items() for d, g in grades.items()))
-    names = []
-    for name, frame in runs().items():
-        path = tmp_path / f"{name}.run"
-        path.write_text("".join(f"{q} Q0 {d} 0 {s} {name}\n" for q, d, s in frame.itertuples(index=False)))
-        names.append(str(path))
+    qrels, names = write_files(tmp_path)
     out = tmp_path / "table.csv"
-    code = main(["judge", "simulate", "--qrels", str(qrels), "--runs", *names, "--selectors", "topk", "random"]
+    code = main(["judge", "simulate", "--qrels", qrels, "--runs", *names, "--selectors", "topk", "random"]
                 + ["--budgets", "0.5", "--seeds", "2", "-o", str(out)])  # fmt: skip
     assert code == 0
     table = pd.read_csv(out)
