@@ -106,9 +106,3 @@ def server(tmp_path):
     yield make
     for s in made:
         s.stop()
-
-
-@pytest.fixture
-def free_port() -> int:
-    """A loopback port nothing listens on."""
-    return unused_port()
