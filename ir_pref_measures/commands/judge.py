@@ -1,8 +1,8 @@
 """``ir-pref-measures judge``: produce preference judgments (:mod:`ir_pref_measures.judging`).
 
-``plan`` makes a judging store (one SQLite file, or a PostgreSQL database by URL) with its selector and docs; ``run`` judges to a budget with a judge
-of the registry (``simulated``, ``replay``, ``files``, and those other modules register) and resumes where a run
-stopped; ``status`` counts; ``export`` writes the judgments in a format the package reads; ``simulate`` compares
+``plan`` makes a judging store (one SQLite file, or a PostgreSQL database by URL) with its selector and docs;
+``run`` judges to a budget with a judge of the registry (``simulated``, ``replay``, ``files``, and those other
+modules register) and resumes where a run stopped; ``status`` counts; ``export`` writes the judgments in a format the package reads; ``simulate`` compares
 selectors at several budgets by how well the judgments they collect order systems.
 
 Judge options: ``--qrels`` (simulated), ``--judgments`` (replay), ``--requests``/``--answers``/``--assessor``
@@ -56,8 +56,8 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "judge",
         help="produce preference judgments: plan, run (resumable), status, export, simulate",
-        description="Judging efforts in a SQLite or PostgreSQL store: pair selection (all pairs, random, prefj.py's top-k process, "
-        "binary insertion, rating-driven), simulated / replayed / human / LLM judges, exports to the judgment "
+        description="Judging efforts in a SQLite or PostgreSQL store: pair selection (all pairs, random, prefj.py's "
+        "top-k process, binary insertion, rating-driven), simulated / replayed / human / LLM judges, exports to the judgment "
         "formats the package reads, and a simulator of selectors x budgets.",
     )
     actions = parser.add_subparsers(dest="action", required=True)
@@ -152,7 +152,9 @@ def _plan(args) -> None:
         args.store, args.selector, qrels=args.qrels, runs=args.runs, depth=args.depth, seed=args.seed,
         rule=args.rule, reask=args.reask, batch=args.batch, k=args.k, f=args.f, p=args.p,
     )  # fmt: skip
-    sys.stdout.write(f"{shown(args.store)}: {planned['queries']} queries, {planned['docs']} docs, {planned['pairs']} pairs\n")
+    sys.stdout.write(
+        f"{shown(args.store)}: {planned['queries']} queries, {planned['docs']} docs, {planned['pairs']} pairs\n"
+    )
 
 
 def _judge_of(args):

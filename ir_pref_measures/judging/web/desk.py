@@ -5,8 +5,9 @@ questions come round by round (``selector.next_round``), the next round asked as
 current one has its answers. A question goes to one assessor, or to two when it falls in the ``overlap`` share
 (chosen by a stable hash of the effort's seed and the question, so the same questions are shared after a
 restart), so that agreement can be measured as the work goes. Each assignment is a row of the store's database
-(``assignments``, through the store's connection: a SQLite file or a PostgreSQL server): the question, the assessor, the two docs *in the order shown* (left first; the side drawn by
-``numpy.random.default_rng`` seeded by the seed, the assessor and the question), when it was shown and its state.
+(``assignments``, through the store's connection: a SQLite file or a PostgreSQL server): the question, the
+assessor, the two docs *in the order shown* (left first; the side drawn by ``numpy.random.default_rng`` seeded by
+the seed, the assessor and the question), when it was shown and its state.
 
 The desk keeps no state outside the database: a restarted server, a second tab or a double click find the same
 open assignment, and an answer is stored once (the store's answers are unique per question, assessor and

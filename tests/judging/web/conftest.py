@@ -43,7 +43,13 @@ class Server:
     """``server.py`` in a subprocess: started, waited for, killed (SIGKILL) and restarted on the same store."""
 
     def __init__(self, store: str, folder: Path, assessors: list[str], overlap: float, selector: str = "all") -> None:
-        self.store, self.folder, self.assessors, self.overlap, self.selector = store, folder, assessors, overlap, selector
+        self.store, self.folder, self.assessors, self.overlap, self.selector = (
+            store,
+            folder,
+            assessors,
+            overlap,
+            selector,
+        )
         self.port = unused_port()
         self.process: subprocess.Popen | None = None
         self.links: dict[str, str] = {}
