@@ -2,8 +2,9 @@
 
 ``plan`` makes a judging store (one SQLite file, or a PostgreSQL database by URL) with its selector and docs;
 ``run`` judges to a budget with a judge of the registry (``simulated``, ``replay``, ``files``, and those other
-modules register) and resumes where a run stopped; ``status`` counts; ``export`` writes the judgments in a format the package reads; ``simulate`` compares
-selectors at several budgets by how well the judgments they collect order systems.
+modules register) and resumes where a run stopped; ``status`` counts; ``export`` writes the judgments in a format
+the package reads; ``simulate`` compares selectors at several budgets by how well the judgments they collect order
+systems.
 
 Judge options: ``--qrels`` (simulated), ``--judgments`` (replay), ``--requests``/``--answers``/``--assessor``
 (files); any judge takes ``--option KEY=VALUE``. A module that registers a judge adds its own options through
@@ -57,8 +58,8 @@ def add_parser(subparsers) -> None:
         "judge",
         help="produce preference judgments: plan, run (resumable), status, export, simulate",
         description="Judging efforts in a SQLite or PostgreSQL store: pair selection (all pairs, random, prefj.py's "
-        "top-k process, binary insertion, rating-driven), simulated / replayed / human / LLM judges, exports to the judgment "
-        "formats the package reads, and a simulator of selectors x budgets.",
+        "top-k process, binary insertion, rating-driven), simulated / replayed / human / LLM judges, exports to the "
+        "judgment formats the package reads, and a simulator of selectors x budgets.",
     )
     actions = parser.add_subparsers(dest="action", required=True)
     plan = actions.add_parser("plan", help="make a judging store: the selector and the docs to judge")
