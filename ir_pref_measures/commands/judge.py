@@ -1,10 +1,10 @@
 """``ir-pref-measures judge``: produce preference judgments (:mod:`ir_pref_measures.judging`).
 
-``plan`` makes a judging store (one SQLite file) with its selector and docs; ``run`` judges to a budget with a judge
-of the registry (``simulated``, ``replay``, ``files``, and those other modules register) and resumes where a run
-stopped; ``status`` counts; ``export`` writes the judgments in a format the package reads; ``simulate`` compares
-selectors at several budgets (or judgments per topic, with the knee of the curve) by how well the judgments they
-collect order systems.
+``plan`` makes a judging store (one SQLite file, or a PostgreSQL database by URL) with its selector and docs;
+``run`` judges to a budget with a judge of the registry (``simulated``, ``replay``, ``files``, and those other
+modules register) and resumes where a run stopped; ``status`` counts; ``export`` writes the judgments in a format
+the package reads; ``simulate`` compares selectors at several budgets (or judgments per topic, with the knee of the
+curve) by how well the judgments they collect order systems.
 
 Judge options: ``--qrels`` (simulated), ``--judgments`` (replay), ``--requests``/``--answers``/``--assessor``
 (files); any judge takes ``--option KEY=VALUE``. A module that registers a judge adds its own options through
@@ -20,9 +20,11 @@ from collections.abc import Callable
 from ir_pref_measures.commands.options import non_negative, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging.database import shown
 
 SELECTORS = ("all", "random", "topk", "insertion", "rating")
 EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
+STORE_HELP = "the SQLite file of the effort, or a PostgreSQL URL (postgresql://user@host:port/database)"
 
 
 def _simulated_options(args) -> dict:
@@ -55,13 +57,13 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "judge",
         help="produce preference judgments: plan, run (resumable), status, export, simulate",
-        description="Judging efforts in a SQLite store: pair selection (all pairs, random, prefj.py's top-k process, "
-        "binary insertion, rating-driven), simulated / replayed / human / LLM judges, exports to the judgment "
-        "formats the package reads, and a simulator of selectors x budgets.",
+        description="Judging efforts in a SQLite or PostgreSQL store: pair selection (all pairs, random, prefj.py's "
+        "top-k process, binary insertion, rating-driven), simulated / replayed / human / LLM judges, exports to the "
+        "judgment formats the package reads, and a simulator of selectors x budgets.",
     )
     actions = parser.add_subparsers(dest="action", required=True)
     plan = actions.add_parser("plan", help="make a judging store: the selector and the docs to judge")
-    plan.add_argument("store", help="the SQLite file of the effort")
+    plan.add_argument("store", help=STORE_HELP)
     plan.add_argument("--selector", choices=SELECTORS, default="topk", help="(default: topk)")
     _add_docs(plan)
     plan.add_argument("--seed", type=int, default=0, help="the effort's seed (default: 0)")
@@ -74,7 +76,7 @@ def add_parser(subparsers) -> None:
     plan.set_defaults(handler=_plan)
 
     run = actions.add_parser("run", help="judge to a budget; resumes where a run stopped")
-    run.add_argument("store")
+    run.add_argument("store", help=STORE_HELP)
     run.add_argument("--judge", default="simulated", help="a judge of the registry (default: simulated)")
     run.add_argument("--budget", type=_budget, help="questions in all (an integer) or a share of each query's pairs")
     _add_judge_options(run)
@@ -82,11 +84,11 @@ def add_parser(subparsers) -> None:
     run.set_defaults(handler=_run)
 
     status = actions.add_parser("status", help="the effort's settings and counts")
-    status.add_argument("store")
+    status.add_argument("store", help=STORE_HELP)
     status.set_defaults(handler=_status)
 
     export = actions.add_parser("export", help="write the judgments in a format the package reads")
-    export.add_argument("store")
+    export.add_argument("store", help=STORE_HELP)
     export.add_argument("--format", choices=EXPORTS, default="log", help="(default: log, Clarke's judging log)")
     export.add_argument("-o", "--output", help="the file to write (default: standard output)")
     export.set_defaults(handler=_export)
@@ -157,7 +159,9 @@ def _plan(args) -> None:
         args.store, args.selector, qrels=args.qrels, runs=args.runs, depth=args.depth, seed=args.seed,
         rule=args.rule, reask=args.reask, batch=args.batch, k=args.k, f=args.f, p=args.p,
     )  # fmt: skip
-    sys.stdout.write(f"{args.store}: {planned['queries']} queries, {planned['docs']} docs, {planned['pairs']} pairs\n")
+    sys.stdout.write(
+        f"{shown(args.store)}: {planned['queries']} queries, {planned['docs']} docs, {planned['pairs']} pairs\n"
+    )
 
 
 def _judge_of(args):
@@ -277,7 +281,7 @@ def _add_serve(actions) -> None:
         "come live from the effort's selector, the admin page shows progress, agreement and position bias and "
         "exports the judgments. The links are printed at start and stay valid across restarts.",
     )
-    serve.add_argument("store", help="the SQLite file of the effort (made by 'judge plan')")
+    serve.add_argument("store", help=f"{STORE_HELP} (made by 'judge plan')")
     serve.add_argument("--assessors", nargs="+", required=True, metavar="NAME", help="the assessors' names")
     serve.add_argument("--queries", required=True, help="query texts: an ir_datasets ID, a TSV or JSONL file")
     serve.add_argument("--docs", required=True, help="document texts: an ir_datasets ID, a TSV or JSONL file")
@@ -302,7 +306,7 @@ def _serve(args) -> None:
     store = Store(args.store)
     settings = store.settings()
     if "selector" not in settings:
-        raise InputError("the store has no plan: make one first (ir-pref-measures judge plan)", path=args.store)
+        raise InputError("the store has no plan: make one first (ir-pref-measures judge plan)", path=store.path)
     desk = web.open_desk(
         store, selector_of(settings), args.assessors, load_texts(args.queries, args.docs),
         seed=int(settings["seed"]), overlap=args.overlap, rule=settings.get("rule", "majority"),

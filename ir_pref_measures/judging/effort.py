@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging import runner
+from ir_pref_measures.judging import database, runner
 from ir_pref_measures.judging.combine import DEFAULT_RULE, RULES
 from ir_pref_measures.judging.export import export_lines
 from ir_pref_measures.judging.judges import JUDGES
@@ -119,7 +119,7 @@ def run(
     path: str | os.PathLike, judge: Judge, budget: int | float | None = None, verbose: bool = False
 ) -> runner.RunReport:
     """Judge the effort at ``path`` with ``judge`` to ``budget`` (:func:`ir_pref_measures.judging.runner.run`)."""
-    if not os.path.exists(path):
+    if not database.exists(path):
         raise InputError("no such judging store: make one first (ir-pref-measures judge plan)", path=path)
     with Store(path) as store:
         settings = _settings(store)
@@ -136,7 +136,7 @@ def run(
 
 def status(path: str | os.PathLike) -> dict[str, object]:
     """The effort's settings and counts: requests, answers, unanswered requests, and answers by kind."""
-    if not os.path.exists(path):
+    if not database.exists(path):
         raise InputError("no such judging store", path=path)
     with Store(path) as store:
         found: dict[str, object] = dict(store.settings()) | store.counts()
@@ -148,7 +148,7 @@ def status(path: str | os.PathLike) -> dict[str, object]:
 
 def export(path: str | os.PathLike, format: str) -> list[str]:
     """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule."""
-    if not os.path.exists(path):
+    if not database.exists(path):
         raise InputError("no such judging store", path=path)
     with Store(path) as store:
         return export_lines(store, format, store.settings().get("rule", DEFAULT_RULE))

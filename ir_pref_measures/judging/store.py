@@ -1,7 +1,6 @@
 """The judging store: one SQLite file per judging effort, that loses nothing.
 
-Three tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`, so the same schema can serve PostgreSQL
-through a URL later):
+Three tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`):
 
 * ``effort``: the effort's settings as ``key, value`` text (seed, selector, combination rule, ...), written once;
 * ``requests``: one row per question asked: ``query_id``, the two docs in the order shown (``first``,
@@ -11,7 +10,8 @@ through a URL later):
   answer was shown*, judge, model, prompt hash, sample, answer, raw text, reason, tokens, latency, time, assessor.
   Unique per ``(request, judge, assessor, sample, first)``: a retry or a double submit never doubles an answer.
 
-The file is in WAL mode with a busy timeout, so several processes may write at once; every write is one
+The same schema and statements serve a PostgreSQL server given by URL (:mod:`ir_pref_measures.judging.database`).
+A SQLite file is in WAL mode with a busy timeout, so several processes may write at once; every write is one
 transaction, so a process killed at any moment leaves whole rows only, and a resumed run finds the requests
 already answered (:meth:`Store.unanswered`) and never asks them again.
 """
@@ -19,15 +19,13 @@ already answered (:meth:`Store.unanswered`) and never asks them again.
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging.database import connect, shown
 from ir_pref_measures.judging.protocol import Answer, Pair
-
-BUSY_TIMEOUT = 60.0  # seconds a writer waits for another one's transaction
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS effort (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -93,22 +91,15 @@ class StoredAnswer:
 
 
 class Store:
-    """The SQLite store of one judging effort at ``path`` (created with its schema when missing).
+    """The store of one judging effort at ``path``: a SQLite file, or a PostgreSQL URL
+    (``postgresql://user@host:port/database``, :mod:`ir_pref_measures.judging.database`); created with its schema
+    when missing.
 
     Use as a context manager or call :meth:`close`. Every method is one transaction."""
 
     def __init__(self, path: str | os.PathLike) -> None:
-        self.path = os.fspath(path)
-        try:
-            self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            with self._transaction():
-                for statement in SCHEMA:
-                    self._db.execute(statement)
-        except sqlite3.DatabaseError as error:
-            raise InputError(f"cannot open the judging store: {error}", path=self.path) from None
+        self.path = shown(os.fspath(path))
+        self.database = connect(path, SCHEMA)
 
     def __enter__(self) -> Store:
         return self
@@ -117,23 +108,23 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        self._db.close()
+        self.database.close()
 
     def _transaction(self):
-        return _Transaction(self._db)
+        return self.database.transaction()
 
     # -- the effort's settings -----------------------------------------------------------------------------------
 
     def settings(self) -> dict[str, str]:
         """The effort's settings as stored (``{}`` for a new store)."""
-        return dict(self._db.execute(SQL["settings"]).fetchall())
+        return dict(self.database.execute(SQL["settings"]).fetchall())
 
     def settle(self, settings: dict[str, object]) -> dict[str, str]:
         """Store ``settings`` (as text) where the store has none; a setting stored before with another value is
         an :class:`InputError` (an effort keeps its seed, selector and rule). Returns the stored settings."""
         with self._transaction():
             for key, value in settings.items():
-                self._db.execute(SQL["set"], (key, str(value)))
+                self.database.execute(SQL["set"], (key, str(value)))
         stored = self.settings()
         clash = {k: (stored[k], str(v)) for k, v in settings.items() if stored[k] != str(v)}
         if clash:
@@ -151,8 +142,8 @@ class Store:
         now = time.time()
         keys = [(p.query_id, r, p.first, p.second) for p, r in zip(pairs, rounds, strict=True)]
         with self._transaction():
-            self._db.executemany(SQL["ask"], [(q, f, s, r, judge, asked_by, now) for q, r, f, s in keys])
-            ids = [self._db.execute(SQL["request_id"], key).fetchone()[0] for key in keys]
+            self.database.executemany(SQL["ask"], [(q, f, s, r, judge, asked_by, now) for q, r, f, s in keys])
+            ids = [self.database.execute(SQL["request_id"], key).fetchone()[0] for key in keys]
         return [Request(i, p, r, judge, asked_by, now) for i, p, r in zip(ids, pairs, rounds, strict=True)]
 
     def record(self, answered: Iterable[tuple[int, Answer]]) -> None:
@@ -164,44 +155,31 @@ class Store:
             for request_id, a in answered
         ]
         with self._transaction():
-            self._db.executemany(SQL["answer"], rows)
+            self.database.executemany(SQL["answer"], rows)
 
     def withdraw(self, request_id: int, judge: str, assessor: str, sample: int) -> None:
         """Withdraw an answer (an assessor's undo): the row is kept, marked withdrawn, and no longer read."""
         with self._transaction():
-            self._db.execute(SQL["withdraw"], (time.time(), request_id, judge, assessor, sample))
+            self.database.execute(SQL["withdraw"], (time.time(), request_id, judge, assessor, sample))
 
     # -- reading -------------------------------------------------------------------------------------------------
 
     def requests(self) -> list[Request]:
         """Every request, by query, round and order of asking."""
-        return [_request(row) for row in self._db.execute(SQL["requests"])]
+        return [_request(row) for row in self.database.execute(SQL["requests"])]
 
     def unanswered(self) -> list[Request]:
         """The requests without any answer yet (in flight when a run stopped), in the order asked."""
-        return [_request(row) for row in self._db.execute(SQL["unanswered"])]
+        return [_request(row) for row in self.database.execute(SQL["unanswered"])]
 
     def answers(self) -> list[StoredAnswer]:
         """Every answer, by request and order of storing."""
-        return [_stored(row) for row in self._db.execute(SQL["answers"])]
+        return [_stored(row) for row in self.database.execute(SQL["answers"])]
 
     def counts(self) -> dict[str, int]:
         """``requests``, ``answers`` and ``unanswered`` requests."""
-        requests, answers, unanswered = self._db.execute(SQL["counts"]).fetchone()
+        requests, answers, unanswered = self.database.execute(SQL["counts"]).fetchone()
         return {"requests": requests, "answers": answers, "unanswered": unanswered}
-
-
-class _Transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an exception): a writer takes the lock at once."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind, *exc) -> None:
-        self.db.execute("ROLLBACK" if kind else "COMMIT")
 
 
 def _request(row) -> Request:

@@ -1,4 +1,5 @@
-"""The judging store: idempotent writes, several writers at once, settings kept, exports the package reads back."""
+"""The judging store: idempotent writes, several writers at once, settings kept, exports the package reads back;
+in a SQLite file and on a PostgreSQL server."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from ir_pref_measures.parsing.preferences import read_judging_log, read_preferen
 PAIRS = [Pair("q1", "d1", "d2"), Pair("q1", "d3", "d1"), Pair("q2", "x", "y"), Pair("q2", "y", "z")]
 
 
-def test_asking_twice_keeps_one_request(tmp_path):
-    with Store(tmp_path / "s.sqlite") as store:
+def test_asking_twice_keeps_one_request(store_location):
+    with Store(store_location) as store:
         first = store.ask(PAIRS, 0, "sim")
         again = store.ask(PAIRS[::-1], 0, "sim")
         later = store.ask(PAIRS[:1], 1, "sim")
@@ -27,8 +28,8 @@ def test_asking_twice_keeps_one_request(tmp_path):
         assert store.counts() == {"requests": 5, "answers": 0, "unanswered": 5}
 
 
-def test_a_double_submit_never_doubles_an_answer(tmp_path):
-    with Store(tmp_path / "s.sqlite") as store:
+def test_a_double_submit_never_doubles_an_answer(store_location):
+    with Store(store_location) as store:
         (request,) = store.ask(PAIRS[:1], 0, "sim")
         answer = Answer(request.pair, "first", "sim")
         other_order = Answer(request.pair.swapped(), "second", "sim")
@@ -45,27 +46,27 @@ def test_a_double_submit_never_doubles_an_answer(tmp_path):
         ]
 
 
-def test_answers_come_back_as_stored(tmp_path):
+def test_answers_come_back_as_stored(store_location):
     answer = Answer(PAIRS[0], "tie", "llm", 3, "m", "h", "raw text\nwith a line", "why", 10, 2, 0.5, "ann")
-    with Store(tmp_path / "s.sqlite") as store:
+    with Store(store_location) as store:
         (request,) = store.ask(PAIRS[:1], 0, "llm", asked_by="runner")
         store.record([(request.id, answer)])
-    with Store(tmp_path / "s.sqlite") as store:
+    with Store(store_location) as store:
         (row,) = store.answers()
         assert row.answer == answer and row.request_id == request.id
         (stored,) = store.requests()
         assert (stored.pair, stored.round, stored.judge, stored.asked_by) == (PAIRS[0], 0, "llm", "runner")
 
 
-def test_unanswered_requests_are_the_ones_in_flight(tmp_path):
-    with Store(tmp_path / "s.sqlite") as store:
+def test_unanswered_requests_are_the_ones_in_flight(store_location):
+    with Store(store_location) as store:
         requests = store.ask(PAIRS, 0, "sim")
         store.record([(requests[1].id, Answer(PAIRS[1], "first", "sim"))])
         assert [r.pair for r in store.unanswered()] == [PAIRS[0], PAIRS[2], PAIRS[3]]
 
 
-def test_an_effort_keeps_its_settings(tmp_path):
-    with Store(tmp_path / "s.sqlite") as store:
+def test_an_effort_keeps_its_settings(store_location):
+    with Store(store_location) as store:
         store.settle({"seed": 1, "selector": "topk"})
         assert store.settle({"seed": 1, "rule": "majority"}) == {"seed": "1", "selector": "topk", "rule": "majority"}
         with pytest.raises(InputError, match="seed: stored '1', given '2'"):
@@ -91,8 +92,8 @@ with Store(sys.argv[1]) as store:
 """
 
 
-def test_several_writer_processes_at_once(tmp_path):
-    path = tmp_path / "s.sqlite"
+def test_several_writer_processes_at_once(tmp_path, store_location):
+    path = store_location
     Store(path).close()
     writers = [
         subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"w{w}"], cwd=tmp_path, stderr=subprocess.PIPE)
@@ -112,8 +113,8 @@ def _store_with_every_outcome(path):
     return store
 
 
-def test_exports_read_back_by_the_package(tmp_path):
-    with _store_with_every_outcome(tmp_path / "s.sqlite") as store:
+def test_exports_read_back_by_the_package(tmp_path, store_location):
+    with _store_with_every_outcome(store_location) as store:
         written = {}
         for format in ("carterette", "winner", "pairs", "log", "shown"):
             with warnings.catch_warnings(record=True) as caught:

@@ -5,8 +5,9 @@ questions come round by round (``selector.next_round``), the next round asked as
 current one has its answers. A question goes to one assessor, or to two when it falls in the ``overlap`` share
 (chosen by a stable hash of the effort's seed and the question, so the same questions are shared after a
 restart), so that agreement can be measured as the work goes. Each assignment is a row of the store's database
-(``assignments``): the question, the assessor, the two docs *in the order shown* (left first; the side drawn by
-``numpy.random.default_rng`` seeded by the seed, the assessor and the question), when it was shown and its state.
+(``assignments``, through the store's connection: a SQLite file or a PostgreSQL server): the question, the
+assessor, the two docs *in the order shown* (left first; the side drawn by ``numpy.random.default_rng`` seeded by
+the seed, the assessor and the question), when it was shown and its state.
 
 The desk keeps no state outside the database: a restarted server, a second tab or a double click find the same
 open assignment, and an answer is stored once (the store's answers are unique per question, assessor and
@@ -15,7 +16,6 @@ attempt). Undo withdraws the assessor's last answer (the row is kept, marked wit
 
 from __future__ import annotations
 
-import sqlite3
 import statistics
 import threading
 import time
@@ -77,10 +77,8 @@ class Desk:
         if len(set(self.assessors.values())) != len(self.assessors) or self.admin_token in self.assessors.values():
             raise InputError("every assessor and the admin need tokens of their own")
         self._tokens = {token: name for name, token in self.assessors.items()}
-        self._db = sqlite3.connect(self.store.path, timeout=60.0, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA busy_timeout=60000")
-        for statement in SCHEMA:
-            self._db.execute(statement)
+        self._db = self.store.database
+        self._db.create(SCHEMA)
 
     # -- access ----------------------------------------------------------------------------------------------------
 

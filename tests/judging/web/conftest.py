@@ -1,5 +1,6 @@
 """A small judging effort for the web interface's tests: three queries, five docs each (one holding HTML), served by
-a real uvicorn server on loopback in a subprocess (``server.py`` beside this file)."""
+a real uvicorn server on loopback in a subprocess (``server.py`` beside this file), on a SQLite file or a
+PostgreSQL database."""
 
 from __future__ import annotations
 
@@ -41,8 +42,14 @@ def unused_port() -> int:
 class Server:
     """``server.py`` in a subprocess: started, waited for, killed (SIGKILL) and restarted on the same store."""
 
-    def __init__(self, store: Path, assessors: list[str], overlap: float, selector: str = "all") -> None:
-        self.store, self.assessors, self.overlap, self.selector = store, assessors, overlap, selector
+    def __init__(self, store: str, folder: Path, assessors: list[str], overlap: float, selector: str = "all") -> None:
+        self.store, self.folder, self.assessors, self.overlap, self.selector = (
+            store,
+            folder,
+            assessors,
+            overlap,
+            selector,
+        )
         self.port = unused_port()
         self.process: subprocess.Popen | None = None
         self.links: dict[str, str] = {}
@@ -63,10 +70,10 @@ class Server:
             )
         )
         self.process = subprocess.Popen(
-            [sys.executable, str(HERE / "server.py"), str(self.store), str(self.port), config],
+            [sys.executable, str(HERE / "server.py"), self.store, str(self.port), config],
             stdout=subprocess.PIPE,
             text=True,
-            cwd=self.store.parent,
+            cwd=self.folder,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         self.links = json.loads(self.process.stdout.readline())
@@ -97,8 +104,9 @@ class Server:
 def server(tmp_path):
     made = []
 
-    def make(assessors=("alice", "bob"), overlap=0.0, selector="all") -> Server:
-        s = Server(tmp_path / "effort.sqlite", list(assessors), overlap, selector)
+    def make(assessors=("alice", "bob"), overlap=0.0, selector="all", store=None) -> Server:
+        """A started server on ``store`` (a SQLite file or a PostgreSQL URL; by default a new file)."""
+        s = Server(store or str(tmp_path / "effort.sqlite"), tmp_path, list(assessors), overlap, selector)
         s.start()
         made.append(s)
         return s
@@ -106,9 +114,3 @@ def server(tmp_path):
     yield make
     for s in made:
         s.stop()
-
-
-@pytest.fixture
-def free_port() -> int:
-    """A loopback port nothing listens on."""
-    return unused_port()

@@ -1,8 +1,10 @@
 """The judging server over real HTTP (uvicorn on loopback, httpx): access, CSRF, escaping, and nothing lost or
-doubled when twenty assessors answer at once and the server is killed (SIGKILL) and restarted."""
+doubled when twenty assessors answer at once and the server is killed (SIGKILL) and restarted, on a SQLite file
+and on a PostgreSQL server."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 import threading
@@ -10,6 +12,8 @@ import time
 
 import httpx
 import pytest
+
+from ir_pref_measures.judging.database import connect
 
 FIELD = re.compile(r'name="(csrf|assignment)" value="([^"]*)"')
 
@@ -107,9 +111,9 @@ def answer_for(client: httpx.Client, token: str, choices: list[str], given: list
             time.sleep(0.05)  # the server is down: a lost connection, try again
 
 
-def test_twenty_assessors_a_kill_and_a_restart_lose_and_double_nothing(server):
+def test_twenty_assessors_a_kill_and_a_restart_lose_and_double_nothing(server, store_location):
     names = [f"assessor{i:02d}" for i in range(20)]
-    s = server(assessors=names, overlap=0.5)
+    s = server(assessors=names, overlap=0.5, store=store_location)
     tokens = {n: token_of(s.links[n]) for n in names}
     given = {n: [] for n in names}
     stop = threading.Event()
@@ -122,7 +126,7 @@ def test_twenty_assessors_a_kill_and_a_restart_lose_and_double_nothing(server):
         t.start()
     time.sleep(3)
     s.kill()
-    with sqlite3.connect(s.store) as db:
+    with contextlib.closing(connect(s.store)) as db:
         open_before = dict(db.execute("SELECT assessor, id FROM assignments WHERE state = 'open'").fetchall())
     s.start()
     with httpx.Client(base_url=s.url) as probe:  # every queue resumes where it stopped: the same open pair
@@ -134,14 +138,14 @@ def test_twenty_assessors_a_kill_and_a_restart_lose_and_double_nothing(server):
         t.join(30)
     for c in clients.values():
         c.close()
-    with sqlite3.connect(s.store) as db:
+    with contextlib.closing(connect(s.store)) as db:
         rows = db.execute(
             "SELECT a.assessor, s.id, a.answer, a.first, s.first FROM answers a JOIN assignments s "
             "ON s.request_id = a.request_id AND s.assessor = a.assessor"
         ).fetchall()
         doubled = db.execute(
             "SELECT COUNT(*) FROM (SELECT request_id, assessor FROM answers GROUP BY request_id, assessor "
-            "HAVING COUNT(*) > 1)"
+            "HAVING COUNT(*) > 1) AS doubled"
         ).fetchone()[0]
     stored = {(who, assignment): answer for who, assignment, answer, _, _ in rows}
     acknowledged = [(n, a, ans) for n in names for a, ans in given[n]]

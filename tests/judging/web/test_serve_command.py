@@ -1,5 +1,5 @@
-"""``ir-pref-measures judge plan`` then ``judge serve``: the command prints every secret link (on standard error:
-the server keeps running) and serves them."""
+"""``ir-pref-measures judge plan`` then ``judge serve`` (on a SQLite file or a PostgreSQL URL): the command prints
+every secret link (on standard error: the server keeps running) and serves them."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import time
 import httpx
 
 
-def test_plan_then_serve_prints_working_links(tmp_path, free_port):
+def test_plan_then_serve_prints_working_links(tmp_path, free_port, store_location):
     (tmp_path / "qrels.txt").write_text("".join(f"q1 0 d{i} {i % 3}\n" for i in range(6)))
     (tmp_path / "queries.tsv").write_text("q1\tsolar panel efficiency\n")
     (tmp_path / "docs.tsv").write_text("".join(f"d{i}\tdocument {i} on solar panels\n" for i in range(6)))
-    store = tmp_path / "effort.sqlite"
+    store = store_location
     command = [sys.executable, "-m", "ir_pref_measures", "judge"]
     plan = subprocess.run(
         [*command, "plan", str(store), "--selector", "all", "--qrels", str(tmp_path / "qrels.txt")],
