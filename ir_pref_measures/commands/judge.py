@@ -61,7 +61,8 @@ def add_parser(subparsers) -> None:
         "top-k process, binary insertion, rating-driven), simulated / replayed / human / LLM judges, exports to the "
         "judgment formats the package reads, and a simulator of selectors x budgets.",
     )
-    actions = parser.add_subparsers(dest="action", required=True)
+    parser.set_defaults(handler=run)
+    actions = parser.add_subparsers(dest="action_name", required=True)
     plan = actions.add_parser("plan", help="make a judging store: the selector and the docs to judge")
     plan.add_argument("store", help=STORE_HELP)
     plan.add_argument("--selector", choices=SELECTORS, default="topk", help="(default: topk)")
@@ -73,25 +74,27 @@ def add_parser(subparsers) -> None:
     plan.add_argument("--k", type=positive_int, default=5, help="topk: depth of the top (default: 5)")
     plan.add_argument("--f", type=positive_int, default=9, help="topk: stage-1 pool threshold (default: 9)")
     plan.add_argument("--p", type=positive_int, default=7, help="topk: stage-1 pairings (default: 7)")
-    plan.set_defaults(handler=_plan)
+    plan.set_defaults(action=_plan)
 
-    run = actions.add_parser("run", help="judge to a budget; resumes where a run stopped")
-    run.add_argument("store", help=STORE_HELP)
-    run.add_argument("--judge", default="simulated", help="a judge of the registry (default: simulated)")
-    run.add_argument("--budget", type=_budget, help="questions in all (an integer) or a share of each query's pairs")
-    _add_judge_options(run)
-    run.add_argument("--verbose", action="store_true", help="show the progress bar even off a terminal")
-    run.set_defaults(handler=_run)
+    run_action = actions.add_parser("run", help="judge to a budget; resumes where a run stopped")
+    run_action.add_argument("store", help=STORE_HELP)
+    run_action.add_argument("--judge", default="simulated", help="a judge of the registry (default: simulated)")
+    run_action.add_argument(
+        "--budget", type=_budget, help="questions in all (an integer) or a share of each query's pairs"
+    )
+    _add_judge_options(run_action)
+    run_action.add_argument("--verbose", action="store_true", help="show the progress bar even off a terminal")
+    run_action.set_defaults(action=_run)
 
     status = actions.add_parser("status", help="the effort's settings and counts")
     status.add_argument("store", help=STORE_HELP)
-    status.set_defaults(handler=_status)
+    status.set_defaults(action=_status)
 
     export = actions.add_parser("export", help="write the judgments in a format the package reads")
     export.add_argument("store", help=STORE_HELP)
     export.add_argument("--format", choices=EXPORTS, default="log", help="(default: log, Clarke's judging log)")
     export.add_argument("-o", "--output", help="the file to write (default: standard output)")
-    export.set_defaults(handler=_export)
+    export.set_defaults(action=_export)
 
     simulate = actions.add_parser("simulate", help="selectors x budgets x seeds: judgments and tau of the runs")
     simulate.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="the systems to order")
@@ -115,8 +118,13 @@ def add_parser(subparsers) -> None:
     simulate.add_argument("--noise", type=probability, default=0.0)
     simulate.add_argument("--plot", metavar="FILE", help="tau against judgments (.png, .pdf; needs matplotlib)")
     simulate.add_argument("-o", "--output", help="write the table of every seed (CSV) to this file")
-    simulate.set_defaults(handler=_simulate)
+    simulate.set_defaults(action=_simulate)
     _add_serve(actions)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Run the action named on the command line (plan, run, status, export, simulate, serve)."""
+    args.action(args)
 
 
 def _add_docs(parser) -> None:
@@ -288,7 +296,7 @@ def _add_serve(actions) -> None:
     serve.add_argument("--overlap", type=probability, default=0.1, help="share of pairs judged by two (0.1)")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=positive_int, default=8000, help="(default: 8000)")
-    serve.set_defaults(handler=_serve)
+    serve.set_defaults(action=_serve)
 
 
 def _serve(args) -> None:
