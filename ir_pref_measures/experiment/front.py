@@ -22,14 +22,13 @@ import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.dask.cluster import per_query as cluster_per_query
 from ir_pref_measures.engine import check_overlap, examples
-from ir_pref_measures.errors import InputError
+from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.experiment.columns import DEFAULT_SET, Plan, is_pairwise, summed  # noqa: F401  (DEFAULT_SET: the CLI's)
 from ir_pref_measures.experiment.pipelines import VALIDATE, check_outputs, is_runtime_measure, plan_drawing
 from ir_pref_measures.experiment.render import HIGHLIGHTS
@@ -44,12 +43,31 @@ from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's
     long_table,
     summary_table,
 )
-from ir_pref_measures.experiment.values import per_query
+from ir_pref_measures.experiment.values import per_query as local_per_query
 from ir_pref_measures.loading import sources
 from ir_pref_measures.measures.names import is_preference_measure
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.stats import paired as tests
+
+
+class PerQuery(Protocol):
+    """The per-query computation of an experiment: per measure column of ``measures`` (``(column, measure)``
+    pairs), a frame of per-query values of the ``rankings`` on ``judgments`` (one row per query id, sorted; one
+    column per run). :func:`~ir_pref_measures.experiment.values.per_query` computes it here,
+    :func:`ir_pref_measures.dask.on_cluster` on a Dask cluster."""
+
+    def __call__(
+        self,
+        rankings: Mapping[str, Ranking],
+        judgments: Judgments,
+        qrels: pd.DataFrame | None,
+        measures: list[tuple[str, object]],
+        baseline: str | None,
+        *,
+        verbose: bool = False,
+        frames: Mapping[str, pd.DataFrame] | None = None,
+    ) -> dict[str, pd.DataFrame]: ...
 
 
 def Experiment(
@@ -83,7 +101,7 @@ def Experiment(
     save_format="trec",
     batch_size: int | None = None,
     verbose: bool | str = False,
-    client=None,
+    per_query: PerQuery | None = None,
     plan: str = "linear",
     validate: str = "warn",
     precompute_prefix: bool = False,
@@ -133,9 +151,16 @@ def Experiment(
     query ids; with ``filter_by_topics=False`` they only feed Transformers); judged queries outside them are left
     out, topics without judgments are ignored (``filter_by_qrels=True``: not even run through Transformers).
     ``verbose``: a progress bar for the Transformers and the evaluation.
-    ``client``: a ``distributed.Client``: the per-query values are computed on its cluster
-    (:func:`ir_pref_measures.dask.per_query`; the same values); or a scheduler's address (``tcp://HOST:PORT``),
-    reached within Dask's ``distributed.comm.timeouts.connect`` (:func:`ir_pref_measures.dask.connect`).
+    ``per_query``: the per-query computation, called once per judgment set as
+    ``per_query(rankings, judgments, qrels, measures, baseline, verbose=..., frames=...)`` and returning, per
+    measure column, a frame of per-query values (queries x runs); default the local one
+    (:func:`~ir_pref_measures.experiment.values.per_query`). ``ir_pref_measures.Experiment(client=...)`` passes
+    the one of a Dask cluster (:func:`ir_pref_measures.dask.on_cluster`).
+
+    Returns
+    -------
+    pandas.DataFrame | pandas.io.formats.style.Styler | dict | Results
+        The table of runs x measures (see ``dataframe``, ``highlight``, ``perquery``, ``all_pairs``, ``anova``).
     """
     call = _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics)
     _check_options(save_mode, highlight, perquery, round)
@@ -176,7 +201,7 @@ def Experiment(
     baselines = baseline_names(baseline, list(rankings))
     restrict = sources.topic_ids(call.topics) if call.topics is not None and filter_by_topics else None
     values = experiment_values(
-        rankings, experiment, baselines, settings, restrict=restrict, client=client, verbose=verbose,
+        rankings, experiment, baselines, settings, restrict=restrict, per_query=per_query, verbose=verbose,
         check_runs=frame_topics is None, frames=frames,
     )  # fmt: skip
     unjudged = [] if frame_topics is None or filter_by_qrels else _unjudged(frame_topics, experiment.judged)
@@ -198,14 +223,14 @@ def experiment_values(
     settings: Tests,
     *,
     restrict: set[str] | None = None,
-    client=None,
+    per_query: PerQuery | None = None,
     verbose: bool = False,
     check_runs: bool = True,
     frames: Mapping[str, pd.DataFrame] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The core of :func:`Experiment`: per column of ``plan``, the per-query values (queries x runs) of the named
-    ``rankings``, on the queries in ``restrict`` (all judged queries by default); computed here, or on the
-    cluster of ``client`` (:func:`ir_pref_measures.dask.cluster.per_query`: the same values).
+    ``rankings``, on the queries in ``restrict`` (all judged queries by default), computed by ``per_query``
+    (default: here, :func:`~ir_pref_measures.experiment.values.per_query`).
     ``check_runs``: a run with no judged query is an :class:`InputError` (else it scores the defaults, as
     ``pt.Experiment`` does for a Transformer run on topics without judgments). ``frames``: the result frames as
     given, for the measures defined at run time (:func:`~ir_pref_measures.experiment.values.per_query`)."""
@@ -217,16 +242,12 @@ def experiment_values(
         _check_graded(items, plan.judgments(key).qrels())
     for judged in plan.sets.values():
         _check_overlap(rankings if check_runs else {}, judged, restrict)
+    compute = local_per_query if per_query is None else per_query
     values: dict[str, pd.DataFrame] = {}
     pairwise_baseline = baselines[0] if baselines else None
     for key, items in plan.items.items():
         part = plan.judgments(key)
-        if client is None:
-            values |= per_query(rankings, part, part.qrels(), items, pairwise_baseline, verbose=verbose, frames=frames)
-        else:
-            values |= cluster_per_query(
-                rankings, part, part.qrels(), items, pairwise_baseline, client=client, local=per_query
-            )
+        values |= compute(rankings, part, part.qrels(), items, pairwise_baseline, verbose=verbose, frames=frames)
     values = {column: values[column] for column in plan.order}
     if restrict is not None:
         values = {column: frame[frame.index.isin(restrict)] for column, frame in values.items()}
@@ -294,7 +315,9 @@ def _check_pyterrier_options(plan, validate, precompute_prefix) -> None:
         if value not in allowed:
             raise InputError(f"unknown {option} {value!r}", expected=", ".join(allowed))
     if precompute_prefix:
-        warnings.warn("precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=3)
+        warnings.warn(
+            "precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=user_stacklevel()
+        )
 
 
 NO_OVERLAP = (
@@ -322,7 +345,7 @@ def _with_unjudged(long: pd.DataFrame, unjudged: list[str], run_names, columns) 
         warnings.warn(
             f"{len(unjudged)} topic(s) not found in qrels. Scores for these topics are given as NaN and should not "
             f"contribute to averages.",
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     rows = pd.DataFrame(
         [(name, qid, column, np.nan) for name in run_names for qid in unjudged for column in columns],

@@ -19,7 +19,7 @@ from ir_pref_measures.comparison.fusion import (
     order_runs,
     win_rate,
 )
-from ir_pref_measures.comparison.pairwise import compare
+from ir_pref_measures import compare
 from ir_pref_measures.errors import InputError
 
 

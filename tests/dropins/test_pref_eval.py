@@ -9,7 +9,7 @@ import pytest
 from conftest import testdata_path
 
 from ir_pref_measures.commands import main
-from ir_pref_measures.comparison.pairwise import compare
+from ir_pref_measures import compare
 
 RUNS = [f"run{c}" for c in "ABCDEFG"]
 SIGN_VALUED = {"lexirecall", "lexiprecision"}

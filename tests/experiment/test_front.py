@@ -12,12 +12,12 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import ir_pref_measures  # noqa: F401 (registers the measures)
-from ir_pref_measures.comparison.pairwise import compare
+from ir_pref_measures import compare
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.front import Experiment
-from ir_pref_measures.experiment.render import render
+from ir_pref_measures.experiment import render
 from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.stats.paired import sign_test
+from ir_pref_measures.stats import sign_test
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 RUNS = {

@@ -10,7 +10,7 @@ import pytest
 
 import ir_pref_measures as ipm
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.front import Experiment
+from ir_pref_measures import Experiment
 
 pt = pytest.importorskip("pyterrier")
 

@@ -591,7 +591,7 @@ def cells_of(html: str) -> Cells:
 
 
 def test_csv_and_json_read_back_every_name():
-    from ir_pref_measures.experiment.render import render
+    from ir_pref_measures.experiment import render
 
     table = nasty_table()
     back = pd.read_csv(io.StringIO(render(table, "csv")), keep_default_na=False, dtype=str)
@@ -618,7 +618,7 @@ def _markdown_cells(line: str) -> list[str]:
 
 
 def test_markdown_keeps_one_line_and_one_cell_per_name():
-    from ir_pref_measures.experiment.render import render
+    from ir_pref_measures.experiment import render
 
     table = nasty_table()
     lines = render(table, "markdown").splitlines()
@@ -630,7 +630,7 @@ def test_markdown_keeps_one_line_and_one_cell_per_name():
 
 def test_markdown_renders_every_name():
     markdown_it = pytest.importorskip("markdown_it")
-    from ir_pref_measures.experiment.render import render
+    from ir_pref_measures.experiment import render
 
     table = nasty_table()
     parsed = cells_of(markdown_it.MarkdownIt("commonmark").enable("table").render(render(table, "markdown")))
@@ -640,7 +640,7 @@ def test_markdown_renders_every_name():
 
 
 def test_html_shows_every_name():
-    from ir_pref_measures.experiment.render import to_html
+    from ir_pref_measures.experiment import to_html
 
     parsed = cells_of(to_html(nasty_table(), caption="<i>DL'19 & co</i>"))
     assert parsed.rows[0] == ["Run", "nDCG@10", ODD_MEASURE]
@@ -653,7 +653,7 @@ def _latex_rows(latex: str) -> list[str]:
 
 
 def test_latex_keeps_rows_cells_and_names_apart():
-    from ir_pref_measures.experiment.render import to_latex
+    from ir_pref_measures.experiment import to_latex
 
     latex = to_latex(nasty_table(), caption="50% of [x] & y")
     rows = _latex_rows(latex)
@@ -694,7 +694,7 @@ def _pdflatex_text(latex: str, folder: Path) -> str:
     shutil.which("pdflatex") is None or shutil.which("pdftotext") is None, reason="pdflatex or pdftotext is absent"
 )
 def test_latex_compiles_to_every_name(tmp_path):
-    from ir_pref_measures.experiment.render import to_latex
+    from ir_pref_measures.experiment import to_latex
 
     for booktabs in ("booktabs.sty",):
         found = subprocess.run(["kpsewhich", booktabs], capture_output=True, text=True)
