@@ -36,7 +36,7 @@ from ir_pref_measures.experiment.render import highlight as styled
 from ir_pref_measures.experiment.runs import SAVE_MODES, read_runs, run_sources, save_tables, truncate, warn_depths
 from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's)
     TESTS,
-    Tests,
+    TestSettings,
     baseline_names,
     check_round,
     check_tests,
@@ -48,7 +48,7 @@ from ir_pref_measures.loading import sources
 from ir_pref_measures.measures.names import is_preference_measure
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.stats import paired as tests
+from ir_pref_measures.stats import paired
 
 
 class PerQuery(Protocol):
@@ -84,7 +84,7 @@ def Experiment(
     round: int | Mapping[str, int] | None = None,
     topics=None,
     topk: int | None = None,
-    samples: int = tests.SAMPLES,
+    samples: int = paired.SAMPLES,
     seed: int = 0,
     ci: float | None = None,
     effect_size: bool = False,
@@ -166,7 +166,7 @@ def Experiment(
     _check_options(save_mode, highlight, perquery, round)
     _check_pyterrier_options(plan, validate, precompute_prefix)
     verbose = False if verbose == "auto" else bool(verbose)
-    settings = Tests(test, correction, correction_alpha, samples, seed, ci, effect_size, all_pairs, anova)
+    settings = TestSettings(test, correction, correction_alpha, samples, seed, ci, effect_size, all_pairs, anova)
     check_tests(settings)
     if (all_pairs or anova) and (not dataframe or highlight is not None):
         raise InputError("the all-pairs and ANOVA tables are DataFrames: not with dataframe=False or highlight")
@@ -220,7 +220,7 @@ def experiment_values(
     rankings: Mapping[str, Ranking],
     plan: Plan,
     baselines: Sequence[str],
-    settings: Tests,
+    settings: TestSettings,
     *,
     restrict: set[str] | None = None,
     per_query: PerQuery | None = None,
@@ -265,7 +265,9 @@ class Results(NamedTuple):
         return self.averages._repr_html_() + self.perquery._repr_html_()
 
 
-def _tables(values, plan: Plan, run_names, baselines, settings: Tests, round, times, summary: bool = True) -> tuple:
+def _tables(
+    values, plan: Plan, run_names, baselines, settings: TestSettings, round, times, summary: bool = True
+) -> tuple:
     """The summary table (with PyTerrier's ``mrt`` column after the measures when ``times`` is given; ``None``
     unless ``summary``) and the long table."""
     if not summary:
