@@ -29,8 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.stats import paired
-from ir_pref_measures.stats import tukey
+from ir_pref_measures.stats import paired, tukey
 from ir_pref_measures.stats.anova import anova
 
 FAMILY_TESTS = tukey.TESTS

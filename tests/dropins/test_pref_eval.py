@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from conftest import testdata_path
 
-from ir_pref_measures.commands import main
 from ir_pref_measures import compare
+from ir_pref_measures.commands import main
 
 RUNS = [f"run{c}" for c in "ABCDEFG"]
 SIGN_VALUED = {"lexirecall", "lexiprecision"}

@@ -14,8 +14,8 @@ from statsmodels.stats.multitest import multipletests
 import ir_pref_measures  # noqa: F401 (registers the measures)
 from ir_pref_measures import compare
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.front import Experiment
 from ir_pref_measures.experiment import render
+from ir_pref_measures.experiment.front import Experiment
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.stats import sign_test
 

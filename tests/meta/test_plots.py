@@ -18,10 +18,9 @@ from matplotlib.figure import Figure
 from scipy import stats
 from test_meta import preference_rows, random_values, small_runs
 
-from ir_pref_measures import progress
+from ir_pref_measures import meta, progress
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
-from ir_pref_measures import meta
 from ir_pref_measures.meta import plots
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".pdf": b"%PDF-", ".eps": b"%!PS-Adobe", ".svg": b"<?xml"}
