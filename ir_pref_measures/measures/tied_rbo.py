@@ -301,6 +301,22 @@ def rbo(x: Sequence, y: Sequence, p: float = 0.9, ties: str = "a", depth: int | 
     of tied items, e.g. ``["red", {"blue", "green"}, "yellow"]``: ``{"ext", "min", "max", "res"} -> value``.
 
     ``depth`` keeps the items whose tie group starts above it. See the module docstring for the definitions.
+
+    Parameters
+    ----------
+    x, y : Sequence
+        The two rankings, best first; an entry is an item or a collection of tied items.
+    p : float
+        The persistence, in (0, 1).
+    ties : {"w", "a", "b"}
+        RBO^w (Webber et al.'s rule for ties), RBO^a or RBO^b (Corsi and Urbano).
+    depth : int, optional
+        Only the items whose tie group starts above this depth.
+
+    Returns
+    -------
+    dict[str, float]
+        ``ext`` (the extrapolated value), ``min`` and ``max`` (the bounds) and ``res`` (their difference).
     """
     x_items, x_starts = _flat(x)
     y_items, y_starts = _flat(y)
@@ -318,7 +334,26 @@ def rbo_of_scores(
     ties: str = "a",
     depth: int | None = None,
 ) -> dict[str, float]:
-    """Tie-aware RBO of two rankings given as items and scores (larger first; equal scores are tied)."""
+    """Tie-aware RBO of two rankings given as items and scores (larger first; equal scores are tied).
+
+    Parameters
+    ----------
+    x_items, y_items : Iterable[Hashable]
+        The items of each ranking.
+    x_scores, y_scores : Iterable[float]
+        Their scores, larger first; equal scores are tied.
+    p : float
+        The persistence, in (0, 1).
+    ties : {"w", "a", "b"}
+        RBO^w (Webber et al.'s rule for ties), RBO^a or RBO^b (Corsi and Urbano).
+    depth : int, optional
+        Only the items whose tie group starts above this depth.
+
+    Returns
+    -------
+    dict[str, float]
+        ``ext`` (the extrapolated value), ``min`` and ``max`` (the bounds) and ``res`` (their difference).
+    """
     pairs = []
     for items, scores in ((x_items, x_scores), (y_items, y_scores)):
         items, scores = list(items), np.asarray(list(scores), dtype=np.float64)

@@ -84,7 +84,18 @@ class Anova:
 
 
 def anova(x) -> Anova:
-    """The two-way ANOVA without replication of a ``(topics, systems)`` matrix (module docstring)."""
+    """The two-way ANOVA without replication of a ``(topics, systems)`` matrix (module docstring).
+
+    Parameters
+    ----------
+    x : array_like
+        The ``(topics, systems)`` matrix of scores.
+
+    Returns
+    -------
+    Anova
+        Sums of squares, degrees of freedom, mean squares, F and p (``.table()`` as a DataFrame).
+    """
     x = check_matrix(x)
     n, m = x.shape
     grand = x.mean()

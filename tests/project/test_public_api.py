@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import re
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from conftest import ROOT
 
 import ir_pref_measures as ipm
 
+SECTIONS = ("Parameters", "Returns")
 CONCEPTS = ("comparison", "dask", "experiment", "judges", "leaderboards", "meta", "stats")
 PAGES = ("README.md", *sorted(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md")))
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
@@ -37,6 +39,8 @@ ALLOWED = {
     "FastChat's reference output",
     ("tests/leaderboards/test_boards.py", "ir_pref_measures.leaderboards.intervals"): "the bootstrap's weights",
     ("tests/experiment/test_columns.py", "ir_pref_measures.experiment.runs"): "runs cut at a depth",
+    ("tests/experiment/test_front.py", "ir_pref_measures.experiment.values"): "the local per-query computation, "
+    "wrapped to check Experiment's per_query parameter",
     ("tests/reliability/test_environment_errors.py", "ir_pref_measures.dask.scheduler"): "the scheduler "
     "handshake's bound under a broken environment",
 }
@@ -145,14 +149,19 @@ def test_every_public_name_resolves():
             assert getattr(module, name) is not None, f"{package}.{name}"
 
 
+# top-level functions whose docstrings say their parameters and return value in prose, without numpydoc sections
+PROSE_DOCSTRINGS = {"Experiment", "compare", "evaluate", "set_n_jobs"}
+
+
 def test_the_public_functions_say_what_they_take_and_return():
-    """Every public function and class has a docstring."""
-    undocumented = [
-        name
-        for name in ipm.__all__
-        if callable(value := getattr(ipm, name)) and not isinstance(value, type(ipm.ppref)) and not value.__doc__
-    ]
+    """Every public name has a docstring; every top-level function has Parameters and Returns sections (but those
+    of :data:`PROSE_DOCSTRINGS`)."""
+    values = {name: getattr(ipm, name) for name in ipm.__all__}
+    functions = {name for name, value in values.items() if inspect.isfunction(value)}
+    undocumented = [name for name, value in values.items() if not inspect.getdoc(value)]
     assert not undocumented, undocumented
+    sections = {name for name in functions if all(f"\n{s}\n" in inspect.getdoc(values[name]) for s in SECTIONS)}
+    assert functions - sections == PROSE_DOCSTRINGS
 
 
 def test_the_measure_objects_are_generated_from_the_catalog():
