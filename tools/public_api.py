@@ -1,9 +1,9 @@
 """Write (or, with ``--check``, compare) the measure objects of ``ir_pref_measures/__init__.py``: one explicit
-binding per measure of the catalog, so that type checkers and IDEs see ``ipm.ppref``, ``ipm.PGC``, ... and one
-literal ``__all__`` entry each. Reads the installed package's catalog.
+binding per measure of the catalog, so that type checkers and IDEs see ``ipm.ppref``, ``ipm.PGC``, ... Reads the
+installed package's catalog.
 
-    python tools/public_api.py           # rewrite the two generated blocks
-    python tools/public_api.py --check   # exit 1 if they are out of date
+    python tools/public_api.py           # rewrite the generated block
+    python tools/public_api.py --check   # exit 1 if it is out of date
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from pathlib import Path
 INIT = Path(__file__).resolve().parents[1] / "ir_pref_measures" / "__init__.py"
 BLOCKS = {  # marker -> the generated lines, given the measure names
     "measure objects": lambda names: [f'{name}: _Measure = _MEASURES["{name}"]' for name in names],
-    "measure names": lambda names: ["__all__ += [", *(f'    "{name}",' for name in names), "]"],
 }
 
 

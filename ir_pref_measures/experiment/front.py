@@ -22,7 +22,7 @@ import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -50,24 +50,11 @@ from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.stats import paired
 
-
-class PerQuery(Protocol):
-    """The per-query computation of an experiment: per measure column of ``measures`` (``(column, measure)``
-    pairs), a frame of per-query values of the ``rankings`` on ``judgments`` (one row per query id, sorted; one
-    column per run). :func:`~ir_pref_measures.experiment.values.per_query` computes it here,
-    :func:`ir_pref_measures.dask.on_cluster` on a Dask cluster."""
-
-    def __call__(
-        self,
-        rankings: Mapping[str, Ranking],
-        judgments: Judgments,
-        qrels: pd.DataFrame | None,
-        measures: list[tuple[str, object]],
-        baseline: str | None,
-        *,
-        verbose: bool = False,
-        frames: Mapping[str, pd.DataFrame] | None = None,
-    ) -> dict[str, pd.DataFrame]: ...
+PerQuery = Callable[..., dict[str, pd.DataFrame]]
+"""The per-query computation of an experiment, called as :func:`~ir_pref_measures.experiment.values.per_query` is
+(``rankings, judgments, qrels, measures, baseline, *, verbose, frames``): per measure column, a frame of per-query
+values (one row per query id, sorted; one column per run). :func:`ir_pref_measures.dask.on_cluster` computes it on a
+Dask cluster."""
 
 
 def Experiment(

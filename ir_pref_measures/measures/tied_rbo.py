@@ -342,17 +342,13 @@ def rbo_of_scores(
         The items of each ranking.
     x_scores, y_scores : Iterable[float]
         Their scores, larger first; equal scores are tied.
-    p : float
-        The persistence, in (0, 1).
-    ties : {"w", "a", "b"}
-        RBO^w (Webber et al.'s rule for ties), RBO^a or RBO^b (Corsi and Urbano).
-    depth : int, optional
-        Only the items whose tie group starts above this depth.
+    p, ties, depth
+        As :func:`rbo`.
 
     Returns
     -------
     dict[str, float]
-        ``ext`` (the extrapolated value), ``min`` and ``max`` (the bounds) and ``res`` (their difference).
+        As :func:`rbo`.
     """
     pairs = []
     for items, scores in ((x_items, x_scores), (y_items, y_scores)):

@@ -32,7 +32,7 @@ def read_image_pairs(source: Source) -> pd.DataFrame:
     Parameters
     ----------
     source
-        A path or an open file.
+        The ``image_pairs_annotation`` file: a path or an open file.
 
     Returns
     -------
@@ -68,12 +68,12 @@ def read_image_positions(source: Source) -> pd.DataFrame:
     Parameters
     ----------
     source
-        A path or an open file.
+        The JSON file, a path or an open file.
 
     Returns
     -------
     pandas.DataFrame
-        ``query_id, engine, doc_id, row, col, width``.
+        One row per image of a result page.
     """
     import pandas as pd
 

@@ -164,7 +164,7 @@ def randomised_tukey(
     Returns
     -------
     Pairs
-        Every pair of systems: difference, interval, adjusted p-value, effect size (``.frame(names)`` as a table).
+        As :func:`tukey_hsd`, with the p-values and intervals from the distribution of the shuffled ranges.
     """
     x = check_matrix(x)
     samples = check_samples(samples)
