@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ir_measures import RBP
-from test_trec_eval_kernels import assert_parity, cases, default_provider
+from measures.test_graded import assert_parity, cases, default_provider
 
 import ir_pref_measures
 from ir_pref_measures import RBPResidual, engine

@@ -15,8 +15,8 @@ import pytest
 from conftest import testdata_path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from meta.test_evaluation import preference_rows, random_values, small_runs
 from scipy import stats
-from test_meta import preference_rows, random_values, small_runs
 
 from ir_pref_measures import meta, progress
 from ir_pref_measures.commands import main

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import testdata_path
-from test_bad_input import CAST_QUERIES, RUNS, _subset, clean_texts
+from reliability.test_bad_input import CAST_QUERIES, RUNS, _subset, clean_texts
 
 from ir_pref_measures.commands import main
 
