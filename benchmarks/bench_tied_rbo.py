@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ir_pref_measures.comparison.rbo import rbo_between
+from ir_pref_measures.comparison import rbo_between
 from ir_pref_measures.measures.rbo import rbo_sums
 from ir_pref_measures.measures.tied_rbo import TiedLists, tied_rbo
 from ir_pref_measures.model.rankings import Ranking

@@ -26,8 +26,8 @@ import time
 import numpy as np
 from scipy.stats import studentized_range
 
+from ir_pref_measures import anova
 from ir_pref_measures.stats import tukey
-from ir_pref_measures.stats.anova import anova
 
 SEED = 20250101
 

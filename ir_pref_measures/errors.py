@@ -1,8 +1,9 @@
-"""The one exception type for bad input."""
+"""The one exception type for bad input, and where a warning about the input points (:func:`user_stacklevel`)."""
 
 from __future__ import annotations
 
 import os
+import sys
 
 LINE_LIMIT = 200  # characters of an offending line shown in a message
 
@@ -39,3 +40,14 @@ class InputError(ValueError):
         if expected:
             text += f"\n  expected: {expected}"
         super().__init__(text)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` that names the first caller outside ``ir_pref_measures``: a warning
+    points at the user's line however deep in the package it is raised (Python 3.12's ``skip_file_prefixes``)."""
+    frame = sys._getframe(1)  # the function that warns
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "ir_pref_measures":
+        frame = frame.f_back
+        level += 1
+    return level

@@ -1,5 +1,5 @@
 """``ir-pref-measures experiment``: a ``pt.Experiment``-style table of runs x measures
-(:func:`ir_pref_measures.experiment.front.Experiment`)."""
+(:func:`ir_pref_measures.Experiment`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import sys
 
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, write_text
+from ir_pref_measures.dask.experiment import Experiment
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.front import DEFAULT_SET, TESTS, Experiment
+from ir_pref_measures.experiment.front import DEFAULT_SET, TESTS
 from ir_pref_measures.experiment.render import FORMATS, render
 from ir_pref_measures.loading import sources
 from ir_pref_measures.parsing.names import named_paths

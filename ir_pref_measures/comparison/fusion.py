@@ -147,6 +147,24 @@ def aggregate(
     preference divided by the number of runs (for a metric: the run's mean minus the mean of all runs);
     ``win_rate`` counts the per-query pairs; ``mc4`` and ``borda`` use the per-query scores, ties kept. See the
     module docstring for the rules.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A per-query ``compare`` table (``perquery=True``).
+    measures : Sequence[str], optional
+        The measure columns to aggregate (default: all of them).
+    methods : Sequence[str]
+        Among ``mc4``, ``borda``, ``win_rate``, ``mean``.
+    iterations : int, optional
+        MC4's steps (10, as ``pref_aggregate.py``; ``None``: the damped stationary distribution).
+    damping : float
+        The damping of the stationary distribution.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``measure, method, place, run, score``.
     """
     import pandas as pd
 

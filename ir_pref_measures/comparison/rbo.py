@@ -108,7 +108,26 @@ def rbo_runs(
 ) -> pd.DataFrame:
     """Tie-aware RBO between two runs (paths, DataFrames, dicts, ScoredDoc iterables or :class:`Ranking`):
     a DataFrame ``query_id, ext, min, max, res``, one row per query of either run (by query id) with
-    ``perquery``, then the mean over those queries (``query_id = "all"``)."""
+    ``perquery``, then the mean over those queries (``query_id = "all"``).
+
+    Parameters
+    ----------
+    run_a, run_b
+        The two runs.
+    p : float
+        The persistence, in (0, 1).
+    ties : {"w", "a", "b"}
+        The variant of RBO with ties.
+    depth : int, optional
+        Only the docs whose tie group starts above this depth.
+    perquery : bool
+        Also the rows of each query.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``query_id, ext, min, max, res``.
+    """
     import pandas as pd
 
     p, ties, depth = check_params(p, ties, depth)

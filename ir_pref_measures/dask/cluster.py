@@ -1,5 +1,6 @@
 """Per-query values computed on a cluster: the judged queries cut into ranges, each range's runs and judgments
-sent to a worker and evaluated by the local code (:func:`ir_pref_measures.experiment.values.per_query_frames`).
+sent to a worker and evaluated by the local code (:func:`ir_pref_measures.experiment.values.per_query_frames`);
+:func:`on_cluster` is that computation for :func:`ir_pref_measures.Experiment`'s ``per_query``.
 
 ``client`` is a ``distributed.Client`` (anything with ``submit``, ``gather`` and ``nthreads``): this module imports
 no Dask; the Dask DataFrame glue is :mod:`ir_pref_measures.dask.dataframes`.
@@ -15,6 +16,8 @@ import pandas as pd
 from ir_pref_measures.comparison.pairwise import relevant_docs
 from ir_pref_measures.dask.scheduler import connect
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.experiment.front import PerQuery
+from ir_pref_measures.experiment.values import per_query_frames
 from ir_pref_measures.loading import sources
 from ir_pref_measures.measures.names import PairwiseMeasure
 from ir_pref_measures.model.judgments import Judgments
@@ -123,3 +126,28 @@ def per_query_frames_on_cluster(
         frame = pd.concat(found) if found else pd.DataFrame(columns=names, dtype=np.float64)
         columns[column] = frame.reindex(columns=names).sort_index()
     return columns
+
+
+def on_cluster(client) -> PerQuery:
+    """The per-query computation of an experiment on the cluster of ``client`` (a ``distributed.Client`` or a
+    scheduler's address, ``tcp://HOST:PORT``), for :func:`ir_pref_measures.Experiment`'s ``per_query``.
+
+    Parameters
+    ----------
+    client
+        A ``distributed.Client`` (anything with ``submit``, ``gather`` and ``nthreads``) or a scheduler's address.
+
+    Returns
+    -------
+    PerQuery
+        :func:`per_query_frames_on_cluster` on ``client`` with the local code on the workers: the values of the
+        local computation. The progress bar (``verbose``) and the result frames of measures defined at run time
+        (``frames``) are the local computation's only.
+    """
+
+    def compute(rankings, judgments, measures, baseline, *, verbose=False, frames=None):
+        return per_query_frames_on_cluster(
+            rankings, judgments, measures, baseline, client=client, local=per_query_frames
+        )
+
+    return compute

@@ -27,15 +27,14 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.dask.cluster import per_query_frames_on_cluster
-from ir_pref_measures.errors import InputError
+from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.experiment.columns import DEFAULT_SET, Plan, is_pairwise, summed  # noqa: F401  (DEFAULT_SET: the CLI's)
 from ir_pref_measures.experiment.pipelines import VALIDATE, check_outputs, is_runtime_measure, plan_drawing
 from ir_pref_measures.experiment.render import HIGHLIGHTS
 from ir_pref_measures.experiment.runs import SAVE_MODES, read_runs, run_sources, save_tables, truncate
 from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's)
     TESTS,
-    Tests,
+    TestSettings,
     baseline_names,
     check_round,
     check_tests,
@@ -49,7 +48,13 @@ from ir_pref_measures.measures.names import is_package_measure
 from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.stats import paired as tests
+from ir_pref_measures.stats import paired
+
+PerQuery = Callable[..., dict[str, pd.DataFrame]]
+"""The per-query computation of an experiment, called as :func:`~ir_pref_measures.experiment.values.per_query_frames` is
+(``rankings, judgments, measures, baseline, *, verbose, frames``): per measure column, a frame of per-query
+values (one row per query id, sorted; one column per run). :func:`ir_pref_measures.dask.on_cluster` computes it on a
+Dask cluster."""
 
 
 def Experiment(
@@ -66,7 +71,7 @@ def Experiment(
     round: int | Mapping[str, int] | None = None,
     topics=None,
     topk: int | None = None,
-    samples: int = tests.SAMPLES,
+    samples: int = paired.SAMPLES,
     seed: int = 0,
     ci: float | None = None,
     effect_size: bool = False,
@@ -83,7 +88,7 @@ def Experiment(
     save_format="trec",
     batch_size: int | None = None,
     verbose: bool | str = False,
-    client=None,
+    per_query: PerQuery | None = None,
     plan: str = "linear",
     validate: str = "warn",
     precompute_prefix: bool = False,
@@ -133,15 +138,22 @@ def Experiment(
     query ids; with ``filter_by_topics=False`` they only feed Transformers); judged queries outside them are left
     out, topics without judgments are ignored (``filter_by_qrels=True``: not even run through Transformers).
     ``verbose``: a progress bar for the Transformers and the evaluation.
-    ``client``: a ``distributed.Client``: the per-query values are computed on its cluster
-    (:func:`ir_pref_measures.dask.per_query_frames_on_cluster`; the same values); or a scheduler's address (``tcp://HOST:PORT``),
-    reached within Dask's ``distributed.comm.timeouts.connect`` (:func:`ir_pref_measures.dask.connect`).
+    ``per_query``: the per-query computation, called once per judgment set as
+    ``per_query(rankings, judgments, measures, baseline, verbose=..., frames=...)`` and returning, per measure
+    column, a frame of per-query values (queries x runs); default the local one
+    (:func:`~ir_pref_measures.experiment.values.per_query_frames`). ``ir_pref_measures.Experiment(client=...)``
+    passes the one of a Dask cluster (:func:`ir_pref_measures.dask.on_cluster`).
+
+    Returns
+    -------
+    pandas.DataFrame | pandas.io.formats.style.Styler | dict | Results
+        The table of runs x measures (see ``dataframe``, ``highlight``, ``perquery``, ``all_pairs``, ``anova``).
     """
     call = _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics)
     _check_options(save_mode, highlight, perquery, round)
     _check_pyterrier_options(plan, validate, precompute_prefix)
     verbose = False if verbose == "auto" else bool(verbose)
-    settings = Tests(test, correction, correction_alpha, samples, seed, ci, effect_size, all_pairs, anova)
+    settings = TestSettings(test, correction, correction_alpha, samples, seed, ci, effect_size, all_pairs, anova)
     check_tests(settings)
     if (all_pairs or anova) and (not dataframe or highlight is not None):
         raise InputError("the all-pairs and ANOVA tables are DataFrames: not with dataframe=False or highlight")
@@ -183,7 +195,7 @@ def Experiment(
         for name, ranking in rankings.items():
             warn_unjudged(name, ranking, main)
     values = experiment_values(
-        rankings, experiment, baselines, settings, restrict=restrict, client=client, verbose=verbose,
+        rankings, experiment, baselines, settings, restrict=restrict, per_query=per_query, verbose=verbose,
         check_runs=frame_topics is None, frames=frames,
     )  # fmt: skip
     unjudged = [] if frame_topics is None or filter_by_qrels else _unjudged(frame_topics, experiment.judged)
@@ -202,17 +214,17 @@ def experiment_values(
     rankings: Mapping[str, Ranking],
     plan: Plan,
     baselines: Sequence[str],
-    settings: Tests,
+    settings: TestSettings,
     *,
     restrict: set[str] | None = None,
-    client=None,
+    per_query: PerQuery | None = None,
     verbose: bool = False,
     check_runs: bool = True,
     frames: Mapping[str, pd.DataFrame] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The core of :func:`Experiment`: per column of ``plan``, the per-query values (queries x runs) of the named
-    ``rankings``, on the queries in ``restrict`` (all judged queries by default); computed here, or on the
-    cluster of ``client`` (:func:`ir_pref_measures.dask.cluster.per_query_frames_on_cluster`: the same values).
+    ``rankings``, on the queries in ``restrict`` (all judged queries by default), computed by ``per_query``
+    (default: here, :func:`~ir_pref_measures.experiment.values.per_query_frames`).
     ``check_runs``: a run with no judged query is an :class:`InputError` (else it scores the defaults, as
     ``pt.Experiment`` does for a Transformer run on topics without judgments). ``frames``: the result frames as
     given, for the measures defined at run time (:func:`~ir_pref_measures.experiment.values.per_query_frames`)."""
@@ -224,16 +236,12 @@ def experiment_values(
         _check_graded(items, plan.judgments(key))
     for judged in plan.sets.values():
         _check_overlap(rankings if check_runs else {}, judged, restrict)
+    compute = per_query_frames if per_query is None else per_query
     values: dict[str, pd.DataFrame] = {}
     pairwise_baseline = baselines[0] if baselines else None
     for key, items in plan.items.items():
         part = plan.judgments(key)
-        if client is None:
-            values |= per_query_frames(rankings, part, items, pairwise_baseline, verbose=verbose, frames=frames)
-        else:
-            values |= per_query_frames_on_cluster(
-                rankings, part, items, pairwise_baseline, client=client, local=per_query_frames
-            )
+        values |= compute(rankings, part, items, pairwise_baseline, verbose=verbose, frames=frames)
     values = {column: values[column] for column in plan.order}
     if restrict is not None:
         values = {column: frame[frame.index.isin(restrict)] for column, frame in values.items()}
@@ -251,7 +259,9 @@ class Results(NamedTuple):
         return self.averages._repr_html_() + self.perquery._repr_html_()
 
 
-def _tables(values, plan: Plan, run_names, baselines, settings: Tests, round, times, summary: bool = True) -> tuple:
+def _tables(
+    values, plan: Plan, run_names, baselines, settings: TestSettings, round, times, summary: bool = True
+) -> tuple:
     """The summary table (with PyTerrier's ``mrt`` column after the measures when ``times`` is given; ``None``
     unless ``summary``) and the long table."""
     if not summary:
@@ -306,7 +316,9 @@ def _check_pyterrier_options(plan, validate, precompute_prefix) -> None:
         if value not in allowed:
             raise InputError(f"unknown {option} {value!r}", expected=", ".join(allowed))
     if precompute_prefix:
-        warnings.warn("precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=3)
+        warnings.warn(
+            "precompute_prefix is deprecated. Use plan='tree' instead", DeprecationWarning, stacklevel=user_stacklevel()
+        )
 
 
 NO_OVERLAP = (
@@ -334,7 +346,7 @@ def _with_unjudged(long: pd.DataFrame, unjudged: list[str], run_names, columns) 
         warnings.warn(
             f"{len(unjudged)} topic(s) not found in qrels. Scores for these topics are given as NaN and should not "
             f"contribute to averages.",
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     rows = pd.DataFrame(
         [(name, qid, column, np.nan) for name in run_names for qid in unjudged for column in columns],
@@ -343,7 +355,7 @@ def _with_unjudged(long: pd.DataFrame, unjudged: list[str], run_names, columns) 
     return pd.concat([long, rows], ignore_index=True).sort_values(["name", "qid"], kind="stable", ignore_index=True)
 
 
-def _check_combinations(settings: Tests, baseline, long_only: bool, pairwise: bool, named: bool) -> None:
+def _check_combinations(settings: TestSettings, baseline, long_only: bool, pairwise: bool, named: bool) -> None:
     """An option that the table asked for does not use is an :class:`InputError`, never ignored: the options of
     the runs' table (its tests, intervals and effect sizes; a baseline, unless ``pairwise`` measures are relative
     to it) with ``perquery=True`` (the long table alone), ``anova`` or ``all_pairs``; a test or an effect size

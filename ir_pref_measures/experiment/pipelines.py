@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from ir_pref_measures.errors import InputError
+from ir_pref_measures.errors import InputError, user_stacklevel
 
 VALIDATE = ("warn", "error", "ignore")
 RANKING_COLUMNS = ("qid", "docno", "score")
@@ -66,13 +66,13 @@ def check_outputs(systems: Mapping[str, object], topics, measures: Iterable, val
         warnings.warn(
             f"cannot tell what these pipelines produce (pt.inspect): {', '.join(map(repr, unknown))}; "
             "validate='ignore' silences this",
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     if wrong:
         message = "; ".join(wrong) + f" (the measures read {sorted(required)})"
         if validate == "error":
             raise InputError(message)
-        warnings.warn(message, stacklevel=3)
+        warnings.warn(message, stacklevel=user_stacklevel())
 
 
 def _transformer_outputs(system, topics) -> set[str] | str | None:

@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ir_pref_measures.engine import n_jobs
-from ir_pref_measures.errors import InputError
+from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.experiment.pipelines import is_transformer
 from ir_pref_measures.ids import arrow
 from ir_pref_measures.loading import sources
@@ -147,7 +147,7 @@ def save_tables(save_dir: str | os.PathLike, table: pd.DataFrame, long: pd.DataF
                     f"Evaluation measures differ between the existing '{path}' (columns: "
                     f"{', '.join(sorted(map(str, old.columns)))}) and the current run (columns: "
                     f"{', '.join(sorted(map(str, frame.columns)))}). Missing values will be filled with NaN.",
-                    stacklevel=3,
+                    stacklevel=user_stacklevel(),
                 )
             old = old[~old["name"].isin(set(frame["name"]))]
             if not old.empty:
@@ -230,7 +230,8 @@ def results(
             )
         if save_mode == "warn":
             warnings.warn(
-                f"{os.fspath(save_file)} exists and is replaced (save_mode='reuse' would read it)", stacklevel=3
+                f"{os.fspath(save_file)} exists and is replaced (save_mode='reuse' would read it)",
+                stacklevel=user_stacklevel(),
             )
     size = len(topics) if batch_size is None else int(batch_size)
     batches = [topics.iloc[start : start + size] for start in range(0, len(topics), max(size, 1))]

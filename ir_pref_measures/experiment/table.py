@@ -30,24 +30,25 @@ import pandas as pd
 
 from ir_pref_measures import arguments
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.stats import paired as tests
-from ir_pref_measures.stats import tukey
+from ir_pref_measures.stats import paired, tukey
 from ir_pref_measures.stats.anova import anova
 
 FAMILY_TESTS = tukey.TESTS
-TESTS = (*tests.TESTS, *FAMILY_TESTS)
+TESTS = (*paired.TESTS, *FAMILY_TESTS)
 
 
 @dataclass(frozen=True)
-class Tests:
+class TestSettings:
     """How runs are compared with the baseline(s): ``test`` (a name of :data:`TESTS` or a callable ``(run,
     baseline) -> (stat, p)``), the correction, the resampling settings and the optional columns; ``all_pairs`` /
     ``anova``: the table is :func:`pairs_table` / :func:`anova_table` instead of the runs."""
 
+    __test__ = False  # settings, not a test class, for pytest
+
     test: str | Callable = "t"
     correction: str | None = None
     alpha: float = 0.05
-    samples: int = tests.SAMPLES
+    samples: int = paired.SAMPLES
     seed: int = 0
     ci: float | None = None
     effect_size: bool = False
@@ -59,7 +60,7 @@ def summary_table(
     values: Mapping[str, pd.DataFrame],
     names: list[str],
     baselines: Sequence[str],
-    settings: Tests,
+    settings: TestSettings,
     round: int | Mapping[str, int] | None,
     *,
     sums: Iterable[str] = (),
@@ -88,7 +89,7 @@ def summary_table(
         if column in sums and all(float(v).is_integer() for v in table[column]):
             table[column] = table[column].astype(np.int64)  # a count: printed as one
         if settings.ci is not None:
-            low, high = tests.bootstrap_ci(frame[names].to_numpy().T, settings.ci, settings.samples, _rng(settings))
+            low, high = paired.bootstrap_ci(frame[names].to_numpy().T, settings.ci, settings.samples, _rng(settings))
             table[f"{column} ci low"], table[f"{column} ci high"] = low, high
     families = {c: _family(frame, names, settings) for c, frame in values.items()} if baselines else {}
     compared = {
@@ -110,12 +111,12 @@ def summary_table(
     return table
 
 
-def _family(frame: pd.DataFrame, names: list[str], settings: Tests) -> tukey.Pairs | None:
+def _family(frame: pd.DataFrame, names: list[str], settings: TestSettings) -> tukey.Pairs | None:
     """Every pair of runs by the test of many systems of ``settings`` (None for the other tests)."""
     if settings.test not in FAMILY_TESTS:
         return None
     x = _matrix(frame, names)
-    confidence = tests.CONFIDENCE if settings.ci is None else settings.ci
+    confidence = paired.CONFIDENCE if settings.ci is None else settings.ci
     return tukey.all_pairs(x, settings.test, confidence=confidence, samples=settings.samples, rng=_rng(settings))
 
 
@@ -129,7 +130,7 @@ def _matrix(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
 
 
 def _compare(
-    frame: pd.DataFrame, names: list[str], baseline: str, settings: Tests, is_pairwise: bool, family=None
+    frame: pd.DataFrame, names: list[str], baseline: str, settings: TestSettings, is_pairwise: bool, family=None
 ) -> dict:
     """The test columns of one measure against one baseline (NaN / False in the baseline's row); ``is_pairwise``:
     the values are already preferences over the baseline; ``family``: the :class:`~.tukey.Pairs` of a test of
@@ -152,14 +153,14 @@ def _compare(
     if settings.correction is not None:  # filled in over the whole family by _correct_family
         result["reject"], result["p-value corrected"] = filled(False, False), filled(np.nan)
     if settings.ci is not None:
-        low, high = tests.bootstrap_ci(d, settings.ci, settings.samples, _rng(settings))
+        low, high = paired.bootstrap_ci(d, settings.ci, settings.samples, _rng(settings))
         result["diff ci low"], result["diff ci high"] = filled(low), filled(high)
     if settings.effect_size:
-        result["effect size"] = filled(tests.effect_size(d))
+        result["effect size"] = filled(paired.effect_size(d))
     return result
 
 
-def _from_family(family: tukey.Pairs, at: int, others: list[int], settings: Tests, filled) -> dict:
+def _from_family(family: tukey.Pairs, at: int, others: list[int], settings: TestSettings, filled) -> dict:
     """The p-value (and interval, effect size) columns of the runs ``others`` against run ``at``, from every pair;
     the pairs hold run j minus run i (i < j), the table run minus baseline."""
     index = {(int(i), int(j)): k for k, (i, j) in enumerate(zip(family.i, family.j, strict=True))}
@@ -174,7 +175,7 @@ def _from_family(family: tukey.Pairs, at: int, others: list[int], settings: Test
     return result
 
 
-def _correct_family(compared: Mapping[str, dict], names: list[str], settings: Tests) -> None:
+def _correct_family(compared: Mapping[str, dict], names: list[str], settings: TestSettings) -> None:
     """One correction over every distinct pair of a run and a baseline (``compared[baseline]``: its columns, whose
     ``reject`` / ``p-value corrected`` are filled in here); two baselines' pair is corrected once, shown twice."""
     at = {baseline: names.index(baseline) for baseline in compared}
@@ -184,7 +185,7 @@ def _correct_family(compared: Mapping[str, dict], names: list[str], settings: Te
             if run != at[baseline]:
                 members.setdefault(frozenset((run, at[baseline])), (baseline, run))
     p = np.array([compared[baseline]["p-value"][run] for baseline, run in members.values()], dtype=np.float64)
-    reject, corrected = tests.correct(p, settings.correction, settings.alpha)
+    reject, corrected = paired.correct(p, settings.correction, settings.alpha)
     slot = {pair: k for k, pair in enumerate(members)}
     for baseline in compared:
         for run in range(len(names)):
@@ -194,7 +195,7 @@ def _correct_family(compared: Mapping[str, dict], names: list[str], settings: Te
                 compared[baseline]["p-value corrected"][run] = corrected[k]
 
 
-def pairs_table(values: Mapping[str, pd.DataFrame], names: list[str], settings: Tests) -> pd.DataFrame:
+def pairs_table(values: Mapping[str, pd.DataFrame], names: list[str], settings: TestSettings) -> pd.DataFrame:
     """Every pair of runs, per measure: ``measure, run, vs, diff`` (mean of run minus mean of vs), then, by the
     test of ``settings``, ``p-value`` and the optional columns. With a test of many systems (:data:`FAMILY_TESTS`)
     the p-value is adjusted over all pairs and ``ci low, ci high, margin`` (the simultaneous interval at level
@@ -216,15 +217,15 @@ def pairs_table(values: Mapping[str, pd.DataFrame], names: list[str], settings: 
             if callable(settings.test):
                 part["p-value"] = [settings.test(x[:, b], x[:, a])[1] for a, b in zip(i, j, strict=True)]
             else:
-                part["p-value"] = tests.p_values(d, settings.test, settings.samples, _rng(settings))
+                part["p-value"] = paired.p_values(d, settings.test, settings.samples, _rng(settings))
             if settings.correction is not None:
-                part["reject"], part["p-value corrected"] = tests.correct(
+                part["reject"], part["p-value corrected"] = paired.correct(
                     part["p-value"], settings.correction, settings.alpha
                 )
             if settings.ci is not None:
-                part["ci low"], part["ci high"] = tests.bootstrap_ci(d, settings.ci, settings.samples, _rng(settings))
+                part["ci low"], part["ci high"] = paired.bootstrap_ci(d, settings.ci, settings.samples, _rng(settings))
             if settings.effect_size:
-                part["effect size"] = tests.effect_size(d)
+                part["effect size"] = paired.effect_size(d)
         parts.append(part.assign(measure=column))
     table = pd.concat(parts, ignore_index=True)
     table = table[["measure", *(c for c in table.columns if c != "measure")]]
@@ -241,39 +242,39 @@ def anova_table(values: Mapping[str, pd.DataFrame], names: list[str]) -> pd.Data
     return table[["measure", *(c for c in table.columns if c != "measure")]]
 
 
-def _test_name(settings: Tests) -> str:
+def _test_name(settings: TestSettings) -> str:
     return settings.test if isinstance(settings.test, str) else getattr(settings.test, "__name__", "custom")
 
 
-def _p_values(d: np.ndarray, runs: np.ndarray, reference: np.ndarray, is_pairwise: bool, settings: Tests):
+def _p_values(d: np.ndarray, runs: np.ndarray, reference: np.ndarray, is_pairwise: bool, settings: TestSettings):
     """Two-sided p-values of each run (row of ``runs``) against the reference (``d``: their differences)."""
     test = settings.test
     if callable(test):
         return np.array([test(run, reference)[1] for run in runs], dtype=np.float64)
     if is_pairwise and test in ("t", "wilcoxon"):  # preferences: already differences, often only -1, 0, 1
         test = "sign"
-    return tests.p_values(d, test, settings.samples, _rng(settings))
+    return paired.p_values(d, test, settings.samples, _rng(settings))
 
 
-def _rng(settings: Tests) -> np.random.Generator:
+def _rng(settings: TestSettings) -> np.random.Generator:
     """A fresh generator per measure and statistic: each column depends on the seed alone."""
     return np.random.default_rng(settings.seed)
 
 
-def check_tests(settings: Tests) -> None:
+def check_tests(settings: TestSettings) -> None:
     if not callable(settings.test) and settings.test not in TESTS:
         raise InputError(f"unknown test {settings.test!r}", expected=f"one of {', '.join(TESTS)}, or a callable")
     if settings.correction is not None:
         if settings.test in FAMILY_TESTS:
             raise InputError(f"the {settings.test} test adjusts its p-values over all pairs of runs: no correction")
-        tests.check_correction(settings.correction)
+        paired.check_correction(settings.correction)
     if settings.all_pairs and settings.anova:
         raise InputError("all_pairs and anova are two tables: ask for one at a time")
     if not 0 < settings.alpha < 1:
         raise InputError(f"correction_alpha must lie strictly between 0 and 1, not {settings.alpha!r}")
     if settings.ci is not None and not 0 < settings.ci < 1:
         raise InputError(f"ci (a confidence level) must lie strictly between 0 and 1, not {settings.ci!r}")
-    tests.check_samples(settings.samples)
+    paired.check_samples(settings.samples)
     arguments.seed(settings.seed)
 
 

@@ -39,7 +39,20 @@ LEVEL = 0.95
 
 def battles_from_compare(table: pd.DataFrame, measure: str = "rpp") -> pd.DataFrame:
     """Battles from a per-query ``compare`` table: per row, run i vs run j on the query, the winner by the
-    sign of ``measure`` (positive: run i; negative: run j; zero: a tie). The summary rows (``all``) are left out."""
+    sign of ``measure`` (positive: run i; negative: run j; zero: a tie). The summary rows (``all``) are left out.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A per-query ``compare`` table.
+    measure : str
+        The column whose sign names the winner.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Battles: ``query_id, system_a, system_b, winner``.
+    """
     if measure not in table.columns:
         raise InputError(f"measure {measure!r} is not a column of the table ({list(table.columns)})")
     rows = table[table["query_id"] != SUMMARY]
@@ -75,7 +88,20 @@ def battles_from_runs(runs, qrels, measure: str = "rpp", topk: int | None = None
 def battles_from_values(values: pd.DataFrame, measure: str | None = None) -> pd.DataFrame:
     """Battles from per-query values ``name, qid, measure, value`` (``Experiment(perquery=True)``): on each query,
     every pair of systems (in name order) battles and the higher ``measure`` value wins (equal values: a tie).
-    ``measure`` may be left out when the table holds one. Every system needs a value on every query."""
+    ``measure`` may be left out when the table holds one. Every system needs a value on every query.
+
+    Parameters
+    ----------
+    values : pandas.DataFrame
+        Per-query values ``name, qid, measure, value``.
+    measure : str, optional
+        The measure that decides.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Battles: ``query_id, system_a, system_b, winner``.
+    """
     missing = [c for c in ("name", "qid", "value") if c not in values.columns]
     if missing:
         raise InputError(f"the values have no column(s) {missing}", expected="name, qid, measure, value")
@@ -221,6 +247,34 @@ def rate(battles, **options: Any) -> Ratings:
     ``method="elo"``: online Elo in input order (``k``, default 4; base 10, scale 400, from 1000), without
     intervals. The options are those of :func:`rating_options`; one of the other method is an :class:`InputError`,
     never ignored.
+
+    Parameters
+    ----------
+    battles
+        A battle file or a table (:func:`read_battles`).
+    method : {"bt", "elo"}
+        Bradley-Terry or online Elo.
+    prior : float, optional
+        The L2 prior on the log-strengths (Bradley-Terry; default 0).
+    anchor : str, optional
+        The system whose rating is fixed at ``anchor_rating``.
+    anchor_rating : float
+        The anchor's rating.
+    rounds : int, optional
+        Bootstrap rounds (default 1000; 0: none).
+    resample : {"battles", "queries"}
+        What the bootstrap resamples.
+    level : float
+        The level of the intervals.
+    seed : int
+        The seed of the bootstrap.
+    k : float, optional
+        Elo's K factor (default 4).
+
+    Returns
+    -------
+    Ratings
+        The ratings, counts and bootstrap rounds (``.table()`` as a leaderboard).
     """
     options = rating_options(**options)
     method, prior, anchor, anchor_rating = (options[key] for key in ("method", "prior", "anchor", "anchor_rating"))
@@ -278,5 +332,18 @@ def report(table: pd.DataFrame, format: str = "table", digits: int | None = None
 
 def leaderboard(battles, **options) -> pd.DataFrame:
     """The table of :func:`rate` (same options): ``system, rating, ci low, ci high, rank, rank low, rank high,
-    battles, wins, ties, losses``, best first."""
+    battles, wins, ties, losses``, best first.
+
+    Parameters
+    ----------
+    battles
+        A battle file or a table (:func:`read_battles`).
+    **options
+        The options of :func:`rate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system, best first.
+    """
     return rate(battles, **options).table()

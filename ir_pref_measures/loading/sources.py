@@ -111,7 +111,25 @@ def judgments(
     groups unless it holds one (then it is renamed). ``repeated``: a doc graded twice in a query of graded qrels
     is an error, or with ``"max"`` takes the largest grade (:meth:`Judgments.from_qrels`). Several sources, as a
     list or as a string ``A+B`` (unless a file has that name), give their union (:func:`combined`), as
-    ``Experiment`` and the commands take them."""
+    ``Experiment`` and the commands take them.
+
+    Parameters
+    ----------
+    source
+        A path, an ir_datasets ID (``irds:<id>``), a DataFrame, a dict ``{query_id: {doc_id: grade}}``, ir_measures'
+        Qrel namedtuples, a :class:`Judgments`, or a list of those (their union).
+    format, preference_format : str, optional
+        The format of a file; the preference format when several fit.
+    group : str, optional
+        The name of the judgment group.
+    repeated : {"error", "max"}
+        What a doc graded twice in a query means.
+
+    Returns
+    -------
+    Judgments
+        The judgments, encoded.
+    """
     if isinstance(source, str) and "+" in source and not os.path.lexists(source):
         found = joined(source, preference_format)
     elif isinstance(source, list | tuple) and source and not is_records(source):
@@ -173,7 +191,20 @@ def groups(sources: Mapping[str, object], *, format: str | None = None) -> Judgm
     """One judgment set whose groups are the ``sources``, ``{group name: source}`` (e.g. one group per judge
     file): each source is read as :func:`judgments` reads it (``format``: the files' format, detected when
     unambiguous) and becomes the group of its name; the union is what the ppref family and PGC use,
-    :meth:`Judgments.group` one judge's judgments, and trec_eval's ``prefs_*`` measures average over groups."""
+    :meth:`Judgments.group` one judge's judgments, and trec_eval's ``prefs_*`` measures average over groups.
+
+    Parameters
+    ----------
+    sources : Mapping[str, object]
+        Group name -> a judgment source (as :func:`judgments` takes it).
+    format : str, optional
+        The files' format.
+
+    Returns
+    -------
+    Judgments
+        One judgment set with one group per source.
+    """
     if isinstance(sources, str | os.PathLike) or not isinstance(sources, Mapping):
         raise InputError("give the judgment groups as a mapping {group name: source}")
     if not sources:
@@ -197,7 +228,22 @@ def combined(*sources, preference_format: str | None = None) -> Judgments:
 
 def load_combined(qrels, prefs, *, format: str | None = None) -> Judgments:
     """Judgments from graded qrels (a file, an ir_datasets ID, or a table), a preference source (``format``:
-    its format, detected when unambiguous), or the union of both."""
+    its format, detected when unambiguous), or the union of both.
+
+    Parameters
+    ----------
+    qrels
+        Graded qrels: a path, an ir_datasets ID or a table; ``None`` for preferences alone.
+    prefs
+        A preference source (a path or a table); ``None`` for qrels alone.
+    format : str, optional
+        The preference file's format (``carterette``, ``winner``, ``pairs``).
+
+    Returns
+    -------
+    Judgments
+        The union of the two (:func:`~ir_pref_measures.model.judgments.combine`).
+    """
     parts = [] if qrels is None else [judgments(qrels, format="qrels")]
     if prefs is not None:
         parts.append(judgments(prefs, format=format))
@@ -286,7 +332,19 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
 
 
 def ranking(source) -> Ranking:
-    """A :class:`Ranking` from a run file path, or a table (:func:`ir_pref_measures.parsing.tables.run`)."""
+    """A :class:`Ranking` from a run file path, or a table (:func:`ir_pref_measures.parsing.tables.run`).
+
+    Parameters
+    ----------
+    source
+        A run file path, a DataFrame (ir_measures' or PyTerrier's columns), a dict ``{query_id: {doc_id: score}}``,
+        ScoredDoc namedtuples, or a :class:`Ranking` (returned as it is).
+
+    Returns
+    -------
+    Ranking
+        The run under the library's tie rule (score descending, then doc id descending).
+    """
     if isinstance(source, Ranking):
         return source
     if isinstance(source, str | os.PathLike):

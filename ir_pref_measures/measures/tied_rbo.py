@@ -314,6 +314,22 @@ def rbo(x: Sequence, y: Sequence, p: float = 0.9, ties: str = "a", depth: int | 
     of tied items, e.g. ``["red", {"blue", "green"}, "yellow"]``: ``{"ext", "min", "max", "res"} -> value``.
 
     ``depth`` keeps the items whose tie group starts above it. See the module docstring for the definitions.
+
+    Parameters
+    ----------
+    x, y : Sequence
+        The two rankings, best first; an entry is an item or a collection of tied items.
+    p : float
+        The persistence, in (0, 1).
+    ties : {"w", "a", "b"}
+        RBO^w (Webber et al.'s rule for ties), RBO^a or RBO^b (Corsi and Urbano).
+    depth : int, optional
+        Only the items whose tie group starts above this depth.
+
+    Returns
+    -------
+    dict[str, float]
+        ``ext`` (the extrapolated value), ``min`` and ``max`` (the bounds) and ``res`` (their difference).
     """
     x_items, x_starts = _flat(x)
     y_items, y_starts = _flat(y)
@@ -331,7 +347,22 @@ def rbo_of_scores(
     ties: str = "a",
     depth: int | None = None,
 ) -> dict[str, float]:
-    """Tie-aware RBO of two rankings given as items and scores (larger first; equal scores are tied)."""
+    """Tie-aware RBO of two rankings given as items and scores (larger first; equal scores are tied).
+
+    Parameters
+    ----------
+    x_items, y_items : Iterable[Hashable]
+        The items of each ranking.
+    x_scores, y_scores : Iterable[float]
+        Their scores, larger first; equal scores are tied.
+    p, ties, depth
+        As :func:`rbo`.
+
+    Returns
+    -------
+    dict[str, float]
+        As :func:`rbo`.
+    """
     check_params(p, ties, depth)
     pairs = []
     for side, items, scores in (("x", x_items, x_scores), ("y", y_items, y_scores)):

@@ -467,6 +467,16 @@ def combine(*parts: Judgments) -> Judgments:
     order of the parts; those explicit pairs have degree 1 in ``wppref`` (a kept pair, its grade difference), and
     ir_measures' own measures see the kept grades (:meth:`Judgments.qrels`). Judgment groups are kept: groups of
     the same name in several parts become one group (their sub-groups stay apart).
+
+    Parameters
+    ----------
+    *parts : Judgments
+        The judgment sets, in order (the first graded part of a query keeps its grades).
+
+    Returns
+    -------
+    Judgments
+        Their union.
     """
     union, groups, holding = building.union_parts(parts)
     by_group = None

@@ -39,7 +39,18 @@ OUTCOMES = (0.0, 0.5, 1.0)
 
 def read_battles(source) -> pd.DataFrame:
     """Battles from a file (path or stream; 4 or 5 fields a line) or a table with the columns ``query_id, system_a,
-    system_b, winner`` and optionally ``weight`` (see the module docstring)."""
+    system_b, winner`` and optionally ``weight`` (see the module docstring).
+
+    Parameters
+    ----------
+    source
+        A path, an open file, or a DataFrame.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``query_id, system_a, system_b, outcome, weight, line``: outcome 1 (a won), 0 (b won), 0.5 (a tie).
+    """
     if isinstance(source, pd.DataFrame) or not isinstance(source, str | bytes | pa.Array) and _is_rows(source):
         return _from_table(source)
     raw = load(source)

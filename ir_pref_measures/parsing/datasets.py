@@ -141,7 +141,18 @@ def qrels(dataset_id: str) -> pd.DataFrame:
 
 
 def topics(dataset_id: str) -> pd.DataFrame:
-    """The dataset's queries as PyTerrier topics: ``qid, query`` (the query's default text field)."""
+    """The dataset's queries as PyTerrier topics: ``qid, query`` (the query's default text field).
+
+    Parameters
+    ----------
+    dataset_id : str
+        An ir_datasets ID (``irds:`` in front is optional).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``qid, query``.
+    """
     dataset = load(dataset_id)
     if not dataset.has_queries():
         raise InputError(f"ir_datasets ID {dataset_name(dataset_id)!r} provides no queries")

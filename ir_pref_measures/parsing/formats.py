@@ -442,6 +442,16 @@ def read_qrels(source: Source | RawFile) -> pd.DataFrame:
     ``relevance`` is int64 when every value is an integer that int64 holds, else float64 (:func:`integer_grades`);
     an integer grade that float64 cannot hold exactly (2**53 + 1) is an error. The second column (the
     iteration, or a subtopic id in diversity qrels) is kept as text.
+
+    Parameters
+    ----------
+    source
+        A path (gzip or not) or an open text or binary file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``query_id, iteration, doc_id, relevance, line`` (``line``: the line number in the file).
     """
     frame = read_table(source, QRELS)
     frame["relevance"] = integer_grades(frame["relevance"].to_numpy())
@@ -453,6 +463,18 @@ def read_run(source: Source | RawFile, *, keep_rank: bool = False) -> pd.DataFra
 
     The rank column is not used by the library (the order is score descending, ties by doc id
     descending) and is returned only with ``keep_rank=True``, as text.
+
+    Parameters
+    ----------
+    source
+        A path (gzip or not) or an open text or binary file.
+    keep_rank : bool
+        Also return the rank column, as text.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``query_id, doc_id, score, line`` (and ``rank``).
     """
     frame = read_table(source, RUN)
     return frame if keep_rank else frame.drop(columns="rank")

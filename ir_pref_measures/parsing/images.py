@@ -28,6 +28,16 @@ def read_image_pairs(source: Source) -> pd.DataFrame:
     one row per assessor tag: tag -2/-1 (left image better) -> -1, 1/2 (right better) -> 1, 0 (tie) -> 0.
 
     Tab-separated with one header line: ``query, "left,right", tag, tag, tag``.
+
+    Parameters
+    ----------
+    source
+        The ``image_pairs_annotation`` file: a path or an open file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``query_id, doc_id_a, doc_id_b, preference, line`` (carterette values).
     """
     import pandas as pd
 
@@ -53,7 +63,18 @@ def read_image_pairs(source: Source) -> pd.DataFrame:
 def read_image_positions(source: Source) -> pd.DataFrame:
     """Xie et al.'s ``Image_position.json`` (``{query: {"0" sogou | "1" baidu: {index: [row, col,
     images in row]}}}``) -> ``query_id, engine, doc_id, row, col, width``, doc ids as in the pair file
-    (``engine/query_index.jpg``)."""
+    (``engine/query_index.jpg``).
+
+    Parameters
+    ----------
+    source
+        The JSON file, a path or an open file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per image of a result page.
+    """
     import pandas as pd
 
     raw = load(source)

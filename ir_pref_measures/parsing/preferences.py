@@ -91,6 +91,20 @@ def detect_format(source: Source | RawFile, preference_format: str | None = None
     data lines. A file that fits ``qrels`` is qrels (binary and 0-2 graded qrels fit ``carterette`` too, but
     only with a doc named ``0`` on every line); any other file is in ``preference_format`` when it is given;
     otherwise a tie raises :class:`InputError` asking for the format.
+
+    Parameters
+    ----------
+    source
+        A path (gzip or not) or an open text or binary file.
+    preference_format : str, optional
+        The preference format to take when the file is not qrels and several fit.
+    sample : int
+        The number of data lines read.
+
+    Returns
+    -------
+    str
+        ``qrels``, ``carterette``, ``winner`` or ``pairs``.
     """
     raw = load(source)
     candidates = set(PREFERENCE_FORMATS)
@@ -128,6 +142,19 @@ def read_preferences(source: Source | RawFile, format: str | None = None) -> pd.
 
     ``format`` is one of ``carterette``, ``winner``, ``pairs`` (``qrels`` files hold grades, not pairs: read them
     with :func:`~ir_pref_measures.parsing.formats.read_qrels`). Without ``format`` it is detected when unambiguous.
+
+    Parameters
+    ----------
+    source
+        A path (gzip or not) or an open text or binary file.
+    format : {"carterette", "winner", "pairs"}, optional
+        The file's format; detected when unambiguous.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``query_id, doc_id_a, doc_id_b, preference, line``: preference -1 (a preferred), 1 (b preferred), 0
+        (duplicates), -2 (a bad, b ``NA``), 2 (a ``NA``, b bad).
     """
     return preference_columns(source, format).frame()
 

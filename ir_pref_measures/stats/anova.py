@@ -125,7 +125,18 @@ class Anova:
 
 
 def anova(x) -> Anova:
-    """The two-way ANOVA without replication of a ``(topics, systems)`` matrix (module docstring)."""
+    """The two-way ANOVA without replication of a ``(topics, systems)`` matrix (module docstring).
+
+    Parameters
+    ----------
+    x : array_like
+        The ``(topics, systems)`` matrix of scores.
+
+    Returns
+    -------
+    Anova
+        Sums of squares, degrees of freedom, mean squares, F and p (``.table()`` as a DataFrame).
+    """
     y, exponent = standardised(check_matrix(x))
     n, m = y.shape
     grand = y.mean()

@@ -100,7 +100,20 @@ def _check_confidence(confidence: float) -> None:
 
 
 def tukey_hsd(x, confidence: float = CONFIDENCE) -> Pairs:
-    """The Tukey HSD test of every pair of systems of a ``(topics, systems)`` matrix (module docstring)."""
+    """The Tukey HSD test of every pair of systems of a ``(topics, systems)`` matrix (module docstring).
+
+    Parameters
+    ----------
+    x : array_like
+        The ``(topics, systems)`` matrix of scores.
+    confidence : float
+        The level of the simultaneous intervals.
+
+    Returns
+    -------
+    Pairs
+        Every pair of systems: difference, interval, adjusted p-value, effect size (``.frame(names)`` as a table).
+    """
     y, exponent = standardised(check_matrix(x))
     _check_confidence(confidence)
     n, m = y.shape
@@ -137,7 +150,24 @@ def randomised_tukey(
     x, samples: int = SAMPLES, rng: np.random.Generator | None = None, confidence: float = CONFIDENCE
 ) -> Pairs:
     """The randomised Tukey HSD test of every pair of systems of a ``(topics, systems)`` matrix (module
-    docstring); ``rng``: ``numpy.random.default_rng(0)`` by default."""
+    docstring); ``rng``: ``numpy.random.default_rng(0)`` by default.
+
+    Parameters
+    ----------
+    x : array_like
+        The ``(topics, systems)`` matrix of scores.
+    samples : int
+        The number of within-topic shuffles (Sakai's B).
+    rng : numpy.random.Generator, optional
+        The source of the shuffles.
+    confidence : float
+        The level of the simultaneous intervals.
+
+    Returns
+    -------
+    Pairs
+        As :func:`tukey_hsd`, with the p-values and intervals from the distribution of the shuffled ranges.
+    """
     y, exponent = standardised(check_matrix(x))
     samples = check_samples(samples)
     _check_confidence(confidence)

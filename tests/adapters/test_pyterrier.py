@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import ir_pref_measures
-from ir_pref_measures.experiment.front import Experiment
+from ir_pref_measures import Experiment
 
 pt = pytest.importorskip("pyterrier")
 

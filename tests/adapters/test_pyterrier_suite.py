@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ir_pref_measures.experiment.front import Experiment
+from ir_pref_measures import Experiment
 
 pt = pytest.importorskip("pyterrier")
 

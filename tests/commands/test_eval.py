@@ -66,7 +66,7 @@ def test_eval_with_one_provider_as_ir_measures(files, capsys):
 def test_demo_prints_a_table(capsys):
     import ir_measures
 
-    from ir_pref_measures.experiment.demo import example
+    from ir_pref_measures.experiment import example
 
     assert main(["demo"]) == 0
     blocks = capsys.readouterr().out.split("\n\n")

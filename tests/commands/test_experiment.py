@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ir_pref_measures import Experiment
 from ir_pref_measures.commands import main
-from ir_pref_measures.experiment.front import Experiment
 from ir_pref_measures.loading.sources import load_combined
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"

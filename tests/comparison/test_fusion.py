@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ir_pref_measures import compare
 from ir_pref_measures.commands import main
 from ir_pref_measures.comparison.fusion import (
     above_in_scores,
@@ -19,7 +20,6 @@ from ir_pref_measures.comparison.fusion import (
     order_runs,
     win_rate,
 )
-from ir_pref_measures.comparison.pairwise import compare
 from ir_pref_measures.errors import InputError
 
 

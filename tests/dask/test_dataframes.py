@@ -22,8 +22,8 @@ distributed = pytest.importorskip("distributed")
 
 import ir_pref_measures  # noqa: E402
 from ir_pref_measures import InputError  # noqa: E402
+from ir_pref_measures import compare as local_compare  # noqa: E402
 from ir_pref_measures import dask as cluster  # noqa: E402
-from ir_pref_measures.comparison.pairwise import compare as local_compare  # noqa: E402
 from ir_pref_measures.engine import evaluate as local_evaluate  # noqa: E402
 from ir_pref_measures.loading import sources  # noqa: E402
 from ir_pref_measures.measures.names import parse_measure as parse  # noqa: E402

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
+from ir_pref_measures import compare
 from ir_pref_measures.commands import main
-from ir_pref_measures.comparison.pairwise import compare
 
 RUNS = [f"run{c}" for c in "ABCDEFG"]
 SIGN_VALUED = {"lexirecall", "lexiprecision"}

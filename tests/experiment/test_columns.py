@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ir_pref_measures import Experiment
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.front import Experiment
 from ir_pref_measures.experiment.runs import truncate
 from ir_pref_measures.loading import sources
 from ir_pref_measures.model.judgments import combine

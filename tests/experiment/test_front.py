@@ -12,12 +12,12 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import ir_pref_measures  # noqa: F401 (registers the measures)
-from ir_pref_measures.comparison.pairwise import compare
+from ir_pref_measures import compare
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.experiment import render
 from ir_pref_measures.experiment.front import Experiment
-from ir_pref_measures.experiment.render import render
 from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.stats.paired import sign_test
+from ir_pref_measures.stats import sign_test
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
 RUNS = {
@@ -306,3 +306,42 @@ def test_docs_worked_example_runs_as_written(runs, irds_home, tmp_path, monkeypa
     shown = re.search(r"```\n( +name +nDCG@10.*?)```", text, re.S).group(1).splitlines()[1:4]
     for line, (_, row) in zip(shown, table.iterrows(), strict=True):
         assert line.split()[1:] == [row["name"], *(f"{row[m]:.6f}" for m in ("nDCG@10", "APpref", "PGC(p=0.9)", "rpp"))]
+
+
+def _small_experiment_inputs():
+    qrels = pd.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 3, "doc_id": list("abcabc"), "relevance": [2, 1, 0] * 2})
+    deep = pd.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 3, "doc_id": list("abccba"), "score": [3.0, 2, 1] * 2})
+    shallow = deep.groupby("query_id").head(2)
+    return {"deep": deep, "shallow": shallow}, qrels
+
+
+def test_the_per_query_computation_is_a_parameter():
+    """``per_query`` is called once per judgment set with the local computation's arguments; its values make the
+    table."""
+    from ir_pref_measures.experiment.values import per_query as local
+
+    runs, qrels = _small_experiment_inputs()
+    calls = []
+
+    def recorded(*args, **kwargs):
+        calls.append(sorted(args[0]))
+        return local(*args, **kwargs)
+
+    with pytest.warns(UserWarning):
+        expected = Experiment(runs, qrels, ["nDCG@10", "APpref"])
+        found = Experiment(runs, qrels, ["nDCG@10", "APpref"], per_query=recorded)
+    pd.testing.assert_frame_equal(found, expected)
+    assert calls == [["deep", "shallow"]]
+
+
+def test_a_client_and_a_per_query_computation_are_not_both_taken():
+    runs, qrels = _small_experiment_inputs()
+    with pytest.raises(TypeError, match="client or a per_query"):
+        ir_pref_measures.Experiment(runs, qrels, ["nDCG@10"], client="tcp://127.0.0.1:1", per_query=lambda: None)
+
+
+def test_a_warning_of_experiment_names_the_callers_line():
+    runs, qrels = _small_experiment_inputs()
+    with pytest.warns(UserWarning, match="different numbers of documents") as caught:
+        ir_pref_measures.Experiment(runs, qrels, ["nDCG@10"])
+    assert {warning.filename for warning in caught} == {__file__}

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import ir_pref_measures as ipm
+from ir_pref_measures import Experiment
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.front import Experiment
 
 pt = pytest.importorskip("pyterrier")
 

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 import ir_pref_measures as ipm
+from ir_pref_measures import Experiment
 from ir_pref_measures.commands import main
-from ir_pref_measures.experiment.front import Experiment
-from ir_pref_measures.experiment.runs import DepthWarning
+from ir_pref_measures.experiment import DepthWarning
 from ir_pref_measures.loading import sources
 from ir_pref_measures.model.judgments import combine
 

@@ -210,7 +210,7 @@ def test_dl19_intransitive_triads_by_enumeration(dl19):
 
 
 def test_dl19_pgc_ranking_of_the_ict_runs_per_judge(dl19):
-    from ir_pref_measures.experiment.front import Experiment
+    from ir_pref_measures import Experiment
 
     sources, qrels = dl19
     runs = [str(testdata_path(DL, "runs", f"input.ICT-{r}.txt.gz")) for r in ("BERT2", "CKNRM_B", "CKNRM_B50")]

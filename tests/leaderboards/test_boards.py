@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles.bt import bradley_terry as direct_bradley_terry
 
-from ir_pref_measures.comparison.pairwise import compare
+from ir_pref_measures import compare
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.leaderboards import ratings
 from ir_pref_measures.leaderboards.boards import (

@@ -18,10 +18,9 @@ from matplotlib.figure import Figure
 from meta.test_evaluation import preference_rows, random_values, small_runs
 from scipy import stats
 
-from ir_pref_measures import progress
+from ir_pref_measures import meta, progress
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.meta import evaluation as meta
 from ir_pref_measures.meta import plots
 
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".pdf": b"%PDF-", ".eps": b"%!PS-Adobe", ".svg": b"<?xml"}

@@ -597,7 +597,7 @@ def cells_of(html: str) -> Cells:
 
 
 def test_csv_and_json_read_back_every_name():
-    from ir_pref_measures.experiment.render import render
+    from ir_pref_measures.experiment import render
 
     table = nasty_table()
     back = pd.read_csv(io.StringIO(render(table, "csv")), keep_default_na=False, dtype=str)
@@ -651,7 +651,7 @@ def test_markdown_renders_every_name():
 
 
 def test_html_shows_every_name():
-    from ir_pref_measures.experiment.render import to_html
+    from ir_pref_measures.experiment import to_html
 
     parsed = cells_of(to_html(nasty_table(), caption="<i>DL'19 & co</i>"))
     assert parsed.rows[0] == ["Run", "nDCG@10", ODD_MEASURE]
@@ -664,7 +664,7 @@ def _latex_rows(latex: str) -> list[str]:
 
 
 def test_latex_keeps_rows_cells_and_names_apart():
-    from ir_pref_measures.experiment.render import to_latex
+    from ir_pref_measures.experiment import to_latex
 
     latex = to_latex(nasty_table(), caption="50% of [x] & y")
     rows = _latex_rows(latex)
@@ -705,7 +705,7 @@ def _pdflatex_text(latex: str, folder: Path) -> str:
     shutil.which("pdflatex") is None or shutil.which("pdftotext") is None, reason="pdflatex or pdftotext is absent"
 )
 def test_latex_compiles_to_every_name(tmp_path):
-    from ir_pref_measures.experiment.render import to_latex
+    from ir_pref_measures.experiment import to_latex
 
     for booktabs in ("booktabs.sty",):
         found = subprocess.run(["kpsewhich", booktabs], capture_output=True, text=True)

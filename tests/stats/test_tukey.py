@@ -18,13 +18,11 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 from statsmodels.stats.multitest import multipletests
 
+from ir_pref_measures import Experiment, anova, meta
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.front import Experiment
-from ir_pref_measures.experiment.render import render
-from ir_pref_measures.meta import evaluation as meta
+from ir_pref_measures.experiment import render
 from ir_pref_measures.stats import studentized_range, tukey
-from ir_pref_measures.stats.anova import anova
 
 REFERENCE = Path(__file__).parents[1] / "data" / "tukey"
 SAKAI = "sakai_table_5_1"

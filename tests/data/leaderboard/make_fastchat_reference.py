@@ -82,8 +82,7 @@ def generated(systems: int, n: int, queries: int, ties: float, kept: float, seed
 
 
 def rpp_battles(year: str, runs: tuple[str, ...]) -> pd.DataFrame:
-    from ir_pref_measures.comparison.pairwise import compare
-    from ir_pref_measures.leaderboards.boards import battles_from_compare
+    from ir_pref_measures import battles_from_compare, compare
 
     folder = TESTDATA / "dl_llm_prefs_arabzadeh"
     table = compare(
