@@ -5,7 +5,17 @@ CSV, JSON, Markdown, LaTeX and HTML (:mod:`~ir_pref_measures.experiment.render`)
 
 from ir_pref_measures.experiment.demo import example
 from ir_pref_measures.experiment.front import Experiment, PerQuery, Results
-from ir_pref_measures.experiment.render import highlight, render, to_html, to_latex
+from ir_pref_measures.experiment.render import paper_table, render, to_html, to_latex
 from ir_pref_measures.experiment.runs import DepthWarning
 
-__all__ = ["DepthWarning", "Experiment", "PerQuery", "Results", "example", "highlight", "render", "to_html", "to_latex"]
+__all__ = [
+    "DepthWarning",
+    "Experiment",
+    "PerQuery",
+    "Results",
+    "example",
+    "paper_table",
+    "render",
+    "to_html",
+    "to_latex",
+]
