@@ -19,6 +19,7 @@ import numpy as np
 from scipy.sparse import csc_array, dia_array
 from scipy.sparse.linalg import cg, spsolve
 from scipy.special import expit, log_expit
+from threadpoolctl import threadpool_limits
 
 SPARSE_TOLERANCE = 1e-10  # the largest distance |beta - maximum| (Euclidean) at which Newton stops
 MAX_STEPS = 100
@@ -45,6 +46,11 @@ def bradley_terry_battles(
     """The maximum ``beta`` (length ``n``) of the module's objective, Newton's method from ``start`` (zeros by
     default) until ``beta`` is within ``tolerance`` of the maximum (Euclidean distance). ``prior`` must be
     positive."""
+    with threadpool_limits(1, user_api="blas"):  # vectors of a few thousand: threads of a busy machine only slow
+        return _newton(first, second, points, n, prior, start, tolerance)
+
+
+def _newton(first, second, points, n: int, prior: float, start, tolerance: float) -> np.ndarray:
     if prior <= 0:
         raise ValueError(f"the sparse Bradley-Terry fit needs a positive prior, not {prior}")
     first, second = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)

@@ -7,7 +7,8 @@ query's last fit and starts the next one from it when the history extends the ve
 sparse Newton steps instead of a fit from zero); any other history is fitted from zero. Both reach the same
 maximum to :data:`~ir_pref_measures.leaderboards.sparse_ratings.SPARSE_TOLERANCE`, and scores within a relative
 :data:`TIE` of the best count as tied, so the questions are a function of the history and the seed: a run resumed
-from its stored verdicts asks what the uninterrupted run asked. A doc's uncertainty is the inverse of its Fisher information
+from its stored verdicts asks what the uninterrupted run asked (up to scores that differ by about 1e-9 but not
+exactly: not met in practice). A doc's uncertainty is the inverse of its Fisher information
 ``prior + sum_j n_ij p_ij (1 - p_ij)`` (``n_ij`` questions of the pair, ``p_ij`` the fitted probability that i
 beats j). Each question of the next round takes the least certain doc ``i`` (a seeded random order breaks ties)
 and the not yet asked partner ``j`` that maximises ``p_ij (1 - p_ij) (1/info_i + 1/info_j)`` (the most uncertain
