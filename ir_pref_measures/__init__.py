@@ -22,7 +22,7 @@ from ir_pref_measures.loading.sources import groups as load_groups
 from ir_pref_measures.loading.sources import judgments as load_judgments
 from ir_pref_measures.loading.sources import load_combined
 from ir_pref_measures.loading.sources import ranking as as_ranking
-from ir_pref_measures.measures.tied_rbo import rbo
+from ir_pref_measures.measures.tied_rbo import rbo, rbo_of_scores
 from ir_pref_measures.model.judgments import DEFAULT_GROUP, JudgmentLines, Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing.formats import read_qrels, read_run
@@ -94,6 +94,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "rbo",
+    "rbo_of_scores",
     "rbo_runs",
     "topics",
     *_ir_measures_adapter.MEASURES,
