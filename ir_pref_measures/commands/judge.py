@@ -212,10 +212,10 @@ def _export(args) -> None:
 
 def _simulate(args) -> None:
     check_outputs({"--output": args.output, "--plot": args.plot}, {"--runs": args.runs, "--qrels": args.qrels})
-    from ir_pref_measures.judging import simulate
     from ir_pref_measures.judging.effort import build_selector
     from ir_pref_measures.judging.judges import ReplayJudge, SimulatedJudge, read_recorded
     from ir_pref_measures.judging.selectors import AllPairs, TopK, read_grades
+    from ir_pref_measures.judging.simulate import BUDGETS, plot, simulate, summary
 
     grades = read_grades(args.qrels)
     if args.judge == "replay":
@@ -239,15 +239,15 @@ def _simulate(args) -> None:
     if args.per_topic:
         table = _per_topic(args, selectors, judge, runs, truth, pools)
     else:
-        table = simulate.simulate(
-            selectors, judge, runs, truth, pools=pools, budgets=args.budgets or list(simulate.BUDGETS),
+        table = simulate(
+            selectors, judge, runs, truth, pools=pools, budgets=args.budgets or list(BUDGETS),
             seeds=range(args.seeds), measure=args.measure,
         )  # fmt: skip
-        sys.stdout.write(simulate.summary(table).round(4).to_string() + "\n")
+        sys.stdout.write(summary(table).round(4).to_string() + "\n")
     if args.output:
         write_text(args.output, table.to_csv(index=False))
     if args.plot:
-        simulate.plot(table, args.plot)
+        plot(table, args.plot)
 
 
 def _per_topic(args, selectors, judge, runs, truth, pools):

@@ -11,5 +11,19 @@ from ir_pref_measures.judges.panel import (
     system_agreement,
     triads,
 )
+from ir_pref_measures.judges.ppi import judged_by_both, ppi_table, ppi_values, subsample_experiment
 
-__all__ = ["Aligned", "agreement", "align", "diagnostics", "matrix", "reliability", "system_agreement", "triads"]
+__all__ = [
+    "Aligned",
+    "agreement",
+    "align",
+    "diagnostics",
+    "judged_by_both",
+    "matrix",
+    "ppi_table",
+    "ppi_values",
+    "reliability",
+    "subsample_experiment",
+    "system_agreement",
+    "triads",
+]

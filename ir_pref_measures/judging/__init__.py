@@ -1,6 +1,77 @@
 """Producing preference judgments: judges (LLM, simulated, replayed, people), pair selection within a budget, the
-store that loses nothing, and the simulator of judging strategies."""
+store that loses nothing, the simulator of judging strategies and the web interface for people (``web``, the
+``[web]`` extra; ``LLMJudge`` needs the ``[llm]`` extra when it asks)."""
 
+from ir_pref_measures.judging.combine import Verdict, combine, register_rule
+from ir_pref_measures.judging.effort import export, make_judge, plan, run, selector_of, status
+from ir_pref_measures.judging.export import export_lines
+from ir_pref_measures.judging.judges import FilesJudge, ReplayJudge, SimulatedJudge, register_judge
+from ir_pref_measures.judging.llm import LLMJudge
+from ir_pref_measures.judging.per_topic import judgments_per_topic, knee, knees
+from ir_pref_measures.judging.presets import clarke_lines, preset
 from ir_pref_measures.judging.protocol import ANSWERS, Answer, Judge, Pair
+from ir_pref_measures.judging.runner import run as loop
+from ir_pref_measures.judging.selectors import (
+    AllPairs,
+    BinaryInsertion,
+    RatingDriven,
+    TopK,
+    depth_pools,
+    graded_pools,
+    random_pairs,
+    read_grades,
+)
+from ir_pref_measures.judging.simulate import simulate
+from ir_pref_measures.judging.store import Store
+from ir_pref_measures.judging.texts import QueryText, Texts, load_texts
 
-__all__ = ["ANSWERS", "Answer", "Judge", "Pair"]
+__all__ = [
+    "ANSWERS",
+    "AllPairs",
+    "Answer",
+    "BinaryInsertion",
+    "FilesJudge",
+    "Judge",
+    "LLMJudge",
+    "Pair",
+    "QueryText",
+    "RatingDriven",
+    "ReplayJudge",
+    "SimulatedJudge",
+    "Store",
+    "Texts",
+    "TopK",
+    "Verdict",
+    "clarke_lines",
+    "combine",
+    "depth_pools",
+    "export",
+    "export_lines",
+    "graded_pools",
+    "judgments_per_topic",
+    "knee",
+    "knees",
+    "load_texts",
+    "loop",
+    "make_judge",
+    "plan",
+    "preset",
+    "random_pairs",
+    "read_grades",
+    "register_judge",
+    "register_rule",
+    "run",
+    "selector_of",
+    "simulate",
+    "status",
+    "web",
+]
+
+
+def __getattr__(name: str):
+    """``web`` (the interface for people; its server needs the ``[web]`` extra), imported on first use."""
+    if name == "web":
+        import importlib
+
+        return importlib.import_module("ir_pref_measures.judging.web")
+    raise AttributeError(f"module 'ir_pref_measures.judging' has no attribute {name!r}")

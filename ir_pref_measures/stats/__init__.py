@@ -1,8 +1,9 @@
 """Statistics on per-query values, pure numerics (numpy and scipy): paired significance tests, bootstrap intervals,
 effect sizes and multiple-testing corrections (:mod:`~ir_pref_measures.stats.paired`), the two-way ANOVA without
 replication (:mod:`~ir_pref_measures.stats.anova`), the Tukey HSD and randomised Tukey HSD tests of all pairs
-(:mod:`~ir_pref_measures.stats.tukey`) and the studentized range distribution
-(:mod:`~ir_pref_measures.stats.studentized_range`)."""
+(:mod:`~ir_pref_measures.stats.tukey`), the studentized range distribution
+(:mod:`~ir_pref_measures.stats.studentized_range`), prediction-powered inference of means
+(:mod:`~ir_pref_measures.stats.ppi`) and topic set size design (:mod:`~ir_pref_measures.stats.topic_set_size`)."""
 
 from ir_pref_measures.stats import studentized_range
 from ir_pref_measures.stats.anova import Anova, anova
@@ -17,22 +18,45 @@ from ir_pref_measures.stats.paired import (
     t_test,
     wilcoxon_test,
 )
+from ir_pref_measures.stats.ppi import classical_mean, ppi_mean
+from ir_pref_measures.stats.topic_set_size import (
+    anova_detectable,
+    anova_power,
+    anova_topics,
+    ci_topics,
+    expected_ci_width,
+    residual_variance,
+    t_test_detectable,
+    t_test_power,
+    t_test_topics,
+)
 from ir_pref_measures.stats.tukey import Pairs, randomised_tukey, tukey_hsd
 
 __all__ = [
     "Anova",
     "Pairs",
     "anova",
+    "anova_detectable",
+    "anova_power",
+    "anova_topics",
     "bootstrap_ci",
     "bootstrap_test",
+    "ci_topics",
+    "classical_mean",
     "correct",
     "effect_size",
+    "expected_ci_width",
     "p_values",
+    "ppi_mean",
     "randomisation_test",
     "randomised_tukey",
+    "residual_variance",
     "sign_test",
     "studentized_range",
     "t_test",
+    "t_test_detectable",
+    "t_test_power",
+    "t_test_topics",
     "tukey_hsd",
     "wilcoxon_test",
 ]

@@ -11,6 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.combine import combine
 from ir_pref_measures.judging.judges import SimulatedJudge
 from ir_pref_measures.judging.selectors import (
@@ -22,6 +23,7 @@ from ir_pref_measures.judging.selectors import (
     depth_pools,
     random_pairs,
 )
+from ir_pref_measures.leaderboards.ratings import bradley_terry, points_matrix
 
 
 def graded(seed: int, queries: int = 3, docs: int = 12, grades: int = 4) -> dict[str, dict[str, float]]:
@@ -65,6 +67,7 @@ def test_same_seed_same_questions_other_seed_other_questions(name):
 
 
 SCRIPT = """
+from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.combine import combine
 from ir_pref_measures.judging.judges import SimulatedJudge
 from ir_pref_measures.judging.selectors import TopK, RatingDriven
@@ -147,6 +150,42 @@ def test_rating_driven_asks_first_about_the_docs_it_knows_least():
     first = selector.next_round("q", [])
     seen = [d for p in first for d in (p.first, p.second)]
     assert len(set(seen)) == 10  # with nothing known, five questions cover all ten docs
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rating_driven_warm_fits_choose_what_a_fresh_selector_chooses(seed):
+    """Pair by pair, the selector that warm-starts each fit from the last asks exactly what a fresh selector
+    (a resumed run: every fit from zero) asks for the same history; its ratings are the dense fit's to 1e-9."""
+    grades = graded(seed, queries=1, docs=30, grades=5)
+    pools = {"q0": sorted(grades["q0"])}
+    judge = SimulatedJudge(grades, seed=seed, noise=0.3, tie_rate=0.1)
+    live = RatingDriven(pools, seed=seed, batch=1)
+    history = []
+    for _ in range(120):
+        pairs = live.next_round("q0", history)
+        assert pairs == RatingDriven(pools, seed=seed, batch=1).next_round("q0", history)
+        history.append([combine(p, judge.judge([p]), round=len(history)) for p in pairs])
+    fit = live.ratings("q0", history)
+    points = np.array([v.points() for r in history for v in r])
+    played = points.sum(axis=1) > 0
+    total = points[played].sum(axis=1)
+    matrix = points_matrix(fit.a[played], fit.b[played], points[played, 0] / total, total, len(fit.docs))
+    np.testing.assert_allclose(fit.beta, bradley_terry(matrix, prior=1.0), rtol=0, atol=1e-9)
+
+
+def test_rating_driven_refits_from_zero_when_the_history_is_not_an_extension():
+    grades = graded(4, queries=1, docs=10)
+    pools = {"q0": sorted(grades["q0"])}
+    selector = RatingDriven(pools, seed=1, batch=3)
+    history, _ = drive(selector, SimulatedJudge(grades, seed=1, noise=0.3), "q0", limit=12)
+    other, _ = drive(RatingDriven(pools, seed=2, batch=3), SimulatedJudge(grades, seed=5, noise=0.3), "q0", limit=12)
+    for h in (other, history[:2], history):
+        assert selector.next_round("q0", h) == RatingDriven(pools, seed=1, batch=3).next_round("q0", h)
+
+
+def test_rating_driven_needs_a_positive_prior():
+    with pytest.raises(InputError, match="positive prior"):
+        RatingDriven({"q": ["a", "b"]}, prior=0.0)
 
 
 def test_depth_pools_take_the_top_of_every_run(tmp_path):

@@ -1,28 +1,58 @@
 """The rating-driven selector: ask next where a Bradley-Terry rating of the documents is least certain.
 
 After each round, the docs' Bradley-Terry log-strengths ``beta`` are fitted to the verdicts so far
-(:func:`ir_pref_measures.leaderboards.ratings.bradley_terry` with an L2 ``prior``, so that a maximum always
-exists; a tie is half a win each way). A doc's uncertainty is the inverse of its Fisher information
+(:func:`ir_pref_measures.leaderboards.sparse_ratings.bradley_terry_battles`: the maximum of the likelihood with an
+L2 ``prior``, which always exists and is unique; a tie is half a win each way). The selector remembers each
+query's last fit and starts the next one from it when the history extends the verdicts it fitted (two or three
+sparse Newton steps instead of a fit from zero); any other history is fitted from zero. Both reach the same
+maximum to :data:`~ir_pref_measures.leaderboards.sparse_ratings.SPARSE_TOLERANCE`, and scores within a relative
+:data:`TIE` of the best count as tied, so the questions are a function of the history and the seed: a run resumed
+from its stored verdicts asks what the uninterrupted run asked (up to scores that differ by about 1e-9 but not
+exactly: not met in practice). A doc's uncertainty is the inverse of its Fisher information
 ``prior + sum_j n_ij p_ij (1 - p_ij)`` (``n_ij`` questions of the pair, ``p_ij`` the fitted probability that i
 beats j). Each question of the next round takes the least certain doc ``i`` (a seeded random order breaks ties)
 and the not yet asked partner ``j`` that maximises ``p_ij (1 - p_ij) (1/info_i + 1/info_j)`` (the most uncertain
 outcome between uncertain docs), then counts that question in both docs' information. A round holds ``batch``
-questions (a tenth of the pool by default): each round refits the ratings.
+questions (a tenth of the pool by default).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 from scipy.special import expit
 
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging.combine import Verdict
 from ir_pref_measures.judging.protocol import Pair
 from ir_pref_measures.judging.selectors.base import History, query_rng, shown
-from ir_pref_measures.leaderboards.ratings import bradley_terry, points_matrix
+from ir_pref_measures.leaderboards.sparse_ratings import bradley_terry_battles
 
 PRIOR = 1.0
-FIT_TOLERANCE = 1e-6  # Newton's stopping step on the log-strengths: far below what changes a choice
+TIE = 1e-9  # scores within this relative distance of the best tie: the warm and the cold fit choose alike
+
+
+@dataclass(frozen=True)
+class Fit:
+    """One query's fitted ratings: the sorted pool ``docs``, the ``verdicts`` fitted (flat, in the order asked),
+    each verdict's doc indices ``a`` (first) and ``b`` (second) and ``points``, and the log-strengths ``beta``."""
+
+    docs: list[str]
+    verdicts: list[Verdict]
+    a: np.ndarray
+    b: np.ndarray
+    points: np.ndarray
+    beta: np.ndarray
+
+
+def first_of_best(scores: np.ndarray, tiebreak: np.ndarray) -> int:
+    """The index of the best score, ties (within a relative :data:`TIE`) going to the lowest ``tiebreak``."""
+    best = scores.max()
+    candidates = np.flatnonzero(scores >= best - TIE * abs(best))
+    return int(candidates[np.argmin(tiebreak[candidates])])
 
 
 class RatingDriven:
@@ -33,29 +63,34 @@ class RatingDriven:
     def __init__(
         self, pools: Mapping[str, Sequence[str]], seed: int = 0, batch: int | None = None, prior: float = PRIOR
     ) -> None:
+        if not prior > 0:
+            raise InputError(f"the rating-driven selector needs a positive prior (the L2 penalty), not {prior}")
         self.pools, self.seed, self.batch, self.prior = pools, seed, batch, prior
+        self._fits: dict[str, Fit] = {}  # per query: the last fit, reused when the history extends its verdicts
 
-    def ratings(self, docs: list[str], history: History) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The fitted ``beta`` of ``docs`` and the asked pairs as index arrays ``(a, b)``."""
+    def ratings(self, query_id: str, history: History) -> Fit:
+        """The fit of the verdicts of ``history`` over the sorted pool of ``query_id``: warm-started from the last
+        fit of the query when ``history`` extends its verdicts, otherwise from zero (the same maximum either way,
+        to ``SPARSE_TOLERANCE``)."""
+        docs = sorted(set(self.pools[query_id]))
+        verdicts = list(chain.from_iterable(history))
+        last = self._fits.get(query_id)
+        if last is None or last.docs != docs or verdicts[: len(last.verdicts)] != last.verdicts:
+            last = Fit(docs, [], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 2)), np.zeros(len(docs)))
+        if len(verdicts) == len(last.verdicts):
+            return last
         index = {d: i for i, d in enumerate(docs)}
-        verdicts = [v for r in history for v in r]
-        a = np.array([index[v.pair.first] for v in verdicts], dtype=np.int64)
-        b = np.array([index[v.pair.second] for v in verdicts], dtype=np.int64)
-        points = np.array([v.points() for v in verdicts], dtype=np.float64).reshape(-1, 2)
-        beta = np.zeros(len(docs))
-        played = np.flatnonzero(points.sum(axis=1) > 0)
-        if len(played):
-            used = np.unique(np.concatenate([a[played], b[played]]))  # docs without a verdict stay at 0
-            local = np.searchsorted(used, [a[played], b[played]])
-            total = points[played].sum(axis=1)
-            matrix = points_matrix(local[0], local[1], points[played, 0] / total, total, len(used))
-            beta[used] = bradley_terry(matrix, prior=self.prior, tolerance=FIT_TOLERANCE)
-        return beta, a, b
+        new = verdicts[len(last.verdicts) :]
+        a = np.concatenate([last.a, np.array([index[v.pair.first] for v in new], dtype=np.int64)])
+        b = np.concatenate([last.b, np.array([index[v.pair.second] for v in new], dtype=np.int64)])
+        points = np.concatenate([last.points, np.array([v.points() for v in new], dtype=np.float64).reshape(-1, 2)])
+        beta = bradley_terry_battles(a, b, points, len(docs), self.prior, start=last.beta)
+        fit = self._fits[query_id] = Fit(docs, verdicts, a, b, points, beta)
+        return fit
 
     def next_round(self, query_id: str, history: History) -> list[Pair]:
-        docs = sorted(set(self.pools[query_id]))
-        n = len(docs)
-        beta, a, b = self.ratings(docs, history)
+        fit = self.ratings(query_id, history)
+        docs, beta, a, b, n = fit.docs, fit.beta, fit.a, fit.b, len(fit.docs)
         asked = np.zeros((n, n), dtype=bool)
         asked[a, b] = asked[b, a] = True
         np.fill_diagonal(asked, True)
@@ -68,13 +103,10 @@ class RatingDriven:
         for _ in range(self.batch or max(1, n // 10)):
             if not open_.any():
                 break
-            uncertainty = np.where(open_, 1.0 / info, -np.inf)
-            best = np.flatnonzero(uncertainty == uncertainty.max())
-            i = best[np.argmin(tiebreak[best])]
+            i = first_of_best(np.where(open_, 1.0 / info, -np.inf), tiebreak)
             q = expit(beta[i] - beta)
             gain = np.where(asked[i], -np.inf, q * (1 - q) * (1.0 / info[i] + 1.0 / info))
-            partners = np.flatnonzero(gain == gain.max())
-            j = partners[np.argmin(tiebreak[partners])]
+            j = first_of_best(gain, tiebreak)
             picks.append((docs[i], docs[j]))
             asked[i, j] = asked[j, i] = True
             info[i] += q[j] * (1 - q[j])

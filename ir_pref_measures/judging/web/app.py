@@ -78,12 +78,20 @@ def create_app(desk: Desk) -> Starlette:
             )
         return page("assessor.html", **context)
 
-    async def answer(request: Request) -> Response:
+    async def posted(request: Request):
+        """``(token, assessor, form)`` of a form posted with the CSRF token of the assessor's pages, else ``None``."""
         token = request.path_params["token"]
         assessor = desk.assessor_of(token)
         form = await request.form()
         if assessor is None or not csrf_ok(desk.secret, token, form.get("csrf")):
+            return None
+        return token, assessor, form
+
+    async def answer(request: Request) -> Response:
+        checked = await posted(request)
+        if checked is None:
             return FORBIDDEN
+        token, assessor, form = checked
         key = form.get("answer")
         try:
             assignment = int(form.get("assignment", ""))
@@ -97,11 +105,10 @@ def create_app(desk: Desk) -> Starlette:
         return RedirectResponse(f"/a/{token}", status_code=303)
 
     async def undo(request: Request) -> Response:
-        token = request.path_params["token"]
-        assessor = desk.assessor_of(token)
-        form = await request.form()
-        if assessor is None or not csrf_ok(desk.secret, token, form.get("csrf")):
+        checked = await posted(request)
+        if checked is None:
             return FORBIDDEN
+        token, assessor, _ = checked
         desk.undo(assessor)
         return RedirectResponse(f"/a/{token}", status_code=303)
 

@@ -47,8 +47,14 @@ EDGE_CASES = {
     ),
     "e02_duplicates_unretrieved": (["q a b -1", "q c d 0", "q a c -1"], ["q a 2", "q b 1"]),
     "e03_bad_doc_also_explicit_target": (["q a b -1", "q NA b 2", "q c b -1"], ["q b 3", "q a 2", "q c 1"]),
-    "e04_bad_then_preferred": (["q b NA -2", "q b a -1", "q a c -1"], ["q a 3", "q b 2", "q c 1"]),
-    "e05_duplicate_inherits_preference": (["q a b 0", "q a c -1", "q c d -1"], ["q d 4", "q c 3", "q b 2", "q a 1"]),
+    "e04_bad_then_preferred": (
+        ["q4 b NA -2", "q4 b a -1", "q4 a c -1", "q4 c d -1"],
+        ["q4 a 4", "q4 d 3", "q4 b 2", "q4 c 1"],
+    ),
+    "e05_duplicate_inherits_preference": (
+        ["q5 a b 0", "q5 a c -1", "q5 c d -1", "q5 b e -1"],
+        ["q5 d 4", "q5 e 3.5", "q5 c 3", "q5 b 2", "q5 a 1"],
+    ),
     "e06_three_cycle": (["q a b -1", "q b c -1", "q c a -1", "q a d -1"], ["q c 3", "q b 2", "q a 1", "q d 0.5"]),
     "e07_noncontiguous_query_blocks": (
         ["q1 a b -1", "q2 c d -1", "q1 b e -1", "q3 f g -1"],
