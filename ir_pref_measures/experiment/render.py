@@ -366,11 +366,22 @@ def paper_table(
     result, format: str = "latex", digits: int | None = None, *, alpha: float = 0.05, caption: str | None = None
 ) -> str:
     """The paper-ready table of an :func:`~ir_pref_measures.experiment.front.Experiment` result, as LaTeX
-    (``format="latex"``, :func:`to_latex`: booktabs rules, every name escaped) or HTML (``"html"``,
-    :func:`to_html`): one row per run, each measure's best value in bold, an arrow where a run is significantly
-    better or worse than the baseline (p-value, corrected when the table has one, below ``alpha``), the legend in
-    the caption (after ``caption``). ``result``: the table Experiment returns (a DataFrame, or the Styler of
-    ``highlight=``); ``digits``: decimal places (default 4). pandas' own ``to_latex`` knows none of this."""
+    (:func:`to_latex`: booktabs rules, every name escaped) or HTML (:func:`to_html`): one row per run, each
+    measure's best value in bold, an arrow where a run is significantly better or worse than the baseline, the
+    legend in the caption. pandas' own ``to_latex`` knows none of this.
+
+    Parameters
+    ----------
+    result : the table Experiment returns (a DataFrame, or the Styler of ``highlight=``).
+    format : ``"latex"`` or ``"html"``.
+    digits : decimal places (default 4).
+    alpha : a p-value (corrected when the table has one) below it marks a run significantly better or worse.
+    caption : the caption's text, before the legend.
+
+    Returns
+    -------
+    str : the table's LaTeX or HTML source.
+    """
     table = getattr(result, "data", result)  # a Styler holds its table as .data
     if not isinstance(table, pd.DataFrame):
         raise InputError(f"a paper table is made from the table Experiment returns, not a {type(result).__name__}")

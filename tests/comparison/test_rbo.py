@@ -86,7 +86,7 @@ def test_command_prints_the_table(tmp_path, capsys):
 
 def test_compare_offers_rbo_between_the_runs():
     """In ``compare``, rbo measures are the runs' tie-aware RBO on each judged query; ``all`` is their mean."""
-    from ir_pref_measures.comparison.pairwise import compare
+    from ir_pref_measures.comparison import compare
     from ir_pref_measures.measures.names import pairwise_measures
 
     qrels = {"q1": {"d1": 1, "d9": 0}, "q2": {"d2": 2}, "q4": {"z": 1}}

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judges.panel import align
+from ir_pref_measures.judges import align
 from ir_pref_measures.judges.ppi import ppi_table, ppi_values, subsample_experiment
-from ir_pref_measures.stats.ppi import ppi_mean
+from ir_pref_measures.stats import ppi_mean
 
 QUERIES = [f"q{k:02d}" for k in range(30)]
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging import Store
 from ir_pref_measures.judging.database import is_url, postgresql, shown
-from ir_pref_measures.judging.store import SCHEMA, SQL, Store
+from ir_pref_measures.judging.store import SCHEMA, SQL
 from ir_pref_measures.judging.web.desk import SCHEMA as DESK_SCHEMA
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging import Pair
 from ir_pref_measures.judging.judges import JUDGES, FilesJudge, ReplayJudge, SimulatedJudge, read_recorded
-from ir_pref_measures.judging.protocol import Pair
 
 GRADES = {"q": {f"d{i}": float(i % 4) for i in range(40)}}
 STRICT = [Pair("q", f"d{i}", f"d{j}") for i in range(40) for j in range(40) if i % 4 != j % 4]

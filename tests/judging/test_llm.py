@@ -16,10 +16,10 @@ from judging.chat_server import FAULTS, ChatServer, prompt_key, tokens
 from oracles.judge_py import Exchange, at_line, read_transcript, reading
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging import Judge, Pair, QueryText, Texts, clarke_lines, preset
 from ir_pref_measures.judging.llm import OPTIONS, EndpointError, LLMJudge, make_judge
-from ir_pref_measures.judging.presets import ARABZADEH_CLARKE_SYSTEM, clarke_lines, preset
-from ir_pref_measures.judging.protocol import Judge, Pair
-from ir_pref_measures.judging.texts import MISSING, QueryText, Texts
+from ir_pref_measures.judging.presets import ARABZADEH_CLARKE_SYSTEM
+from ir_pref_measures.judging.texts import MISSING
 
 pytest.importorskip("openai")
 

@@ -11,9 +11,8 @@ from oracles.graded_systems import GRADES, runs, truth, write_files
 
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.judges import SimulatedJudge
+from ir_pref_measures.judging import AllPairs, SimulatedJudge, random_pairs
 from ir_pref_measures.judging.per_topic import CURVE_COLUMNS, judgments_per_topic, knee, knees
-from ir_pref_measures.judging.selectors import AllPairs, random_pairs
 
 
 def test_the_knee_of_a_broken_line_is_its_corner():

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from oracles.judge_py import at_line, better, reading
 
+from ir_pref_measures.judging import Answer, Pair, QueryText, Texts
 from ir_pref_measures.judging.presets import (
     PRESETS,
     RULES,
@@ -22,8 +23,6 @@ from ir_pref_measures.judging.presets import (
     read_one_or_two,
     verdicts,
 )
-from ir_pref_measures.judging.protocol import Answer, Pair
-from ir_pref_measures.judging.texts import QueryText, Texts
 
 AC = PRESETS["arabzadeh-clarke"]
 SAID = {1: "first", -1: "second", 0: "unusable"}

@@ -11,10 +11,7 @@ from dataclasses import astuple
 
 import numpy as np
 
-from ir_pref_measures.judging import runner
-from ir_pref_measures.judging.judges import FilesJudge, SimulatedJudge
-from ir_pref_measures.judging.selectors import AllPairs, TopK, random_pairs
-from ir_pref_measures.judging.store import Store
+from ir_pref_measures.judging import AllPairs, FilesJudge, SimulatedJudge, Store, TopK, random_pairs, runner
 
 
 def graded(queries: int, docs: int, seed: int = 0) -> dict[str, dict[str, float]]:

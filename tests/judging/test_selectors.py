@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.combine import combine
-from ir_pref_measures.judging.judges import SimulatedJudge
+from ir_pref_measures.judging import SimulatedJudge, combine
 from ir_pref_measures.judging.selectors import (
     AllPairs,
     BinaryInsertion,
@@ -23,7 +22,8 @@ from ir_pref_measures.judging.selectors import (
     depth_pools,
     random_pairs,
 )
-from ir_pref_measures.leaderboards.ratings import bradley_terry, points_matrix
+from ir_pref_measures.leaderboards import bradley_terry
+from ir_pref_measures.leaderboards.ratings import points_matrix
 
 
 def graded(seed: int, queries: int = 3, docs: int = 12, grades: int = 4) -> dict[str, dict[str, float]]:

@@ -7,10 +7,7 @@ import pytest
 from oracles.graded_systems import GRADES, runs, truth, write_files
 
 from ir_pref_measures.commands import main
-from ir_pref_measures.judging.combine import Verdict
-from ir_pref_measures.judging.judges import SimulatedJudge
-from ir_pref_measures.judging.protocol import Pair
-from ir_pref_measures.judging.selectors import AllPairs, TopK, random_pairs
+from ir_pref_measures.judging import AllPairs, Pair, SimulatedJudge, TopK, Verdict, random_pairs
 from ir_pref_measures.judging.simulate import COLUMNS, preference_frame, simulate, summary
 
 

@@ -10,8 +10,8 @@ import warnings
 import pytest
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.export import export_lines, verdicts
-from ir_pref_measures.judging.protocol import Answer, Pair
+from ir_pref_measures.judging import Answer, Pair, export_lines
+from ir_pref_measures.judging.export import verdicts
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.parsing.preferences import read_judging_log, read_preferences
 

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.protocol import Pair
+from ir_pref_measures.judging import Pair
 from ir_pref_measures.judging.texts import MISSING, QueryText, Texts, document_texts, load_texts, query_texts
 
 

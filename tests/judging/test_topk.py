@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import testdata_path
 
-from ir_pref_measures.judging.combine import combine
-from ir_pref_measures.judging.protocol import Answer, Pair
-from ir_pref_measures.judging.selectors import TopK, read_grades
+from ir_pref_measures.judging import Answer, Pair, TopK, combine, read_grades
 from ir_pref_measures.judging.selectors.topk import candidates
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "judging" / "prefj_cast2019.json"

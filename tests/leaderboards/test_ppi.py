@@ -12,8 +12,9 @@ import pytest
 from scipy.special import expit
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.leaderboards import bradley_terry
 from ir_pref_measures.leaderboards.ppi import EncodedBattles, ppi_bradley_terry, ppi_rate
-from ir_pref_measures.leaderboards.ratings import bradley_terry, points_matrix
+from ir_pref_measures.leaderboards.ratings import points_matrix
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "data" / "ppi" / "reference.json").read_text())
 CASES = [(case, result) for case in REFERENCE["bradley_terry"] for result in case["results"]]

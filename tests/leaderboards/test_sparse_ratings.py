@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from ir_pref_measures.leaderboards.ratings import bradley_terry, points_matrix
+from ir_pref_measures.leaderboards import bradley_terry
+from ir_pref_measures.leaderboards.ratings import points_matrix
 from ir_pref_measures.leaderboards.sparse_ratings import bradley_terry_battles
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_pref_measures.comparison.pairwise import DEFAULT_MEASURES, compare
+from ir_pref_measures.comparison import compare
+from ir_pref_measures.comparison.pairwise import DEFAULT_MEASURES
 from ir_pref_measures.errors import InputError
 
 INF = math.inf

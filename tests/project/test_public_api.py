@@ -19,7 +19,7 @@ from conftest import ROOT
 import ir_pref_measures as ipm
 
 SECTIONS = ("Parameters", "Returns")
-CONCEPTS = ("comparison", "dask", "experiment", "judges", "leaderboards", "meta", "stats")
+CONCEPTS = ("comparison", "dask", "experiment", "judges", "judging", "leaderboards", "meta", "stats")
 PAGES = ("README.md", *sorted(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md")))
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 NAME_IN_TEXT = re.compile(r"\b(?:ipm|ir_pref_measures)\.([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?")
@@ -28,8 +28,6 @@ NAME_IN_TEXT = re.compile(r"\b(?:ipm|ir_pref_measures)\.([A-Za-z_]\w*)(?:\.([A-Z
 ALLOWED = {
     ("tests/test_engine.py", "ir_pref_measures.comparison.pairwise"): "the engine's pairwise values against the "
     "compare kernel's own relevant docs and comparisons",
-    ("tests/comparison/test_rbo.py", "ir_pref_measures.comparison.pairwise"): "RBO as a compare measure, parsed "
-    "by the compare grammar",
     ("tests/measures/test_pairwise.py", "ir_pref_measures.comparison.pairwise"): "the kernels against compare's "
     "default measure list",
     ("tests/judges/test_panel.py", "ir_pref_measures.judges.coefficients"): "the kappa and alpha kernels against "
@@ -43,6 +41,31 @@ ALLOWED = {
     "wrapped to check Experiment's per_query parameter",
     ("tests/reliability/test_environment_errors.py", "ir_pref_measures.dask.scheduler"): "the scheduler "
     "handshake's bound under a broken environment",
+    ("tests/commands/test_eval.py", "ir_pref_measures.experiment.demo"): "the demo's data, where nDCG and APpref "
+    "disagree",
+    ("tests/commands/test_experiment.py", "ir_pref_measures.meta.plots"): "the plots the command draws",
+    ("tests/commands/test_ppi.py", "ir_pref_measures.stats.topic_set_size"): "the module the command wraps",
+    ("tests/experiment/test_render.py", "ir_pref_measures.experiment.styled"): "the highlight rule of styled tables",
+    ("tests/judging/test_database.py", "ir_pref_measures.judging.store"): "the store's schema on each database",
+    ("tests/judging/test_database.py", "ir_pref_measures.judging.web.desk"): "the desk's schema on each database",
+    ("tests/judging/test_llm.py", "ir_pref_measures.judging.presets"): "the preset's system prompt, line for line",
+    ("tests/judging/test_llm.py", "ir_pref_measures.judging.texts"): "the marker of a missing text",
+    ("tests/judging/test_selectors.py", "ir_pref_measures.leaderboards.ratings"): "the dense Bradley-Terry fit, the "
+    "oracle of the rating-driven selector",
+    ("tests/judging/test_store.py", "ir_pref_measures.judging.export"): "the verdicts behind every export",
+    ("tests/judging/test_topk.py", "ir_pref_measures.judging.selectors.topk"): "prefj.py's candidates",
+    ("tests/judging/web/server.py", "ir_pref_measures.judging.web"): "the web interface's server, run by the tests",
+    ("tests/judging/web/test_app.py", "ir_pref_measures.judging.database"): "the database URL's connection",
+    ("tests/judging/web/test_desk.py", "ir_pref_measures.judging.web"): "the desk the web interface serves",
+    ("tests/leaderboards/test_ppi.py", "ir_pref_measures.leaderboards.ratings"): "the points matrix of the fits",
+    ("tests/leaderboards/test_sparse_ratings.py", "ir_pref_measures.leaderboards.ratings"): "the dense fit, the "
+    "oracle of the sparse one",
+    ("tests/oracles/graded_systems.py", "ir_pref_measures.judging.simulate"): "the preferences of a simulated effort",
+    ("tests/reliability/test_bad_output.py", "ir_pref_measures.experiment.render"): "the renderer on odd tables",
+    ("tests/reliability/test_newer_features.py", "ir_pref_measures.judges.panel"): "the panel's functions on odd "
+    "input",
+    ("tests/reliability/test_newer_features.py", "ir_pref_measures.leaderboards.boards"): "battles encoded on odd "
+    "input",
 }
 
 

@@ -624,7 +624,8 @@ def _markdown_cells(line: str) -> list[str]:
 
 
 def test_markdown_keeps_one_line_and_one_cell_per_name():
-    from ir_pref_measures.experiment.render import measure_columns, render
+    from ir_pref_measures.experiment import render
+    from ir_pref_measures.experiment.render import measure_columns
 
     table = nasty_table()
     blocks = render(table, "markdown").split("\n\n")  # the values, then a table of statistics per measure
@@ -640,7 +641,8 @@ def test_markdown_keeps_one_line_and_one_cell_per_name():
 
 def test_markdown_renders_every_name():
     markdown_it = pytest.importorskip("markdown_it")
-    from ir_pref_measures.experiment.render import measure_columns, render
+    from ir_pref_measures.experiment import render
+    from ir_pref_measures.experiment.render import measure_columns
 
     table = nasty_table()
     first = render(table, "markdown").split("\n\n")[0]  # the values of the measures

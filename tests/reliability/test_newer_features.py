@@ -30,11 +30,11 @@ from oracles.tied_rbo import direct as direct_rbo
 import ir_pref_measures as ipm
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judges import panel
-from ir_pref_measures.leaderboards.boards import encoded, rate
+from ir_pref_measures.leaderboards import rate
+from ir_pref_measures.leaderboards.boards import encoded
 from ir_pref_measures.measures.tied_rbo import rbo, rbo_of_scores
 from ir_pref_measures.parsing.battles import read_battles
-from ir_pref_measures.stats.anova import anova
-from ir_pref_measures.stats.tukey import randomised_tukey, tukey_hsd
+from ir_pref_measures.stats import anova, randomised_tukey, tukey_hsd
 
 ELO_POINTS = 400 / math.log(10)
 SCALES = [10.0**k for k in range(-300, 301, 50)]

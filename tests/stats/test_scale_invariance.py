@@ -9,10 +9,9 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ir_pref_measures.leaderboards.boards import leaderboard
+from ir_pref_measures.leaderboards import leaderboard
 from ir_pref_measures.measures.tied_rbo import rbo_of_scores
-from ir_pref_measures.stats.anova import anova
-from ir_pref_measures.stats.tukey import randomised_tukey, tukey_hsd
+from ir_pref_measures.stats import anova, randomised_tukey, tukey_hsd
 
 EXPONENTS = st.integers(-300, 300)
 SEEDS = st.integers(0, 2**32 - 1)

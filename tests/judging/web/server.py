@@ -3,9 +3,7 @@
 import json
 import sys
 
-from ir_pref_measures.judging.selectors import AllPairs
-from ir_pref_measures.judging.store import Store
-from ir_pref_measures.judging.texts import QueryText, load_texts
+from ir_pref_measures.judging import AllPairs, QueryText, Store, load_texts
 from ir_pref_measures.judging.web import links, open_desk, serve
 
 store_path, port, config = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir_pref_measures.judging.selectors import AllPairs, TopK
-from ir_pref_measures.judging.store import Store
-from ir_pref_measures.judging.texts import load_texts
+from ir_pref_measures.judging import AllPairs, Store, TopK, load_texts
 from ir_pref_measures.judging.web import open_desk
 
 POOLS = {"q1": ["a", "b", "c", "d"], "q2": ["e", "f", "g"]}
