@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ir_pref_measures.errors import user_stacklevel
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
@@ -39,7 +40,7 @@ def warn_unjudged(name: str, ranking: Ranking, judgments: Judgments) -> None:
             f"run {name}: none of its retrieved documents is judged on {missed} of the {len(judgments)} judged "
             f"queries ({missed / len(judgments):.0%}); its scores there are those of an empty ranking "
             f"(a run of another collection or query set?)",
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -63,5 +64,5 @@ def warn_depths(found: Mapping[str, int]) -> None:
         f"in the deepest); recall-oriented measures (APpref, rpref, RPP, ...) favour the deeper runs: give "
         f"topk={shallow} (--topk {shallow}) to compare them at the same depth",
         DepthWarning,
-        stacklevel=3,
+        stacklevel=user_stacklevel(),
     )

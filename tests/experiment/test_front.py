@@ -318,7 +318,7 @@ def _small_experiment_inputs():
 def test_the_per_query_computation_is_a_parameter():
     """``per_query`` is called once per judgment set with the local computation's arguments; its values make the
     table."""
-    from ir_pref_measures.experiment.values import per_query as local
+    from ir_pref_measures.experiment.values import per_query_frames as local
 
     runs, qrels = _small_experiment_inputs()
     calls = []
