@@ -1,8 +1,9 @@
 """ir_measures glue: the preference measures as Measure objects, computed by one Provider.
 
-Importing ``ir_pref_measures`` registers every measure below in ``ir_measures.measures.registry`` and
-inserts :class:`PreferenceProvider` into ``ir_measures.DefaultPipeline.providers`` (guarded, so a second
-import changes nothing). Then ``ir_measures.calc_aggregate``, ``iter_calc``, ``evaluator``,
+Importing this module registers every measure below in ``ir_measures.measures.registry`` and inserts
+:class:`PreferenceProvider` into ``ir_measures.DefaultPipeline.providers`` (guarded, so a second registration
+changes nothing); ``import ir_pref_measures`` has it imported as soon as ir_measures is
+(:mod:`~ir_pref_measures.adapters.registration`). Then ``ir_measures.calc_aggregate``, ``iter_calc``, ``evaluator``,
 ``parse_measure`` and the ``ir-pref-measures eval`` command accept the new names, mixed with the
 ordinary ones. Judgments may be graded qrels in any form ir_measures accepts (preferences are then
 derived: a > b iff grade(a) > grade(b)), a preference table (``query_id, doc_id_a, doc_id_b,
@@ -157,3 +158,6 @@ def _not_a_split_string(qrels):
             "ir_measures.read_trec_qrels(path)",
         )
     return qrels
+
+
+register()  # last: the module is complete (the post-import hook may have brought us here)

@@ -1,6 +1,7 @@
 """Write (or, with ``--check``, compare) the measure objects of ``ir_pref_measures/__init__.py``: one explicit
-binding per measure of the catalog, so that type checkers and IDEs see ``ipm.ppref``, ``ipm.PGC``, ... Reads the
-installed package's catalog.
+declaration per measure of the catalog, so that type checkers and IDEs see ``ipm.ppref``, ``ipm.PGC``, ..., and the
+tuple of their names, with which the module makes them on first use (without importing ir_measures before). Reads
+the installed package's catalog.
 
     python tools/public_api.py           # rewrite the generated block
     python tools/public_api.py --check   # exit 1 if it is out of date
@@ -15,7 +16,8 @@ from pathlib import Path
 
 INIT = Path(__file__).resolve().parents[1] / "ir_pref_measures" / "__init__.py"
 BLOCKS = {  # marker -> the generated lines, given the measure names
-    "measure objects": lambda names: [f'{name}: _Measure = _MEASURES["{name}"]' for name in names],
+    "measure objects": lambda names: [f"{name}: _Measure" for name in names],
+    "measure names": lambda names: ["_MEASURE_NAMES = (", *(f'    "{name}",' for name in names), ")"],
 }
 
 
