@@ -7,8 +7,6 @@ import argparse
 import json
 import sys
 
-from ir_pref_measures.dropins.pref_eval import aggregate_lines, numbers, read_preference_lines
-
 
 def add_parser(subparsers) -> None:
     aggregate = subparsers.add_parser(
@@ -37,6 +35,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from ir_pref_measures.dropins.pref_eval import aggregate_lines, read_preference_lines
+
     frame = read_preference_lines(args.prefs)
     if args.method == "scores":
         lines = score_lines(frame, args.measure, args.prefs)
@@ -68,6 +68,7 @@ def pair_table(frame, path: str):
 
 def measure_values(table, measure: str, path: str):
     """The numbers of ``measure`` in the lines of ``table`` (an :class:`InputError` when they hold none)."""
+    from ir_pref_measures.dropins.pref_eval import numbers
     from ir_pref_measures.errors import InputError
 
     if measure not in table.columns:

@@ -7,8 +7,6 @@ import argparse
 import sys
 
 from ir_pref_measures.commands.options import add_run_name_options
-from ir_pref_measures.dropins.compatibility import compatibility_report
-from ir_pref_measures.parsing.names import renamed_report
 
 
 def add_parser(subparsers) -> None:
@@ -35,5 +33,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from ir_pref_measures.dropins.compatibility import compatibility_report
+    from ir_pref_measures.parsing.names import renamed_report
+
     report = compatibility_report(args.qrels, args.run, args.p, normalize=not args.no_normalize, ties=args.ties)
     sys.stdout.write(renamed_report(report, args.name, args.run))

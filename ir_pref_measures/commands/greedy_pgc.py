@@ -7,9 +7,7 @@ import argparse
 import sys
 
 from ir_pref_measures.commands.options import add_run_name_options
-from ir_pref_measures.dropins.greedy_pgc import greedy_pgc_report
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.parsing.names import renamed_report
 
 
 def add_parser(subparsers) -> None:
@@ -27,6 +25,9 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from ir_pref_measures.dropins.greedy_pgc import greedy_pgc_report
+    from ir_pref_measures.parsing.names import renamed_report
+
     if not 0 < args.p <= 1:
         raise InputError(f"value of p = {args.p} out of range (0, 1]")
     sys.stdout.write(renamed_report(greedy_pgc_report(args.prefs, args.run, args.p), args.name, args.run))

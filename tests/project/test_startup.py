@@ -1,0 +1,64 @@
+"""Start-up pays only for what a command uses: what each ``ir-pref-measures`` command imports, in a fresh interpreter
+(the installed package, run from ``/``). The heavy packages are those a command may need but must not import
+before it does: ir_measures, numpy, pyarrow, pandas, scipy, ..."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+
+import pytest
+from conftest import fixture_path
+
+from ir_pref_measures.commands import COMMANDS
+
+HEAVY = ("ir_measures", "numpy", "pyarrow", "pandas", "scipy", "statsmodels", "matplotlib", "dask", "distributed")
+
+# subcommand -> why building its parser (``--help``) imports heavy packages: the choices of an option live in a module
+# that needs them
+PARSER_IMPORTS = {
+    "eval": "--prefs-format's choices (parsing.preferences)",
+    "trec-eval": "-R's choices (loading.groups)",
+    "leaderboard": "--format's choices (experiment.render)",
+    "experiment": "--format, --test and --prefs-format choices (experiment.render, experiment.front, ...)",
+    "meta": "pandas for its tables, imported with the module",
+    "judges": "--prefs-format's choices (parsing.preferences)",
+    "ppi": "--format's choices (experiment.render)",
+    "topicsize": "--format's choices (experiment.render)",
+    "judge": "the store's description (judging.database)",
+}
+
+
+def imported(argv: list[str]) -> list[str]:
+    """The heavy packages a fresh interpreter has imported once ``ir-pref-measures ARGV`` is done."""
+    code = (
+        "import contextlib, io, sys\n"
+        "from ir_pref_measures.commands import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        f"    status = main({argv!r})\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))\n"
+    )
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", check=False)
+    assert found.returncode == 0, found.stderr
+    return ast.literal_eval(found.stdout)
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_command_parser_imports_nothing_heavy(command):
+    """``ir-pref-measures COMMAND --help`` imports no heavy package, but for the commands of :data:`PARSER_IMPORTS`,
+    which do (so that the list cannot go stale)."""
+    assert bool(imported([command, "--help"])) == (command in PARSER_IMPORTS)
+
+
+def test_compare_imports_neither_ir_measures_nor_pandas():
+    """``compare`` reads with pyarrow and computes with numpy; it needs no ir_measures, pandas or scipy."""
+    inputs = fixture_path("inputs")
+    argv = ["compare", "-R", str(inputs / "qrels"), *(str(inputs / f"run{k}") for k in (1, 2, 3))]
+    assert imported(argv) == ["numpy", "pyarrow"]
+
+
+def test_eval_imports_ir_measures():
+    """``eval`` parses its measures and prints its output with ir_measures, which registers our measures."""
+    inputs = fixture_path("inputs")
+    assert "ir_measures" in imported(["eval", str(inputs / "qrels"), str(inputs / "run1"), "ppref@10"])
