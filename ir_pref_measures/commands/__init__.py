@@ -1,5 +1,6 @@
 """The ``ir-pref-measures`` command: one module per subcommand, each with ``add_parser(subparsers)`` (which sets
-``handler=run``) and ``run(args)``. The only place with argparse and exit codes."""
+``handler=run``) and ``run(args)``, imported only when its subcommand is asked for. The only place with argparse and
+exit codes."""
 
 from __future__ import annotations
 
@@ -13,34 +14,52 @@ from collections.abc import Iterator
 from ir_pref_measures._version import __version__
 from ir_pref_measures.errors import InputError
 
-COMMANDS = {  # subcommand -> its module, in the order ``--help`` lists them
-    "demo": "demo",
-    "eval": "eval",
-    "pairwise-pref-eval": "pairwise_pref_eval",
-    "trec-eval": "trec_eval",
-    "compare": "compare",
-    "aggregate": "aggregate",
-    "leaderboard": "leaderboard",
-    "compatibility": "compatibility",
-    "greedy-pgc": "greedy_pgc",
-    "rbo": "rbo",
-    "experiment": "experiment",
-    "meta": "meta",
-    "judges": "judges",
-    "ppi": "ppi",
-    "topicsize": "topicsize",
-    "judge": "judge",
+COMMANDS = {  # subcommand -> (its module, its line in ``ir-pref-measures --help``), in the order --help lists them
+    "demo": ("demo", "evaluate the built-in example and print a table"),
+    "eval": ("eval", "the ir_measures command line, with the preference measures"),
+    "pairwise-pref-eval": ("pairwise_pref_eval", "drop-in for pairwise_pref_eval.py (byte-identical output)"),
+    "trec-eval": (
+        "trec_eval",
+        "drop-in for trec_eval's preference measures (-R prefs / qrels_prefs; byte-identical output)",
+    ),
+    "compare": ("compare", "drop-in for pref_eval.py: pairwise preferences between runs (JSON lines)"),
+    "aggregate": (
+        "aggregate",
+        "drop-in for pref_aggregate.py: order runs by MC4 / Borda (preferences) or mean (metrics)",
+    ),
+    "leaderboard": (
+        "leaderboard",
+        "rate systems from pairwise battles: Bradley-Terry (or Elo) ratings with bootstrap intervals",
+    ),
+    "compatibility": ("compatibility", "drop-in for Clarke's compatibility.py (byte-identical output)"),
+    "greedy-pgc": ("greedy_pgc", "drop-in for Luo's greedy_pgc.py (deterministic tie-break)"),
+    "rbo": ("rbo", "tie-aware rank-biased overlap between two runs (extrapolated value, bounds, residual)"),
+    "experiment": ("experiment", "a PyTerrier-style table: runs x measures, with a baseline and significance tests"),
+    "meta": ("meta", "meta-evaluation: agreement with users, sensitivity, consistency, stability, PR curves"),
+    "judges": ("judges", "agreement and reliability of preference judges (people, LLMs, graded qrels)"),
+    "ppi": (
+        "ppi",
+        "prediction-powered inference: people's judgments of a sample plus an LLM's of all, valid intervals",
+    ),
+    "topicsize": (
+        "topicsize",
+        "topic set size design: topics needed for a t-test, an ANOVA or a CI width (Sakai), and the reverse",
+    ),
+    "judge": ("judge", "produce preference judgments: plan, run (resumable), status, export, simulate"),
 }
 
 
 def parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The command's parser; with ``only`` (a subcommand), the parser of that subcommand alone, so that a run
-    imports only the modules it needs."""
+    """The command's parser; with ``only`` (a subcommand), with the parser of that subcommand alone (its module
+    imported), else with the list of subcommands and their lines of :data:`COMMANDS` (no command module imported),
+    all that ``--help``, ``--version`` or a mistyped command need."""
     main = argparse.ArgumentParser(prog="ir-pref-measures", description="Preference-based IR evaluation.")
     main.add_argument("--version", action="version", version=f"ir-pref-measures {__version__}")
     subparsers = main.add_subparsers(dest="command", required=True)
-    for name, module in COMMANDS.items():
-        if only is None or name == only:
+    for name, (module, summary) in COMMANDS.items():
+        if only is None:
+            subparsers.add_parser(name, help=summary)
+        elif name == only:
             importlib.import_module(f"ir_pref_measures.commands.{module}").add_parser(subparsers)
     return main
 

@@ -11,7 +11,6 @@ import sys
 def add_parser(subparsers) -> None:
     aggregate = subparsers.add_parser(
         "aggregate",
-        help="drop-in for pref_aggregate.py: order runs by MC4 / Borda (preferences) or mean (metrics)",
         description="Read the per-query lines of a `compare -q` (or pref_eval.py -q) output and print "
         "pref_aggregate.py's JSON lines.",
     )

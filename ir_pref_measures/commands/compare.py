@@ -14,7 +14,6 @@ from ir_pref_measures.errors import InputError
 def add_parser(subparsers) -> None:
     compare = subparsers.add_parser(
         "compare",
-        help="drop-in for pref_eval.py: pairwise preferences between runs (JSON lines)",
         description="Compare runs pairwise (RPP, lexicographic precision/recall, metric differences) and print "
         "pref_eval.py's JSON lines. Values are run i vs run j (i before j on the command line), positive when "
         "run i is better. QRELS is a TREC qrels file or an ir_datasets ID.",

@@ -12,7 +12,6 @@ from ir_pref_measures.commands.options import add_run_name_options
 def add_parser(subparsers) -> None:
     compat = subparsers.add_parser(
         "compatibility",
-        help="drop-in for Clarke's compatibility.py (byte-identical output)",
         description="Compatibility (Clarke et al., TOIS 2021): RBO at depth 1000 between RUN and the closest "
         "ideal ranking of the docs with a value > 0 in QRELS, normalised. Output as compatibility.py.",
     )

@@ -6,7 +6,7 @@ import argparse
 
 
 def add_parser(subparsers) -> None:
-    demo = subparsers.add_parser("demo", help="evaluate the built-in example and print a table")
+    demo = subparsers.add_parser("demo")
     demo.set_defaults(handler=run)
 
 

@@ -15,7 +15,6 @@ from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
 def add_parser(subparsers) -> None:
     ev = subparsers.add_parser(
         "eval",
-        help="the ir_measures command line, with the preference measures",
         description="Like `ir_measures QRELS RUN MEASURE...`, with ppref@k, APpref, ... registered. "
         "QRELS is a TREC qrels file, an ir_datasets ID, or '-' for none (then --prefs is needed).",
     )

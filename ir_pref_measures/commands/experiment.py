@@ -22,7 +22,6 @@ from ir_pref_measures.stats.paired import SAMPLES
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "experiment",
-        help="a PyTerrier-style table: runs x measures, with a baseline and significance tests",
         description="Evaluate RUN files with graded, preference and pairwise measures on JUDGMENTS (a qrels "
         "file, a preference file, or an ir_datasets ID such as msmarco-passage/trec-dl-2019/judged), optionally "
         "combined with --prefs, and on other judgment sets (-j NAME=SOURCE, then -m NAME:MEASURE). Runs are named "

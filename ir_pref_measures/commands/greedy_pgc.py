@@ -13,7 +13,6 @@ from ir_pref_measures.errors import InputError
 def add_parser(subparsers) -> None:
     greedy = subparsers.add_parser(
         "greedy-pgc",
-        help="drop-in for Luo's greedy_pgc.py (deterministic tie-break)",
         description="Greedy PGC (Clarke et al., SIGIR 2021): PREFS is 'qid winner loser', RUN a TREC run whose rank "
         "column gives the actual ranking. Output as greedy_pgc.py; ties broken by (rank, doc id).",
     )

@@ -56,7 +56,6 @@ JUDGE_OPTIONS: dict[str, tuple[Callable | None, Callable]] = {
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "judge",
-        help="produce preference judgments: plan, run (resumable), status, export, simulate",
         description="Judging efforts in a SQLite or PostgreSQL store: pair selection (all pairs, random, prefj.py's "
         "top-k process, binary insertion, rating-driven), simulated / replayed / human / LLM judges, exports to the "
         "judgment formats the package reads, and a simulator of selectors x budgets.",

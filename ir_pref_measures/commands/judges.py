@@ -23,7 +23,6 @@ FORMATS = ("table", "csv", "json", "markdown", "latex", "html")
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "judges",
-        help="agreement and reliability of preference judges (people, LLMs, graded qrels)",
         description="Align two or more judges on the pairs they judged (a > b and b < a are one judgment; "
         "repeated judgments reduced by majority; graded qrels read as the preferences they imply) and report "
         "agree / tie / disagree counts, Cohen's kappa, weighted kappa, Krippendorff's alpha and Fleiss' kappa with "

@@ -18,7 +18,6 @@ PLOT_FILE = "FILE: a matplotlib format by its suffix (.png, .pdf, .svg, ...)"
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "leaderboard",
-        help="rate systems from pairwise battles: Bradley-Terry (or Elo) ratings with bootstrap intervals",
         description="Rate the systems of a battle file (lines 'qid system_a system_b winner [weight]', winner a "
         "system's name, a, b or tie), or of RUN files compared per query on --qrels by a pairwise measure (each "
         "query is a battle between two runs, won by the sign of the measure; runs named by their file name without "

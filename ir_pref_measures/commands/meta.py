@@ -247,7 +247,6 @@ def add_parser(subparsers) -> None:
     """``meta agreement | sensitivity | consistency | runs | stability | pr-curve``."""
     main = subparsers.add_parser(
         "meta",
-        help="meta-evaluation: agreement with users, sensitivity, consistency, stability, PR curves",
         description="Judge measures the way the papers do: agreement with side-by-side SERP preferences, "
         "sensitivity (share of run pairs significantly different), consistency (Kendall's tau, tau_AP), "
         "stability under removed judgments, preference precision-recall curves.",

@@ -9,7 +9,6 @@ import sys
 def add_parser(subparsers) -> None:
     ppe = subparsers.add_parser(
         "pairwise-pref-eval",
-        help="drop-in for pairwise_pref_eval.py (byte-identical output)",
         description="Reproduces Elsas' pairwise_pref_eval.py: PREFS in the carterette format, RUN a TREC run.",
     )
     ppe.add_argument("-q", action="store_true", help="print per-query results")

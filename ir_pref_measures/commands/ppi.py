@@ -21,7 +21,6 @@ from ir_pref_measures.experiment.render import FORMATS
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "ppi",
-        help="prediction-powered inference: people's judgments of a sample plus an LLM's of all, valid intervals",
         description="Combine people's judgments of a random sample of the queries with an LLM's judgments of all "
         "queries into estimates of the measure under people's judgments whose intervals stay valid however biased "
         "the LLM is (PPI++: Angelopoulos, Duchi, Zrnic 2023); or, with --battles, prediction-powered Bradley-Terry "

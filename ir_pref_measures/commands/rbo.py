@@ -12,7 +12,6 @@ from ir_pref_measures.commands.options import positive_int, probability
 def add_parser(subparsers) -> None:
     rbo = subparsers.add_parser(
         "rbo",
-        help="tie-aware rank-biased overlap between two runs (extrapolated value, bounds, residual)",
         description="Rank-biased overlap (Webber et al., TOIS 2010) between RUN_A and RUN_B with ties treated as "
         "in Corsi and Urbano (SIGIR 2024): docs of equal score in a query are tied. Prints a tab-separated "
         "table query_id, ext, min, max, res: the mean over the queries of either run (query_id 'all'), and with "

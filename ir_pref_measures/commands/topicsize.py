@@ -20,7 +20,6 @@ from ir_pref_measures.experiment.render import FORMATS
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "topicsize",
-        help="topic set size design: topics needed for a t-test, an ANOVA or a CI width (Sakai), and the reverse",
         description="Sakai's topic set size design from a variance estimate (the two-way ANOVA residual variance of "
         "a measure's per-topic scores over runs): the number of topics for a paired t-test, a one-way ANOVA over m "
         "systems and a confidence interval width at given alpha, beta and minimum detectable difference; or, with "

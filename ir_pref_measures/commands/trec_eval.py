@@ -14,7 +14,6 @@ from ir_pref_measures.loading.groups import READERS, read_judgments
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "trec-eval",
-        help="drop-in for trec_eval's preference measures (-R prefs / qrels_prefs; byte-identical output)",
         description="Reproduces `trec_eval -m all_prefs -R prefs JUDGMENTS RUN` and its options -q, -c, -M, -n.",
     )
     parser.add_argument("-q", action="store_true", help="print the measures of each query")

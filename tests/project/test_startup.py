@@ -5,13 +5,14 @@ before it does: ir_measures, numpy, pyarrow, pandas, scipy, ..."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 
 import pytest
 from conftest import fixture_path
 
-from ir_pref_measures.commands import COMMANDS
+from ir_pref_measures.commands import COMMANDS, main
 
 HEAVY = ("ir_measures", "numpy", "pyarrow", "pandas", "scipy", "statsmodels", "matplotlib", "dask", "distributed")
 
@@ -49,6 +50,16 @@ def test_a_command_parser_imports_nothing_heavy(command):
     """``ir-pref-measures COMMAND --help`` imports no heavy package, but for the commands of :data:`PARSER_IMPORTS`,
     which do (so that the list cannot go stale)."""
     assert bool(imported([command, "--help"])) == (command in PARSER_IMPORTS)
+
+
+def test_the_list_of_commands_imports_nothing_heavy(capsys):
+    """``ir-pref-measures --help`` lists every subcommand with its line, from :data:`COMMANDS` alone."""
+    assert imported(["--help"]) == []
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listing = capsys.readouterr().out
+    for name, (_, summary) in COMMANDS.items():
+        assert re.search(rf"^    {re.escape(name)} +{re.escape(summary[:20])}", listing, re.M), name
 
 
 def test_compare_imports_neither_ir_measures_nor_pandas():
