@@ -150,9 +150,10 @@ def test_every_command_module_adds_its_parser_and_runs():
         "judge",
     ]
     assert names == list(COMMANDS)
-    for module in COMMANDS.values():
+    for name, (module, _) in COMMANDS.items():
         command = importlib.import_module(f"ir_pref_measures.commands.{module}")
         assert callable(command.add_parser) and callable(command.run)
+        assert list(parser(name)._subparsers._group_actions[0].choices) == [name]  # the module adds its subcommand
 
 
 def test_only_input_errors_become_exit_status_2(files, capsys, monkeypatch):
