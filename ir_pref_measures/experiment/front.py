@@ -31,7 +31,7 @@ from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.experiment.columns import DEFAULT_SET, Plan, is_pairwise, summed  # noqa: F401  (DEFAULT_SET: the CLI's)
 from ir_pref_measures.experiment.pipelines import VALIDATE, check_outputs, is_runtime_measure, plan_drawing
 from ir_pref_measures.experiment.render import HIGHLIGHTS
-from ir_pref_measures.experiment.runs import SAVE_MODES, read_runs, run_sources, save_tables, truncate
+from ir_pref_measures.experiment.runs import SAVE_MODES, run_sources, save_tables
 from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's)
     TESTS,
     TestSettings,
@@ -41,20 +41,12 @@ from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's
     long_table,
     summary_table,
 )
-from ir_pref_measures.experiment.values import per_query_frames
+from ir_pref_measures.experiment.values import PerQuery, experiment_values
 from ir_pref_measures.loading import sources
-from ir_pref_measures.loading.checks import check_overlap, examples
+from ir_pref_measures.loading.checks import examples
 from ir_pref_measures.measures.names import is_package_measure
-from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.stats import paired
-
-PerQuery = Callable[..., dict[str, pd.DataFrame]]
-"""The per-query computation of an experiment, called as :func:`~ir_pref_measures.experiment.values.per_query_frames` is
-(``rankings, judgments, measures, baseline, *, verbose, frames``): per measure column, a frame of per-query
-values (one row per query id, sorted; one column per run). :func:`ir_pref_measures.dask.on_cluster` computes it on a
-Dask cluster."""
 
 
 def Experiment(
@@ -171,63 +163,30 @@ def Experiment(
     if verbose and plan == "tree":
         print(plan_drawing(systems))
     frames = {} if any(map(is_runtime_measure, measures)) else None
-    rankings = read_runs(
-        systems,
-        topics=call.topics,
-        judged=experiment.judged if filter_by_qrels else None,
-        batch_size=batch_size,
-        verbose=verbose,
-        save_dir=save_dir,
-        save_mode=save_mode,
-        save_format=save_format,
-        times=times,
-        frames=frames,
-        need_documents=not all(map(is_runtime_measure, measures)),
-    )
-    if topk is not None:
-        rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
-    warn_depths(depths(rankings))
-    baselines = baseline_names(baseline, list(rankings))
+    run_names = list(systems)
+    baselines = baseline_names(baseline, run_names)
     restrict = sources.topic_ids(call.topics) if call.topics is not None and filter_by_topics else None
-    if all(len(ranking.doc_text) for ranking in rankings.values()):  # not runs of query ids alone (timings)
-        main = next(iter(experiment.sets.values()))
-        main = main if restrict is None else main.restrict(restrict)
-        for name, ranking in rankings.items():
-            warn_unjudged(name, ranking, main)
+    _check_plan(experiment, baselines, settings, restrict)
     values = experiment_values(
-        rankings, experiment, baselines, settings, restrict=restrict, per_query=per_query, verbose=verbose,
-        check_runs=frame_topics is None, frames=frames,
+        systems, experiment, baselines[0] if baselines else None, per_query=per_query, topk=topk, restrict=restrict,
+        check_runs=frame_topics is None, verbose=verbose, frames=frames, topics=call.topics,
+        judged=experiment.judged if filter_by_qrels else None, batch_size=batch_size, save_dir=save_dir,
+        save_mode=save_mode, save_format=save_format, times=times,
+        need_documents=not all(map(is_runtime_measure, measures)),
     )  # fmt: skip
     unjudged = [] if frame_topics is None or filter_by_qrels else _unjudged(frame_topics, experiment.judged)
     summary = perquery is not True or save_dir is not None  # the tests and resampling only when the table is used
-    table, long = _tables(
-        values, experiment, list(rankings), baselines, settings, round, times if mrt else None, summary
-    )
+    table, long = _tables(values, experiment, run_names, baselines, settings, round, times if mrt else None, summary)
     if long is not None and unjudged and perquery:
-        long = _with_unjudged(long, unjudged, list(rankings), list(values))
+        long = _with_unjudged(long, unjudged, run_names, list(values))
     if save_dir is not None:
         save_tables(save_dir, table, long if long is not None else long_table(values, round))
     return _output(table, long, values, perquery, dataframe, highlight)
 
 
-def experiment_values(
-    rankings: Mapping[str, Ranking],
-    plan: Plan,
-    baselines: Sequence[str],
-    settings: TestSettings,
-    *,
-    restrict: set[str] | None = None,
-    per_query: PerQuery | None = None,
-    verbose: bool = False,
-    check_runs: bool = True,
-    frames: Mapping[str, pd.DataFrame] | None = None,
-) -> dict[str, pd.DataFrame]:
-    """The core of :func:`Experiment`: per column of ``plan``, the per-query values (queries x runs) of the named
-    ``rankings``, on the queries in ``restrict`` (all judged queries by default), computed by ``per_query``
-    (default: here, :func:`~ir_pref_measures.experiment.values.per_query_frames`).
-    ``check_runs``: a run with no judged query is an :class:`InputError` (else it scores the defaults, as
-    ``pt.Experiment`` does for a Transformer run on topics without judgments). ``frames``: the result frames as
-    given, for the measures defined at run time (:func:`~ir_pref_measures.experiment.values.per_query_frames`)."""
+def _check_plan(plan: Plan, baselines: Sequence[str], settings: TestSettings, restrict: set[str] | None) -> None:
+    """:class:`InputError` before any run is read: a correction without a baseline, pairwise preferences with
+    several baselines, measures that need grades on preferences alone, topics without a judged query."""
     if settings.correction is not None and not baselines and not settings.all_pairs:
         raise InputError("a multiple-testing correction needs a baseline")
     if len(baselines) > 1 and plan.columns(is_pairwise):
@@ -235,17 +194,7 @@ def experiment_values(
     for key, items in plan.items.items():
         _check_graded(items, plan.judgments(key))
     for judged in plan.sets.values():
-        _check_overlap(rankings if check_runs else {}, judged, restrict)
-    compute = per_query_frames if per_query is None else per_query
-    values: dict[str, pd.DataFrame] = {}
-    pairwise_baseline = baselines[0] if baselines else None
-    for key, items in plan.items.items():
-        part = plan.judgments(key)
-        values |= compute(rankings, part, items, pairwise_baseline, verbose=verbose, frames=frames)
-    values = {column: values[column] for column in plan.order}
-    if restrict is not None:
-        values = {column: frame[frame.index.isin(restrict)] for column, frame in values.items()}
-    return values
+        _check_topics(judged, restrict)
 
 
 class Results(NamedTuple):
@@ -450,12 +399,10 @@ def _check_graded(measures: list[tuple[str, object]], judgments: Judgments) -> N
         raise InputError(f"{', '.join(need)} need graded judgments, but the judgments hold only preferences")
 
 
-def _check_overlap(rankings: Mapping[str, Ranking], judgments: Judgments, wanted: set[str] | None) -> None:
+def _check_topics(judgments: Judgments, wanted: set[str] | None) -> None:
     judged = set(map(str, judgments.query_ids))
     if wanted is not None and not judged & wanted:
         raise InputError(
             f"the topics and the judgments have no query in common "
             f"(topics e.g. {examples(wanted)}; judged e.g. {examples(judged)})"
         )
-    for name, ranking in rankings.items():
-        check_overlap(ranking, judgments, f"run {name!r}")
