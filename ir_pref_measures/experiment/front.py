@@ -152,12 +152,20 @@ def Experiment(
     wanted, mrt = _without_mrt(call.measures)
     experiment = Plan.of(call.judgments, wanted)
     pairwise = bool(experiment.columns(is_pairwise))
-    _check_combinations(settings, baseline, perquery is True and save_dir is None, pairwise, call.names is not None)
+    _check_combinations(
+        settings,
+        baseline,
+        perquery is True and save_dir is None,
+        pairwise,
+        call.names is not None and not call.keys_name,
+    )
     frame_topics = call.topics if isinstance(call.topics, pd.DataFrame) else None
     if frame_topics is not None:
         _check_topic_overlap(frame_topics, experiment.judged, filter_by_qrels, filter_by_topics)
+    restrict = sources.topic_ids(call.topics) if call.topics is not None and filter_by_topics else None
+    _check_plan(experiment, baseline, settings, restrict)
     times: dict[str, float] = {}
-    systems = run_sources(call.runs, call.names)
+    systems = run_sources(call.runs, call.names, keys_name=call.keys_name)
     measures = [m for items in experiment.items.values() for _, m in items]
     check_outputs(systems, call.topics, measures, validate)
     if verbose and plan == "tree":
@@ -165,8 +173,6 @@ def Experiment(
     frames = {} if any(map(is_runtime_measure, measures)) else None
     run_names = list(systems)
     baselines = baseline_names(baseline, run_names)
-    restrict = sources.topic_ids(call.topics) if call.topics is not None and filter_by_topics else None
-    _check_plan(experiment, baselines, settings, restrict)
     values = experiment_values(
         systems, experiment, baselines[0] if baselines else None, per_query=per_query, topk=topk, restrict=restrict,
         check_runs=frame_topics is None, verbose=verbose, frames=frames, topics=call.topics,
@@ -184,17 +190,17 @@ def Experiment(
     return _output(table, long, values, perquery, dataframe, highlight)
 
 
-def _check_plan(plan: Plan, baselines: Sequence[str], settings: TestSettings, restrict: set[str] | None) -> None:
+def _check_plan(plan: Plan, baseline, settings: TestSettings, restrict: set[str] | None) -> None:
     """:class:`InputError` before any run is read: a correction without a baseline, pairwise preferences with
-    several baselines, measures that need grades on preferences alone, topics without a judged query."""
-    if settings.correction is not None and not baselines and not settings.all_pairs:
+    several baselines, topics without a judged query, measures that need grades on preferences alone."""
+    if settings.correction is not None and baseline is None and not settings.all_pairs:
         raise InputError("a multiple-testing correction needs a baseline")
-    if len(baselines) > 1 and plan.columns(is_pairwise):
+    if isinstance(baseline, list | tuple) and len(baseline) > 1 and plan.columns(is_pairwise):
         raise InputError("pairwise preferences (rpp, ...) are relative to one baseline: give one")
-    for key, items in plan.items.items():
-        _check_graded(items, plan.judgments(key))
     for judged in plan.sets.values():
         _check_topics(judged, restrict)
+    for key, items in plan.items.items():
+        _check_graded(items, plan.judgments(key))
 
 
 class Results(NamedTuple):
@@ -351,6 +357,7 @@ class _Call:
     measures: object
     names: Sequence[str] | None
     topics: object
+    keys_name: bool = False  # PyTerrier's call: a dict's keys name the runs, names= is ignored
 
 
 def _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics) -> _Call:
@@ -376,9 +383,9 @@ def _call(runs, judgments, measures, positional, names, eval_metrics, qrels, top
         given[key] = value if value is not None else given[key]
     if given["qrels"] is None or given["eval_metrics"] is None:
         raise InputError("give the qrels and the measures: Experiment(systems, topics, qrels, eval_metrics)")
-    if isinstance(runs, Mapping) and not sources.is_records(runs):
-        given["names"] = None  # PyTerrier ignores names= when the systems are a dict: its keys name them
-    return _Call(runs, given["qrels"], given["eval_metrics"], given["names"], given["topics"])
+    return _Call(
+        runs, given["qrels"], given["eval_metrics"], given["names"], given["topics"], isinstance(runs, Mapping)
+    )
 
 
 def _is_topics(value) -> bool:

@@ -32,23 +32,22 @@ def named_runs(runs, names: Sequence[str] | None = None, **options) -> dict[str,
     return read_runs(run_sources(runs, names), **options)
 
 
-def run_sources(runs, names: Sequence[str] | None = None) -> dict[str, object]:
+def run_sources(runs, names: Sequence[str] | None = None, *, keys_name: bool = False) -> dict[str, object]:
     """Runs by name, not yet read: from a mapping, from ``names`` and a sequence of runs, or from a sequence of
-    runs named by :func:`default_names`."""
+    runs named by :func:`default_names`. ``keys_name``: a mapping's keys name its runs even when ``names`` are
+    given (PyTerrier ignores ``names=`` when the systems are a dict)."""
     if isinstance(runs, str | os.PathLike) or is_transformer(runs) or isinstance(runs, pd.DataFrame):
         runs = [runs]
     elif sources.is_records(runs):  # one run as a dict {query_id: {doc_id: score}} or ScoredDoc namedtuples
         runs = [runs]
-    if names is not None:
+    if isinstance(runs, Mapping) and (names is None or keys_name):
+        named = {str(name): run for name, run in runs.items()}
+    else:
         runs = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
+        names = default_names(runs) if names is None else names
         if isinstance(names, str) or len(names) != len(runs):
             raise InputError(f"{1 if isinstance(names, str) else len(names)} names for {len(runs)} runs")
         named = named_paths(runs, names)
-    elif isinstance(runs, Mapping):
-        named = {str(name): run for name, run in runs.items()}
-    else:
-        runs = list(runs)
-        named = named_paths(runs, default_names(runs))
     if not named:
         raise InputError("no runs to evaluate")
     return named
@@ -63,6 +62,7 @@ def stream_runs(
     named: Mapping[str, object],
     work: Callable[[str, Ranking], object] | None = None,
     *,
+    topk: int | None = None,
     topics=None,
     judged: set[str] | None = None,
     batch_size: int | None = None,
@@ -75,20 +75,21 @@ def stream_runs(
     need_documents: bool = True,
 ) -> Iterator[tuple[str, object]]:
     """The runs of :func:`run_sources`, in order, each as ``(name, work(name, ranking))`` (``work`` default: the
-    :class:`Ranking` itself), each read once and held only while its turn comes: the files are read and
-    ``work`` done on :func:`~ir_pref_measures.engine.n_jobs` threads, at most one run more than the threads in
-    flight, so the memory of the runs does not grow with their number. PyTerrier Transformers are run (on the
-    caller's thread) on ``topics`` (only the ``judged`` ones, when given) by :func:`results`, their results saved
-    in ``save_dir`` as ``save_format`` says (:func:`save_file`); ``times`` (if given) receives each run's
-    milliseconds per topic spent in its Transformer (0 for a run read from a file or a frame), PyTerrier's
-    ``mrt``. ``frames`` (if given) receives each result frame as given (a DataFrame run, a Transformer's
-    results), all its columns in ir_measures' names, for the measures defined at run time; unless
-    ``need_documents``, such a frame without ``docno`` or ``score`` is a ranking of its queries without
-    documents (when only those measures read it). The first bad run (in order) is the one reported."""
+    :class:`Ranking` itself; cut at rank ``topk`` when given, :func:`truncate`), each read once and held only while its
+    turn comes: the files are read and ``work`` done on :func:`~ir_pref_measures.engine.n_jobs` threads, at most one run
+    more than the threads in flight, so the memory of the runs does not grow with their number. PyTerrier Transformers
+    are run (on the caller's thread) on ``topics`` (only the ``judged`` ones, when given) by :func:`results`, their
+    results saved in ``save_dir`` as ``save_format`` says (:func:`save_file`); ``times`` (if given) receives each run's
+    milliseconds per topic spent in its Transformer (0 for a run read from a file or a frame), PyTerrier's ``mrt``.
+    ``frames`` (if given) receives each result frame as given (a DataFrame run, a Transformer's results), all its
+    columns in ir_measures' names, for the measures defined at run time; unless ``need_documents``, such a frame without
+    ``docno`` or ``score`` is a ranking of its queries without documents (when only those measures read it). The first
+    bad run (in order) is the one reported."""
     options = {"batch_size": batch_size, "verbose": verbose, "save_mode": save_mode, "save_format": save_format}
 
     def job(name: str, run) -> object:
         ranking = run if isinstance(run, Ranking) else sources.ranking(run)
+        ranking = ranking if topk is None else truncate(ranking, topk)
         return ranking if work is None else work(name, ranking)
 
     threads = max(1, min(n_jobs(), len(named)))

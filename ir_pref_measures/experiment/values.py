@@ -26,13 +26,16 @@ from ir_pref_measures.comparison.pairwise import (
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.columns import Plan
 from ir_pref_measures.experiment.pipelines import is_runtime_measure
-from ir_pref_measures.experiment.runs import stream_runs, truncate
+from ir_pref_measures.experiment.runs import stream_runs
 from ir_pref_measures.loading.checks import check_integer_grades, check_overlap
 from ir_pref_measures.measures.names import PairwiseMeasure
 from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.progress import progress
+
+GROUP = 8
+"""Runs compared with the baseline at once by :class:`SetValues` (the pairwise preferences)."""
 
 PerQuery = Callable[..., dict[str, pd.DataFrame]]
 """The per-query computation of an experiment, called as :func:`per_query_frames` is (``rankings, judgments,
@@ -53,15 +56,14 @@ def experiment_values(
     frames: dict[str, pd.DataFrame] | None = None,
     **reading,
 ) -> dict[str, pd.DataFrame]:
-    """The core of :func:`~ir_pref_measures.experiment.front.Experiment`: per column of ``plan``, the per-query
-    values (queries x runs) of the runs ``systems`` (by name, not yet read), on the queries in ``restrict`` (all
-    judged queries by default). Each run is read (:func:`~ir_pref_measures.experiment.runs.stream_runs` with
-    ``reading``), cut at ``topk``, checked (``check_runs``: a run with no judged query is an :class:`InputError`;
-    else it scores the defaults, as ``pt.Experiment`` does for a Transformer run on topics without judgments),
-    evaluated on every judgment set of ``plan`` (:class:`SetValues`; pairwise preferences relative to
-    ``baseline``) and released. A ``per_query`` computation (a Dask cluster's) is given every run at once, so they
-    are all held (:class:`HeldValues`). ``frames``: the result frames as given, for the measures defined at run
-    time."""
+    """The core of :func:`~ir_pref_measures.experiment.front.Experiment`: per column of ``plan``, the per-query values
+    (queries x runs) of the runs ``systems`` (by name, not yet read), on the queries in ``restrict`` (all judged queries
+    by default). Each run is read and cut at ``topk`` (:func:`~ir_pref_measures.experiment.runs.stream_runs` with
+    ``reading``), checked (``check_runs``: a run with no judged query is an :class:`InputError`; else it scores the
+    defaults, as ``pt.Experiment`` does for a Transformer run on topics without judgments), evaluated on every judgment
+    set of ``plan`` (:class:`SetValues`; pairwise preferences relative to ``baseline``) and released. A ``per_query``
+    computation (a Dask cluster's) is given every run at once, so they are all held (:class:`HeldValues`). ``frames``:
+    the result frames as given, for the measures defined at run time."""
     found = {
         key: SetValues.of(plan.judgments(key), items, baseline)
         if per_query is None
@@ -72,14 +74,13 @@ def experiment_values(
     main = main if restrict is None else main.restrict(restrict)
 
     def work(name: str, ranking: Ranking) -> tuple[Ranking, list]:
-        ranking = ranking if topk is None else truncate(ranking, topk)
         for judged in plan.sets.values() if check_runs else ():
             check_overlap(ranking, judged, f"run {name!r}")
         return ranking, [part.evaluate(name, ranking) for part in found.values()]
 
     deepest: dict[str, int] = {}
     with progress(len(systems), "experiment", verbose) as bar:
-        for name, (ranking, parts) in stream_runs(systems, work, verbose=verbose, frames=frames, **reading):
+        for name, (ranking, parts) in stream_runs(systems, work, topk=topk, verbose=verbose, frames=frames, **reading):
             deepest |= depths({name: ranking})
             if len(ranking.doc_text):  # not a run of query ids alone (timings)
                 warn_unjudged(name, ranking, main)
@@ -218,21 +219,32 @@ class SetValues:
         without one, the mean of its preferences over each other run."""
         if self.baseline is None and len(names) < 2:
             raise InputError("pairwise preferences need at least two runs")
-        pairs = run_pairs(names, self.baseline)
-        ranks = np.vstack([self.ranks[name] for name in names])
-        runs = [self.kept.get(name) for name in names]
-        result = comparison_of_ranks(names, ranks, self.relevant, self.preferences, pairs, runs)
-        out = {}
-        for measure in self.preferences:
-            values = result.pair_values[measure.name].astype(np.float64)
-            total = np.zeros((len(names), len(result.query_ids)))
-            np.add.at(total, result.run_i, values)
-            if self.baseline is None:  # pair (i, j) is i vs j; j vs i is its negation (antisymmetric preferences)
-                np.subtract.at(total, result.run_j, values)
-                total /= len(names) - 1
-            index = pd.Index(result.query_ids.astype(str), name=None)
-            out[measure] = pd.DataFrame(total.T, index=index, columns=names).sort_index()
-        return out
+        run_pairs(names, self.baseline)  # the checks: two runs at least, the baseline one of them
+        index = pd.Index(self.relevant.query_ids.astype(str), name=None)
+        totals = {m: np.zeros((len(names), len(index))) for m in self.preferences}
+        for group in self._groups(names):
+            result = comparison_of_ranks(
+                group, np.vstack([self.ranks[name] for name in group]), self.relevant, self.preferences,
+                run_pairs(group, self.baseline), [self.kept.get(name) for name in group],
+            )  # fmt: skip
+            at = np.array([names.index(name) for name in group])
+            for measure, total in totals.items():
+                values = result.pair_values[measure.name].astype(np.float64)
+                np.add.at(total, at[result.run_i], values)
+                if self.baseline is None:  # pair (i, j) is i vs j; j vs i its negation (antisymmetric preferences)
+                    np.subtract.at(total, at[result.run_j], values)
+        if self.baseline is None:
+            totals = {m: total / (len(names) - 1) for m, total in totals.items()}
+        return {m: pd.DataFrame(total.T, index=index, columns=names).sort_index() for m, total in totals.items()}
+
+    def _groups(self, names: list[str]) -> list[list[str]]:
+        """The runs compared at once: with a baseline, the baseline and :data:`GROUP` other runs at a time (a
+        run's preference over the baseline depends on those two alone, and the memory of the kernels grows with
+        the runs compared at once); without one, every run (every pair)."""
+        if self.baseline is None:
+            return [names]
+        others = [name for name in names if name != self.baseline]
+        return [[self.baseline, *others[at : at + GROUP]] for at in range(0, len(others), GROUP)]
 
 
 def _metrics(measures: list, ranking: Ranking, frame: pd.DataFrame | None, judgments: Judgments):
