@@ -149,8 +149,8 @@ class SetValues:
     """The per-query values of runs on one judgment set, added one run at a time: :meth:`evaluate` (thread-safe:
     the catalog's measures and the ranks of the relevant docs), then :meth:`add` on the caller's thread (in the
     runs' order: ir_measures' own measures, whose warnings name the caller's line), then :meth:`frames`. Kept per
-    run: its per-query values, the ranks of the judgments' relevant docs (the pairwise preferences) and, for the
-    RBO measures, which compare whole rankings, the ranking itself."""
+    run: its per-query values and the ranks of the judgments' relevant docs (the pairwise preferences; the RBO
+    measures, which would need whole rankings, are not among the experiment's)."""
 
     judgments: Judgments
     measures: list[tuple[str, object]]
@@ -159,7 +159,6 @@ class SetValues:
     names: list[str] = field(default_factory=list)
     found: dict[object, dict[str, pd.Series]] = field(default_factory=dict)  # measure -> run -> per-query values
     ranks: dict[str, np.ndarray] = field(default_factory=dict)
-    kept: dict[str, Ranking] = field(default_factory=dict)
 
     @classmethod
     def of(cls, judgments: Judgments, measures: list[tuple[str, object]], baseline: str | None) -> SetValues:
@@ -203,8 +202,6 @@ class SetValues:
             self.found[measure][name] = column
         if ranks is not None:
             self.ranks[name] = ranks
-            if any(m.kind == "similarity" for m in self.preferences):
-                self.kept[name] = ranking
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Per measure column, the frame of per-query values (queries x runs, in the order of :meth:`add`)."""
@@ -225,7 +222,7 @@ class SetValues:
         for group in self._groups(names):
             result = comparison_of_ranks(
                 group, np.vstack([self.ranks[name] for name in group]), self.relevant, self.preferences,
-                run_pairs(group, self.baseline), [self.kept.get(name) for name in group],
+                run_pairs(group, self.baseline), [None] * len(group),
             )  # fmt: skip
             at = np.array([names.index(name) for name in group])
             for measure, total in totals.items():
