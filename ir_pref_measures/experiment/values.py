@@ -149,8 +149,9 @@ class SetValues:
     """The per-query values of runs on one judgment set, added one run at a time: :meth:`evaluate` (thread-safe:
     the catalog's measures and the ranks of the relevant docs), then :meth:`add` on the caller's thread (in the
     runs' order: ir_measures' own measures, whose warnings name the caller's line), then :meth:`frames`. Kept per
-    run: its per-query values and the ranks of the judgments' relevant docs (the pairwise preferences; the RBO
-    measures, which would need whole rankings, are not among the experiment's)."""
+    run: its per-query values; the ranks of the judgments' relevant docs (the pairwise preferences) until the run is
+    compared with the baseline (without a baseline, every pair is compared: every run's ranks are kept to the end).
+    The RBO measures, which would need whole rankings, are not among the experiment's."""
 
     judgments: Judgments
     measures: list[tuple[str, object]]
@@ -158,7 +159,9 @@ class SetValues:
     relevant: RelevantDocs | None = None
     names: list[str] = field(default_factory=list)
     found: dict[object, dict[str, pd.Series]] = field(default_factory=dict)  # measure -> run -> per-query values
-    ranks: dict[str, np.ndarray] = field(default_factory=dict)
+    ranks: dict[str, np.ndarray] = field(default_factory=dict)  # of the runs not yet compared with the baseline
+    index: pd.Index | None = None  # the last one made by _index_of
+    preferred: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # measure -> run -> over the baseline
 
     @classmethod
     def of(cls, judgments: Judgments, measures: list[tuple[str, object]], baseline: str | None) -> SetValues:
@@ -183,11 +186,21 @@ class SetValues:
         catalog = [m for m in self.ordinary if engine.is_catalog_measure(m)]
         found = engine.catalog_values(catalog, self.judgments, ranking) if catalog else []
         values = {
-            measure: pd.Series(column, index=pd.Index(query_ids.astype(str)))
+            measure: pd.Series(column, index=self._index_of(query_ids))
             for measure, (query_ids, column) in zip(catalog, found, strict=True)
         }
         ranks = relevant_ranks(ranking, self.relevant, None, name) if self.preferences else None
         return values, ranks
+
+    def _index_of(self, query_ids: np.ndarray) -> pd.Index:
+        """``query_ids`` as an index of text, one object for all the runs and measures with these queries (the
+        values of 100 runs hold one index, not 100)."""
+        text = query_ids.astype(str)
+        last = self.index
+        if last is not None and len(last) == len(text) and (last.to_numpy() == text).all():
+            return last
+        self.index = pd.Index(text)
+        return self.index
 
     def add(self, name: str, part: tuple[dict, np.ndarray | None], ranking: Ranking, frame=None) -> None:
         """Keep the values of :meth:`evaluate` and compute ir_measures' own (``frame``: the run as given)."""
@@ -202,6 +215,7 @@ class SetValues:
             self.found[measure][name] = column
         if ranks is not None:
             self.ranks[name] = ranks
+            self._compare()
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Per measure column, the frame of per-query values (queries x runs, in the order of :meth:`add`)."""
@@ -218,30 +232,45 @@ class SetValues:
             raise InputError("pairwise preferences need at least two runs")
         run_pairs(names, self.baseline)  # the checks: two runs at least, the baseline one of them
         index = pd.Index(self.relevant.query_ids.astype(str), name=None)
-        totals = {m: np.zeros((len(names), len(index))) for m in self.preferences}
-        for group in self._groups(names):
-            result = comparison_of_ranks(
-                group, np.vstack([self.ranks[name] for name in group]), self.relevant, self.preferences,
-                run_pairs(group, self.baseline), [None] * len(group),
-            )  # fmt: skip
-            at = np.array([names.index(name) for name in group])
-            for measure, total in totals.items():
-                values = result.pair_values[measure.name].astype(np.float64)
-                np.add.at(total, at[result.run_i], values)
-                if self.baseline is None:  # pair (i, j) is i vs j; j vs i its negation (antisymmetric preferences)
-                    np.subtract.at(total, at[result.run_j], values)
-        if self.baseline is None:
-            totals = {m: total / (len(names) - 1) for m, total in totals.items()}
-        return {m: pd.DataFrame(total.T, index=index, columns=names).sort_index() for m, total in totals.items()}
+        if self.baseline is not None:
+            self._compare(final=True)
+            zero = np.zeros(len(index))
+            return {
+                m: pd.DataFrame({n: self.preferred[m.name].get(n, zero) for n in names}, index=index).sort_index()
+                for m in self.preferences
+            }
+        result = self._comparison(names)
+        out = {}
+        for measure in self.preferences:  # pair (i, j) is i vs j; j vs i its negation (antisymmetric preferences)
+            values = result.pair_values[measure.name].astype(np.float64)
+            total = np.zeros((len(names), len(index)))
+            np.add.at(total, result.run_i, values)
+            np.subtract.at(total, result.run_j, values)
+            out[measure] = pd.DataFrame(total.T / (len(names) - 1), index=index, columns=names).sort_index()
+        return out
 
-    def _groups(self, names: list[str]) -> list[list[str]]:
-        """The runs compared at once: with a baseline, the baseline and :data:`GROUP` other runs at a time (a
-        run's preference over the baseline depends on those two alone, and the memory of the kernels grows with
-        the runs compared at once); without one, every run (every pair)."""
-        if self.baseline is None:
-            return [names]
-        others = [name for name in names if name != self.baseline]
-        return [[self.baseline, *others[at : at + GROUP]] for at in range(0, len(others), GROUP)]
+    def _compare(self, final: bool = False) -> None:
+        """With a baseline whose ranks are held: the preferences over it of the other runs held, :data:`GROUP` at
+        a time (all that are left when ``final``); their ranks are then released. A run's preference over the
+        baseline depends on those two runs alone, and the kernels' memory grows with the runs compared at once."""
+        if self.baseline is None or self.baseline not in self.ranks:
+            return
+        waiting = [name for name in self.ranks if name != self.baseline]
+        while len(waiting) >= GROUP or (final and waiting):
+            group, waiting = [self.baseline, *waiting[:GROUP]], waiting[GROUP:]
+            result = self._comparison(group)
+            for measure in self.preferences:
+                values = result.pair_values[measure.name].astype(np.float64)
+                for row, at in enumerate(result.run_i.tolist()):
+                    self.preferred.setdefault(measure.name, {})[group[at]] = values[row]
+            for name in group[1:]:
+                del self.ranks[name]
+
+    def _comparison(self, names: list[str]):
+        """:func:`~ir_pref_measures.comparison.pairwise.comparison_of_ranks` of the runs ``names`` (ranks held)."""
+        ranks = np.vstack([self.ranks[name] for name in names])
+        pairs = run_pairs(names, self.baseline)
+        return comparison_of_ranks(names, ranks, self.relevant, self.preferences, pairs, [None] * len(names))
 
 
 def _metrics(measures: list, ranking: Ranking, frame: pd.DataFrame | None, judgments: Judgments):
