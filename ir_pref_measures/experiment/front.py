@@ -44,7 +44,6 @@ from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's
 from ir_pref_measures.experiment.values import PerQuery, experiment_values
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.checks import examples
-from ir_pref_measures.measures.names import is_package_measure
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.stats import paired
 
@@ -192,15 +191,13 @@ def Experiment(
 
 def _check_plan(plan: Plan, baseline, settings: TestSettings, restrict: set[str] | None) -> None:
     """:class:`InputError` before any run is read: a correction without a baseline, pairwise preferences with
-    several baselines, topics without a judged query, measures that need grades on preferences alone."""
+    several baselines, topics without a judged query."""
     if settings.correction is not None and baseline is None and not settings.all_pairs:
         raise InputError("a multiple-testing correction needs a baseline")
     if isinstance(baseline, list | tuple) and len(baseline) > 1 and plan.columns(is_pairwise):
         raise InputError("pairwise preferences (rpp, ...) are relative to one baseline: give one")
     for judged in plan.sets.values():
         _check_topics(judged, restrict)
-    for key, items in plan.items.items():
-        _check_graded(items, plan.judgments(key))
 
 
 class Results(NamedTuple):
@@ -394,16 +391,6 @@ def _is_topics(value) -> bool:
         return False
     columns = set(value.columns)
     return "query" in columns or (columns & {"qid", "query_id"} and not columns & {"docno", "doc_id", "doc_id_a"})
-
-
-def _check_graded(measures: list[tuple[str, object]], judgments: Judgments) -> None:
-    """:class:`InputError` naming the measures that need grades (ir_measures' own, the pairwise preferences) when
-    the judgments hold only preferences."""
-    if judgments.graded.any():
-        return
-    need = [column for column, m in measures if is_pairwise(m) or not is_package_measure(m)]
-    if need:
-        raise InputError(f"{', '.join(need)} need graded judgments, but the judgments hold only preferences")
 
 
 def _check_topics(judgments: Judgments, wanted: set[str] | None) -> None:

@@ -160,7 +160,7 @@ class SetValues:
     names: list[str] = field(default_factory=list)
     found: dict[object, dict[str, pd.Series]] = field(default_factory=dict)  # measure -> run -> per-query values
     ranks: dict[str, np.ndarray] = field(default_factory=dict)  # of the runs not yet compared with the baseline
-    index: pd.Index | None = None  # the last one made by _index_of
+    indexes: dict[tuple, pd.Index] = field(default_factory=dict)  # of _index_of
     preferred: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # measure -> run -> over the baseline
 
     @classmethod
@@ -192,15 +192,11 @@ class SetValues:
         ranks = relevant_ranks(ranking, self.relevant, None, name) if self.preferences else None
         return values, ranks
 
-    def _index_of(self, query_ids: np.ndarray) -> pd.Index:
-        """``query_ids`` as an index of text, one object for all the runs and measures with these queries (the
-        values of 100 runs hold one index, not 100)."""
-        text = query_ids.astype(str)
-        last = self.index
-        if last is not None and len(last) == len(text) and (last.to_numpy() == text).all():
-            return last
-        self.index = pd.Index(text)
-        return self.index
+    def _index_of(self, query_ids) -> pd.Index:
+        """``query_ids`` as an index of text, one object for all the runs and measures with these queries in this
+        order (the values of 100 runs hold one index, not 100)."""
+        text = np.asarray(query_ids).astype(str)
+        return self.indexes.setdefault((text.dtype.str, text.tobytes()), pd.Index(text))
 
     def add(self, name: str, part: tuple[dict, np.ndarray | None], ranking: Ranking, frame=None) -> None:
         """Keep the values of :meth:`evaluate` and compute ir_measures' own (``frame``: the run as given)."""
@@ -210,7 +206,10 @@ class SetValues:
         by_query: dict[object, dict[str, float]] = {m: {} for m in others}
         for metric in _metrics(others, ranking, frame, self.judgments) if others else ():
             by_query[metric.measure][str(metric.query_id)] = metric.value
-        values |= {measure: pd.Series(found, dtype=np.float64) for measure, found in by_query.items()}
+        values |= {
+            measure: pd.Series(list(found.values()), index=self._index_of(list(found)), dtype=np.float64)
+            for measure, found in by_query.items()
+        }
         for measure, column in values.items():
             self.found[measure][name] = column
         if ranks is not None:
