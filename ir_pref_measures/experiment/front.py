@@ -192,9 +192,10 @@ def Experiment(
 def _check_plan(plan: Plan, baseline, settings: TestSettings, restrict: set[str] | None) -> None:
     """:class:`InputError` before any run is read: a correction without a baseline, pairwise preferences with
     several baselines, topics without a judged query."""
-    if settings.correction is not None and baseline is None and not settings.all_pairs:
+    given = [] if baseline is None else list(baseline) if isinstance(baseline, list | tuple) else [baseline]
+    if settings.correction is not None and not given and not settings.all_pairs:
         raise InputError("a multiple-testing correction needs a baseline")
-    if isinstance(baseline, list | tuple) and len(baseline) > 1 and plan.columns(is_pairwise):
+    if len(given) > 1 and plan.columns(is_pairwise):
         raise InputError("pairwise preferences (rpp, ...) are relative to one baseline: give one")
     for judged in plan.sets.values():
         _check_topics(judged, restrict)

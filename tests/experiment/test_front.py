@@ -378,3 +378,11 @@ def test_more_runs_than_a_group_of_the_baseline_equal_compare(tmp_path):
             got = mine[(mine["name"] == name) & (mine["measure"] == measure)].set_index("qid")["value"]
             want = expected[name] if name in expected else pd.Series(0.0, index=expected.index)
             np.testing.assert_array_equal(got.to_numpy(), want.to_numpy().astype(np.float64))
+
+
+@pytest.mark.parametrize("baseline", [None, []])
+def test_a_correction_without_a_baseline_is_refused_before_the_runs_are_read(tmp_path, baseline):
+    qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    missing = [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]  # never read: the options are checked first
+    with pytest.raises(InputError, match="correction needs a baseline"):
+        Experiment(missing, qrels, ["nDCG@10"], baseline=baseline, correction="holm")
