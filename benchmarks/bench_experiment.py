@@ -35,6 +35,7 @@ ranx is not a dependency of the package: ``pip install 'ir-pref-measures[bench]'
 without it its rows are marked as not installed.
 
     python benchmarks/bench_experiment.py [--runs 30] [--queries 1000] [--docs 1000] [--repeat 3] [--small]
+    python benchmarks/bench_experiment.py --scaling [--quick]   # peak RSS at 10, 30, 100 runs beside the floor
 """
 
 from __future__ import annotations
@@ -381,6 +382,31 @@ def print_table(rows: list[dict]) -> None:
         print(f"- {text}: {shown} ({verdict})")
 
 
+def scaling(args: argparse.Namespace, folder: Path) -> None:
+    """Peak RSS of ours (all seven measures, baseline r00) and of the floor at 10, 30 and 100 runs (``--quick``:
+    3, 6 and 12 runs of 100 queries x 100 docs), one process each; saved as ``experiment_scaling`` by the
+    harness (``benchmarks/results/experiment_scaling.json``)."""
+    from harness import Report
+
+    counts = (3, 6, 12) if args.quick else (10, 30, 100)
+    write_input(max(counts), args.queries, args.docs, folder)
+    qrels = str(folder / "qrels.txt")
+    (folder / "peer_floor.py").write_text(FLOOR)
+    report = Report(
+        "experiment_scaling", f"R runs x {args.queries} queries x {args.docs} docs, qrels {args.docs // 10}"
+    )
+    for n in counts:
+        runs = [str(folder / f"runs/r{r:02d}.txt") for r in range(n)]
+        floor_s, _, floor_mb, _ = timed([str(folder / "peer_floor.py"), qrels, *runs], folder, args.timeout)
+        report.add(f"floor, {n} runs", floor_s, peak_mb=floor_mb, floor=f"floor, {n} runs")
+        seconds, _, peak, _ = timed(_ours(GRADED + PREFERENCE, qrels, runs), folder, args.timeout)
+        report.add(f"ours, {n} runs", seconds, peak_mb=peak, floor=f"floor, {n} runs")
+        print(
+            f"{n} runs: ours {peak:.0f} MB peak ({peak / floor_mb:.2f}x the floor's {floor_mb:.0f} MB), {seconds:.1f} s"
+        )
+    report.save()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=10)
@@ -389,7 +415,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="fresh processes per variant (the best time is shown)")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per child before it is stopped")
     parser.add_argument("--small", action="store_true", help="3 runs x 100 queries x 100 docs: a quick check")
+    parser.add_argument("--scaling", action="store_true", help="peak RSS at 10, 30 and 100 runs beside the floor")
+    parser.add_argument("--quick", action="store_true", help="with --scaling: 3, 6, 12 runs x 100 queries x 100 docs")
     args = parser.parse_args()
+    if args.scaling:
+        if args.quick:
+            args.queries, args.docs = 100, 100
+        with tempfile.TemporaryDirectory(prefix="bench_experiment_") as tmp:
+            scaling(args, Path(tmp))
+        return
     if args.small:
         args.runs, args.queries, args.docs = 3, 100, 100
     with tempfile.TemporaryDirectory(prefix="bench_experiment_") as tmp:

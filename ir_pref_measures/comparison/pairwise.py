@@ -217,16 +217,7 @@ def comparison(
     :mod:`~ir_pref_measures.model.coverage` (a run none of whose retrieved docs is judged; without ``topk``, runs of
     different depths), which a caller that gave them already turns off."""
     names = list(rankings)
-    if len(names) < 2:
-        raise InputError(f"need at least two runs to compare, got {len(names)}")
-    if baseline is None:
-        run_i, run_j = np.triu_indices(len(names), k=1)
-    elif baseline in rankings:
-        at = names.index(baseline)
-        run_i = np.array([r for r in range(len(names)) if r != at], dtype=np.int64)
-        run_j = np.full(len(run_i), at, dtype=np.int64)
-    else:
-        raise InputError(f"baseline {baseline!r} is not one of the runs {names}")
+    pairs = run_pairs(names, baseline)
     judged: Future[RelevantDocs] = Future()
     keep = any(m.kind == "similarity" for m in measures)  # RBO compares whole runs: they are kept
     kept: dict[str, Ranking] = {}
@@ -252,14 +243,45 @@ def comparison(
         ranks = np.vstack(list(ranked))
     if warn and topk is None:
         warn_depths(depth)
-    relevant = judged.result()
+    runs = [kept.get(n) for n in names]
+    return comparison_of_ranks(names, ranks, judged.result(), measures, pairs, runs, topk=topk, graded_rpp=graded_rpp)
+
+
+def run_pairs(names: list[str], baseline: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs of runs compared (indices into ``names``): all pairs i < j, or each run i against ``baseline``
+    (j)."""
+    if len(names) < 2:
+        raise InputError(f"need at least two runs to compare, got {len(names)}")
+    if baseline is None:
+        return np.triu_indices(len(names), k=1)
+    if baseline not in names:
+        raise InputError(f"baseline {baseline!r} is not one of the runs {names}")
+    at = names.index(baseline)
+    run_i = np.array([r for r in range(len(names)) if r != at], dtype=np.int64)
+    return run_i, np.full(len(run_i), at, dtype=np.int64)
+
+
+def comparison_of_ranks(
+    names: list[str],
+    ranks: np.ndarray,
+    relevant: RelevantDocs,
+    measures: list[PairwiseMeasure],
+    pairs: tuple[np.ndarray, np.ndarray],
+    runs: list,
+    *,
+    topk: int | None = None,
+    graded_rpp: bool = True,
+) -> Comparison:
+    """:func:`comparison` once the runs are read: ``ranks`` (runs x relevant docs, :func:`relevant_ranks` of each
+    run of ``names``) and, for the RBO measures, the ``runs`` themselves (``None`` where not needed)."""
+    run_i, run_j = pairs
     positions = kernels.sort_segments(ranks, relevant.starts)
     run_values = {
         m.name: m.spec.kernel(positions, ranks, relevant.grades, relevant.starts, m) for m in measures if m.is_metric
     }
-    pair_values = _preferences(measures, ranks, positions, relevant, (run_i, run_j), graded_rpp)
+    pair_values = _preferences(measures, ranks, positions, relevant, pairs, graded_rpp)
     pair_values |= {name: values[run_i] - values[run_j] for name, values in run_values.items()}
-    pair_values |= _rbo_values(measures, [kept.get(n) for n in names], relevant.query_ids, (run_i, run_j), topk)
+    pair_values |= _rbo_values(measures, runs, relevant.query_ids, pairs, topk)
     return Comparison(
         runs=names,
         query_ids=relevant.query_ids,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
-from ir_pref_measures.measures.names import PairwiseMeasure, measure_columns
+from ir_pref_measures.measures.names import PairwiseMeasure, is_package_measure, measure_columns
 from ir_pref_measures.model.judgments import Judgments
 
 DEFAULT_SET = sources.DEFAULT_SET
@@ -116,9 +116,12 @@ class Plan:
 
     @classmethod
     def of(cls, judgments, measures) -> Plan:
-        """The plan of ``measures`` on the judgment sets of ``judgments`` (:func:`judgment_sets`)."""
+        """The plan of ``measures`` on the judgment sets of ``judgments`` (:func:`judgment_sets`); measures that need
+        grades on a set of preferences alone are an :class:`InputError`."""
         sets = judgment_sets(judgments)
         items, order = plan_measures(measures, sets)
+        for key, part in items.items():
+            _check_graded(part, judgments_of(sets, key))
         return cls(sets, items, order)
 
     def judgments(self, key: Key) -> Judgments:
@@ -137,3 +140,13 @@ class Plan:
 def is_pairwise(measure) -> bool:
     """True for a pairwise preference between runs (``rpp``, ``lexiprecision``, ...)."""
     return isinstance(measure, PairwiseMeasure)
+
+
+def _check_graded(measures: list[tuple[str, object]], judgments: Judgments) -> None:
+    """:class:`InputError` naming the measures that need grades (ir_measures' own, the pairwise preferences) when
+    the judgments hold only preferences."""
+    if judgments.graded.any():
+        return
+    need = [column for column, m in measures if is_pairwise(m) or not is_package_measure(m)]
+    if need:
+        raise InputError(f"{', '.join(need)} need graded judgments, but the judgments hold only preferences")

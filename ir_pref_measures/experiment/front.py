@@ -31,7 +31,7 @@ from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.experiment.columns import DEFAULT_SET, Plan, is_pairwise, summed  # noqa: F401  (DEFAULT_SET: the CLI's)
 from ir_pref_measures.experiment.pipelines import VALIDATE, check_outputs, is_runtime_measure, plan_drawing
 from ir_pref_measures.experiment.render import HIGHLIGHTS
-from ir_pref_measures.experiment.runs import SAVE_MODES, read_runs, run_sources, save_tables, truncate
+from ir_pref_measures.experiment.runs import SAVE_MODES, run_sources, save_tables
 from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's)
     TESTS,
     TestSettings,
@@ -41,20 +41,11 @@ from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's
     long_table,
     summary_table,
 )
-from ir_pref_measures.experiment.values import per_query_frames
+from ir_pref_measures.experiment.values import PerQuery, experiment_values
 from ir_pref_measures.loading import sources
-from ir_pref_measures.loading.checks import check_overlap, examples
-from ir_pref_measures.measures.names import is_package_measure
-from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
+from ir_pref_measures.loading.checks import examples
 from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.stats import paired
-
-PerQuery = Callable[..., dict[str, pd.DataFrame]]
-"""The per-query computation of an experiment, called as :func:`~ir_pref_measures.experiment.values.per_query_frames` is
-(``rankings, judgments, measures, baseline, *, verbose, frames``): per measure column, a frame of per-query
-values (one row per query id, sorted; one column per run). :func:`ir_pref_measures.dask.on_cluster` computes it on a
-Dask cluster."""
 
 
 def Experiment(
@@ -160,92 +151,54 @@ def Experiment(
     wanted, mrt = _without_mrt(call.measures)
     experiment = Plan.of(call.judgments, wanted)
     pairwise = bool(experiment.columns(is_pairwise))
-    _check_combinations(settings, baseline, perquery is True and save_dir is None, pairwise, call.names is not None)
+    _check_combinations(
+        settings,
+        baseline,
+        perquery is True and save_dir is None,
+        pairwise,
+        call.names is not None and not call.keys_name,
+    )
     frame_topics = call.topics if isinstance(call.topics, pd.DataFrame) else None
     if frame_topics is not None:
         _check_topic_overlap(frame_topics, experiment.judged, filter_by_qrels, filter_by_topics)
+    restrict = sources.topic_ids(call.topics) if call.topics is not None and filter_by_topics else None
+    _check_plan(experiment, baseline, settings, restrict)
     times: dict[str, float] = {}
-    systems = run_sources(call.runs, call.names)
+    systems = run_sources(call.runs, call.names, keys_name=call.keys_name)
     measures = [m for items in experiment.items.values() for _, m in items]
     check_outputs(systems, call.topics, measures, validate)
     if verbose and plan == "tree":
         print(plan_drawing(systems))
     frames = {} if any(map(is_runtime_measure, measures)) else None
-    rankings = read_runs(
-        systems,
-        topics=call.topics,
-        judged=experiment.judged if filter_by_qrels else None,
-        batch_size=batch_size,
-        verbose=verbose,
-        save_dir=save_dir,
-        save_mode=save_mode,
-        save_format=save_format,
-        times=times,
-        frames=frames,
-        need_documents=not all(map(is_runtime_measure, measures)),
-    )
-    if topk is not None:
-        rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
-    warn_depths(depths(rankings))
-    baselines = baseline_names(baseline, list(rankings))
-    restrict = sources.topic_ids(call.topics) if call.topics is not None and filter_by_topics else None
-    if all(len(ranking.doc_text) for ranking in rankings.values()):  # not runs of query ids alone (timings)
-        main = next(iter(experiment.sets.values()))
-        main = main if restrict is None else main.restrict(restrict)
-        for name, ranking in rankings.items():
-            warn_unjudged(name, ranking, main)
+    run_names = list(systems)
+    baselines = baseline_names(baseline, run_names)
     values = experiment_values(
-        rankings, experiment, baselines, settings, restrict=restrict, per_query=per_query, verbose=verbose,
-        check_runs=frame_topics is None, frames=frames,
+        systems, experiment, baselines[0] if baselines else None, per_query=per_query, topk=topk, restrict=restrict,
+        check_runs=frame_topics is None, verbose=verbose, frames=frames, topics=call.topics,
+        judged=experiment.judged if filter_by_qrels else None, batch_size=batch_size, save_dir=save_dir,
+        save_mode=save_mode, save_format=save_format, times=times,
+        need_documents=not all(map(is_runtime_measure, measures)),
     )  # fmt: skip
     unjudged = [] if frame_topics is None or filter_by_qrels else _unjudged(frame_topics, experiment.judged)
     summary = perquery is not True or save_dir is not None  # the tests and resampling only when the table is used
-    table, long = _tables(
-        values, experiment, list(rankings), baselines, settings, round, times if mrt else None, summary
-    )
+    table, long = _tables(values, experiment, run_names, baselines, settings, round, times if mrt else None, summary)
     if long is not None and unjudged and perquery:
-        long = _with_unjudged(long, unjudged, list(rankings), list(values))
+        long = _with_unjudged(long, unjudged, run_names, list(values))
     if save_dir is not None:
         save_tables(save_dir, table, long if long is not None else long_table(values, round))
     return _output(table, long, values, perquery, dataframe, highlight)
 
 
-def experiment_values(
-    rankings: Mapping[str, Ranking],
-    plan: Plan,
-    baselines: Sequence[str],
-    settings: TestSettings,
-    *,
-    restrict: set[str] | None = None,
-    per_query: PerQuery | None = None,
-    verbose: bool = False,
-    check_runs: bool = True,
-    frames: Mapping[str, pd.DataFrame] | None = None,
-) -> dict[str, pd.DataFrame]:
-    """The core of :func:`Experiment`: per column of ``plan``, the per-query values (queries x runs) of the named
-    ``rankings``, on the queries in ``restrict`` (all judged queries by default), computed by ``per_query``
-    (default: here, :func:`~ir_pref_measures.experiment.values.per_query_frames`).
-    ``check_runs``: a run with no judged query is an :class:`InputError` (else it scores the defaults, as
-    ``pt.Experiment`` does for a Transformer run on topics without judgments). ``frames``: the result frames as
-    given, for the measures defined at run time (:func:`~ir_pref_measures.experiment.values.per_query_frames`)."""
-    if settings.correction is not None and not baselines and not settings.all_pairs:
+def _check_plan(plan: Plan, baseline, settings: TestSettings, restrict: set[str] | None) -> None:
+    """:class:`InputError` before any run is read: a correction without a baseline, pairwise preferences with
+    several baselines, topics without a judged query."""
+    given = [] if baseline is None else list(baseline) if isinstance(baseline, list | tuple) else [baseline]
+    if settings.correction is not None and not given and not settings.all_pairs:
         raise InputError("a multiple-testing correction needs a baseline")
-    if len(baselines) > 1 and plan.columns(is_pairwise):
+    if len(given) > 1 and plan.columns(is_pairwise):
         raise InputError("pairwise preferences (rpp, ...) are relative to one baseline: give one")
-    for key, items in plan.items.items():
-        _check_graded(items, plan.judgments(key))
     for judged in plan.sets.values():
-        _check_overlap(rankings if check_runs else {}, judged, restrict)
-    compute = per_query_frames if per_query is None else per_query
-    values: dict[str, pd.DataFrame] = {}
-    pairwise_baseline = baselines[0] if baselines else None
-    for key, items in plan.items.items():
-        part = plan.judgments(key)
-        values |= compute(rankings, part, items, pairwise_baseline, verbose=verbose, frames=frames)
-    values = {column: values[column] for column in plan.order}
-    if restrict is not None:
-        values = {column: frame[frame.index.isin(restrict)] for column, frame in values.items()}
-    return values
+        _check_topics(judged, restrict)
 
 
 class Results(NamedTuple):
@@ -402,6 +355,7 @@ class _Call:
     measures: object
     names: Sequence[str] | None
     topics: object
+    keys_name: bool = False  # PyTerrier's call: a dict's keys name the runs, names= is ignored
 
 
 def _call(runs, judgments, measures, positional, names, eval_metrics, qrels, topics) -> _Call:
@@ -427,9 +381,9 @@ def _call(runs, judgments, measures, positional, names, eval_metrics, qrels, top
         given[key] = value if value is not None else given[key]
     if given["qrels"] is None or given["eval_metrics"] is None:
         raise InputError("give the qrels and the measures: Experiment(systems, topics, qrels, eval_metrics)")
-    if isinstance(runs, Mapping) and not sources.is_records(runs):
-        given["names"] = None  # PyTerrier ignores names= when the systems are a dict: its keys name them
-    return _Call(runs, given["qrels"], given["eval_metrics"], given["names"], given["topics"])
+    return _Call(
+        runs, given["qrels"], given["eval_metrics"], given["names"], given["topics"], isinstance(runs, Mapping)
+    )
 
 
 def _is_topics(value) -> bool:
@@ -440,22 +394,10 @@ def _is_topics(value) -> bool:
     return "query" in columns or (columns & {"qid", "query_id"} and not columns & {"docno", "doc_id", "doc_id_a"})
 
 
-def _check_graded(measures: list[tuple[str, object]], judgments: Judgments) -> None:
-    """:class:`InputError` naming the measures that need grades (ir_measures' own, the pairwise preferences) when
-    the judgments hold only preferences."""
-    if judgments.graded.any():
-        return
-    need = [column for column, m in measures if is_pairwise(m) or not is_package_measure(m)]
-    if need:
-        raise InputError(f"{', '.join(need)} need graded judgments, but the judgments hold only preferences")
-
-
-def _check_overlap(rankings: Mapping[str, Ranking], judgments: Judgments, wanted: set[str] | None) -> None:
+def _check_topics(judgments: Judgments, wanted: set[str] | None) -> None:
     judged = set(map(str, judgments.query_ids))
     if wanted is not None and not judged & wanted:
         raise InputError(
             f"the topics and the judgments have no query in common "
             f"(topics e.g. {examples(wanted)}; judged e.g. {examples(judged)})"
         )
-    for name, ranking in rankings.items():
-        check_overlap(ranking, judgments, f"run {name!r}")

@@ -9,7 +9,8 @@ import os
 import time
 import types
 import warnings
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -31,31 +32,37 @@ def named_runs(runs, names: Sequence[str] | None = None, **options) -> dict[str,
     return read_runs(run_sources(runs, names), **options)
 
 
-def run_sources(runs, names: Sequence[str] | None = None) -> dict[str, object]:
+def run_sources(runs, names: Sequence[str] | None = None, *, keys_name: bool = False) -> dict[str, object]:
     """Runs by name, not yet read: from a mapping, from ``names`` and a sequence of runs, or from a sequence of
-    runs named by :func:`default_names`."""
+    runs named by :func:`default_names`. ``keys_name``: a mapping's keys name its runs even when ``names`` are
+    given (PyTerrier ignores ``names=`` when the systems are a dict)."""
     if isinstance(runs, str | os.PathLike) or is_transformer(runs) or isinstance(runs, pd.DataFrame):
         runs = [runs]
     elif sources.is_records(runs):  # one run as a dict {query_id: {doc_id: score}} or ScoredDoc namedtuples
         runs = [runs]
-    if names is not None:
+    if isinstance(runs, Mapping) and (names is None or keys_name):
+        named = {str(name): run for name, run in runs.items()}
+    else:
         runs = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
+        names = default_names(runs) if names is None else names
         if isinstance(names, str) or len(names) != len(runs):
             raise InputError(f"{1 if isinstance(names, str) else len(names)} names for {len(runs)} runs")
         named = named_paths(runs, names)
-    elif isinstance(runs, Mapping):
-        named = {str(name): run for name, run in runs.items()}
-    else:
-        runs = list(runs)
-        named = named_paths(runs, default_names(runs))
     if not named:
         raise InputError("no runs to evaluate")
     return named
 
 
-def read_runs(
+def read_runs(named: Mapping[str, object], **options) -> dict[str, Ranking]:
+    """The runs of :func:`run_sources` as :class:`Ranking` s, all held (:func:`stream_runs` with ``options``)."""
+    return dict(stream_runs(named, **options))
+
+
+def stream_runs(
     named: Mapping[str, object],
+    work: Callable[[str, Ranking], object] | None = None,
     *,
+    topk: int | None = None,
     topics=None,
     judged: set[str] | None = None,
     batch_size: int | None = None,
@@ -66,44 +73,71 @@ def read_runs(
     times: dict[str, float] | None = None,
     frames: dict[str, pd.DataFrame] | None = None,
     need_documents: bool = True,
-) -> dict[str, Ranking]:
-    """The runs of :func:`run_sources` as :class:`Ranking` s (each read once). PyTerrier Transformers are run on
-    ``topics`` (only the ``judged`` ones, when given) by :func:`results`, their results saved in ``save_dir`` as
-    ``save_format`` says (:func:`save_file`); ``times`` (if given) receives each run's milliseconds per topic
-    spent in its Transformer (0 for a run read from a file or a frame), PyTerrier's ``mrt``. ``frames`` (if given)
-    receives each result frame as given (a DataFrame run, a Transformer's results), all its columns in
-    ir_measures' names, for the measures defined at run time; unless ``need_documents``, such a frame without
-    ``docno`` or ``score`` is a ranking of its queries without documents (when only those measures read it).
-    Files are read on :func:`~ir_pref_measures.engine.n_jobs` threads."""
-    found = {}
-    for name, run in named.items():
-        spent = 0.0
-        if is_transformer(run):
-            asked = _topics_for(topics, judged, name)
-            start = time.perf_counter()
-            run = results(
-                run, asked, batch_size=batch_size, verbose=verbose,
-                save_file=None if save_dir is None else save_file(save_dir, name, save_format),
-                save_mode=save_mode, save_format=save_format,
-            )  # fmt: skip
-            spent = 1000 * (time.perf_counter() - start) / max(len(asked), 1)
-            if len(run) == 0:
-                raise InputError(f"{len(asked)} topics, but no results received from {name}")
-        elif isinstance(run, pd.DataFrame) and len(run) == 0:
-            raise InputError(f"run {name!r} is an empty DataFrame: no results")
-        if times is not None:
-            times[name] = spent
-        if frames is not None and isinstance(run, pd.DataFrame):
-            frames[name] = run.rename(columns={"qid": "query_id", "docno": "doc_id"})
-            columns = set(frames[name].columns)
-            if not need_documents and not {"doc_id", "score"} <= columns and "query_id" in columns:
-                found[name] = queries_only(frames[name]["query_id"])
-                continue
-        found[name] = run
-    unread = [name for name, run in found.items() if not isinstance(run, Ranking)]
-    with ThreadPoolExecutor(max(1, min(n_jobs(), len(unread)))) as pool:  # in order: the first bad run is reported
-        found |= dict(zip(unread, pool.map(sources.ranking, [found[name] for name in unread]), strict=True))
-    return found
+) -> Iterator[tuple[str, object]]:
+    """The runs of :func:`run_sources`, in order, each as ``(name, work(name, ranking))`` (``work`` default: the
+    :class:`Ranking` itself; cut at rank ``topk`` when given, :func:`truncate`), each read once and held only while its
+    turn comes: the files are read and ``work`` done on :func:`~ir_pref_measures.engine.n_jobs` threads, at most one run
+    more than the threads in flight, so the memory of the runs does not grow with their number. PyTerrier Transformers
+    are run (on the caller's thread) on ``topics`` (only the ``judged`` ones, when given) by :func:`results`, their
+    results saved in ``save_dir`` as ``save_format`` says (:func:`save_file`); ``times`` (if given) receives each run's
+    milliseconds per topic spent in its Transformer (0 for a run read from a file or a frame), PyTerrier's ``mrt``.
+    ``frames`` (if given) receives each result frame as given (a DataFrame run, a Transformer's results), all its
+    columns in ir_measures' names, for the measures defined at run time; unless ``need_documents``, such a frame without
+    ``docno`` or ``score`` is a ranking of its queries without documents (when only those measures read it). The first
+    bad run (in order) is the one reported."""
+    options = {"batch_size": batch_size, "verbose": verbose, "save_mode": save_mode, "save_format": save_format}
+
+    def job(name: str, run) -> object:
+        ranking = run if isinstance(run, Ranking) else sources.ranking(run)
+        ranking = ranking if topk is None else truncate(ranking, topk)
+        return ranking if work is None else work(name, ranking)
+
+    threads = max(1, min(n_jobs(), len(named)))
+    pending: deque = deque()
+    with ThreadPoolExecutor(threads) as pool:
+        try:
+            for name, run in named.items():
+                spent, run = _given(name, run, _topics_for(topics, judged, name) if is_transformer(run) else None,
+                                    save_dir, options)  # fmt: skip
+                if times is not None:
+                    times[name] = spent
+                run = _frame_of(name, run, frames, need_documents)
+                pending.append((name, pool.submit(job, name, run)))
+                while len(pending) > threads:
+                    name, future = pending.popleft()
+                    yield name, future.result()
+            while pending:
+                name, future = pending.popleft()
+                yield name, future.result()
+        finally:
+            for _, future in pending:
+                future.cancel()
+
+
+def _given(name: str, run, asked: pd.DataFrame | None, save_dir, options: dict) -> tuple[float, object]:
+    """A run as given, a Transformer's results on ``asked`` (and its milliseconds per topic; else 0)."""
+    if is_transformer(run):
+        start = time.perf_counter()
+        save = None if save_dir is None else save_file(save_dir, name, options["save_format"])
+        run = results(run, asked, save_file=save, **options)
+        if len(run) == 0:
+            raise InputError(f"{len(asked)} topics, but no results received from {name}")
+        return 1000 * (time.perf_counter() - start) / max(len(asked), 1), run
+    if isinstance(run, pd.DataFrame) and len(run) == 0:
+        raise InputError(f"run {name!r} is an empty DataFrame: no results")
+    return 0.0, run
+
+
+def _frame_of(name: str, run, frames: dict[str, pd.DataFrame] | None, need_documents: bool):
+    """A frame run kept as given in ``frames`` (ir_measures' column names); the run, or the ranking of its queries
+    when it has no documents and none are needed."""
+    if frames is None or not isinstance(run, pd.DataFrame):
+        return run
+    frames[name] = run.rename(columns={"qid": "query_id", "docno": "doc_id"})
+    columns = set(frames[name].columns)
+    if not need_documents and not {"doc_id", "score"} <= columns and "query_id" in columns:
+        return queries_only(frames[name]["query_id"])
+    return run
 
 
 def queries_only(query_ids) -> Ranking:

@@ -1,26 +1,120 @@
 """Per-query values of runs x measures on one judgment set: the measures of the catalog and ir_measures' through
 the engine (:func:`ir_pref_measures.engine.evaluate`), the pairwise preferences between runs through
-:func:`ir_pref_measures.comparison.pairwise.comparison`. The tables of
+:func:`ir_pref_measures.comparison.pairwise.comparison_of_ranks`, added one run at a time (:class:`SetValues`: a run
+is released once evaluated; what is kept per run is its per-query values and the ranks of the relevant docs). The
+tables of
 :func:`~ir_pref_measures.experiment.front.Experiment`, :mod:`~ir_pref_measures.meta.evaluation` and the cluster
 path (:mod:`~ir_pref_measures.dask.cluster`) start here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ir_pref_measures import engine
-from ir_pref_measures.comparison.pairwise import comparison, relevant_docs
+from ir_pref_measures.comparison.pairwise import (
+    RelevantDocs,
+    comparison_of_ranks,
+    relevant_docs,
+    relevant_ranks,
+    run_pairs,
+)
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.experiment.columns import Plan
 from ir_pref_measures.experiment.pipelines import is_runtime_measure
-from ir_pref_measures.loading.checks import check_integer_grades
+from ir_pref_measures.experiment.runs import stream_runs
+from ir_pref_measures.loading.checks import check_integer_grades, check_overlap
 from ir_pref_measures.measures.names import PairwiseMeasure
+from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.progress import progress
+
+GROUP = 8
+"""Runs compared with the baseline at once by :class:`SetValues` (the pairwise preferences)."""
+
+PerQuery = Callable[..., dict[str, pd.DataFrame]]
+"""The per-query computation of an experiment, called as :func:`per_query_frames` is (``rankings, judgments,
+measures, baseline, *, verbose, frames``): per measure column, a frame of per-query values (one row per query id,
+sorted; one column per run). :func:`ir_pref_measures.dask.on_cluster` computes it on a Dask cluster."""
+
+
+def experiment_values(
+    systems: Mapping[str, object],
+    plan: Plan,
+    baseline: str | None,
+    *,
+    per_query: PerQuery | None = None,
+    topk: int | None = None,
+    restrict: set[str] | None = None,
+    check_runs: bool = True,
+    verbose: bool = False,
+    frames: dict[str, pd.DataFrame] | None = None,
+    **reading,
+) -> dict[str, pd.DataFrame]:
+    """The core of :func:`~ir_pref_measures.experiment.front.Experiment`: per column of ``plan``, the per-query values
+    (queries x runs) of the runs ``systems`` (by name, not yet read), on the queries in ``restrict`` (all judged queries
+    by default). Each run is read and cut at ``topk`` (:func:`~ir_pref_measures.experiment.runs.stream_runs` with
+    ``reading``), checked (``check_runs``: a run with no judged query is an :class:`InputError`; else it scores the
+    defaults, as ``pt.Experiment`` does for a Transformer run on topics without judgments), evaluated on every judgment
+    set of ``plan`` (:class:`SetValues`; pairwise preferences relative to ``baseline``) and released. A ``per_query``
+    computation (a Dask cluster's) is given every run at once, so they are all held (:class:`HeldValues`). ``frames``:
+    the result frames as given, for the measures defined at run time."""
+    found = {
+        key: SetValues.of(plan.judgments(key), items, baseline)
+        if per_query is None
+        else HeldValues(per_query, plan.judgments(key), items, baseline, verbose, frames)
+        for key, items in plan.items.items()
+    }
+    main = next(iter(plan.sets.values()))
+    main = main if restrict is None else main.restrict(restrict)
+
+    def work(name: str, ranking: Ranking) -> tuple[Ranking, list]:
+        for judged in plan.sets.values() if check_runs else ():
+            check_overlap(ranking, judged, f"run {name!r}")
+        return ranking, [part.evaluate(name, ranking) for part in found.values()]
+
+    deepest: dict[str, int] = {}
+    with progress(len(systems), "experiment", verbose) as bar:
+        for name, (ranking, parts) in stream_runs(systems, work, topk=topk, verbose=verbose, frames=frames, **reading):
+            deepest |= depths({name: ranking})
+            if len(ranking.doc_text):  # not a run of query ids alone (timings)
+                warn_unjudged(name, ranking, main)
+            for part, values in zip(parts, found.values(), strict=True):
+                values.add(name, part, ranking, (frames or {}).get(name))
+            bar.update()
+    warn_depths(deepest)
+    columns = {column: frame for values in found.values() for column, frame in values.frames().items()}
+    if restrict is not None:
+        columns = {column: frame[frame.index.isin(restrict)] for column, frame in columns.items()}
+    return {column: columns[column] for column in plan.order}
+
+
+@dataclass
+class HeldValues:
+    """:class:`SetValues`' calls for a ``per_query`` computation that takes every run at once: the runs are held."""
+
+    compute: PerQuery
+    judgments: Judgments
+    measures: list[tuple[str, object]]
+    baseline: str | None
+    verbose: bool = False
+    given: Mapping[str, pd.DataFrame] | None = None
+    rankings: dict[str, Ranking] = field(default_factory=dict)
+
+    def evaluate(self, name: str, ranking: Ranking) -> None:
+        return None
+
+    def add(self, name: str, part: None, ranking: Ranking, frame=None) -> None:
+        self.rankings[name] = ranking
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        return self.compute(self.rankings, self.judgments, self.measures, self.baseline, verbose=self.verbose,
+                            frames=self.given)  # fmt: skip
 
 
 def per_query_frames(
@@ -36,50 +130,146 @@ def per_query_frames(
     measures of one run on ``judgments`` (ir_measures' own on its graded docs, which must have integer grades:
     :func:`~ir_pref_measures.loading.checks.check_integer_grades`), the pairwise preferences on its relevant docs.
     ``frames``: a run's results as given (all their columns), which the measures defined at run time
-    (``ir_measures.define_byquery``) read instead of the ranking, as in ``pt.Experiment``."""
-    ordinary = [m for _, m in measures if not isinstance(m, PairwiseMeasure)]
-    preferences = [m for _, m in measures if isinstance(m, PairwiseMeasure)]
-    frames = frames or {}
+    (``ir_measures.define_byquery``) read instead of the ranking, as in ``pt.Experiment``. The runs are evaluated
+    on :func:`~ir_pref_measures.engine.n_jobs` threads (:class:`SetValues`)."""
+    found = SetValues.of(judgments, measures, baseline)
     names = list(rankings)
-    found: dict[object, dict[str, pd.Series]] = {m: {} for m in ordinary}  # measure -> run -> per-query values
-    check_integer_grades([m for m in ordinary if engine.reads_grades_only(m)], judgments)
-    catalog = [m for m in ordinary if engine.is_catalog_measure(m)]
-    others = [m for m in ordinary if not engine.is_catalog_measure(m)]
-    steps = (len(names) if ordinary else 0) + (1 if preferences else 0)
-    with progress(steps, "experiment", verbose) as bar:
-        for name, run_values in zip(
-            names, _catalog_values(catalog, judgments, rankings, names if ordinary else []), strict=False
-        ):
-            for measure, values in run_values.items():
-                found[measure][name] = values
-            by_query: dict[object, dict[str, float]] = {m: {} for m in others}
-            for metric in _metrics(others, rankings[name], frames.get(name), judgments) if others else ():
-                by_query[metric.measure][str(metric.query_id)] = metric.value
-            for measure, values in by_query.items():
-                found[measure][name] = pd.Series(values, dtype=np.float64)
-            bar.update()
-        columns = {m: pd.DataFrame(found[m]).reindex(columns=names).sort_index() for m in ordinary}
-        if preferences:
-            columns |= _pairwise_values(rankings, judgments, preferences, baseline)
-            bar.update()
-    return {column: columns[m] for column, m in measures}
+    frames = frames or {}
+    with progress(len(names), "experiment", verbose) as bar:
+        with ThreadPoolExecutor(max(1, min(engine.n_jobs(), len(names)))) as pool:
+            parts = pool.map(lambda name: found.evaluate(name, rankings[name]), names)
+            for name, part in zip(names, parts, strict=True):
+                found.add(name, part, rankings[name], frames.get(name))
+                bar.update()
+    return found.frames()
 
 
-def _catalog_values(measures: list, judgments: Judgments, rankings: Mapping[str, Ranking], names: list[str]):
-    """Per run of ``names``, in order: the per-query values (a Series) of the catalog's ``measures``
-    (:func:`~ir_pref_measures.engine.catalog_values`), on :func:`~ir_pref_measures.engine.n_jobs` threads."""
+@dataclass
+class SetValues:
+    """The per-query values of runs on one judgment set, added one run at a time: :meth:`evaluate` (thread-safe:
+    the catalog's measures and the ranks of the relevant docs), then :meth:`add` on the caller's thread (in the
+    runs' order: ir_measures' own measures, whose warnings name the caller's line), then :meth:`frames`. Kept per
+    run: its per-query values; the ranks of the judgments' relevant docs (the pairwise preferences) until the run is
+    compared with the baseline (without a baseline, every pair is compared: every run's ranks are kept to the end).
+    The RBO measures, which would need whole rankings, are not among the experiment's."""
 
-    def one(name: str) -> dict:
-        if not measures:
-            return {}
-        found = engine.catalog_values(measures, judgments, rankings[name])
-        return {
-            measure: pd.Series(column, index=pd.Index(query_ids.astype(str)))
-            for measure, (query_ids, column) in zip(measures, found, strict=True)
+    judgments: Judgments
+    measures: list[tuple[str, object]]
+    baseline: str | None
+    relevant: RelevantDocs | None = None
+    names: list[str] = field(default_factory=list)
+    found: dict[object, dict[str, pd.Series]] = field(default_factory=dict)  # measure -> run -> per-query values
+    ranks: dict[str, np.ndarray] = field(default_factory=dict)  # of the runs not yet compared with the baseline
+    indexes: dict[tuple, pd.Index] = field(default_factory=dict)  # of _index_of
+    preferred: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # measure -> run -> over the baseline
+
+    @classmethod
+    def of(cls, judgments: Judgments, measures: list[tuple[str, object]], baseline: str | None) -> SetValues:
+        """Checked: ir_measures' measures that read grades need integer grades."""
+        found = cls(judgments, measures, baseline)
+        check_integer_grades([m for m in found.ordinary if engine.reads_grades_only(m)], judgments)
+        found.found = {m: {} for m in found.ordinary}
+        found.relevant = relevant_docs(judgments) if found.preferences else None
+        return found
+
+    @property
+    def ordinary(self) -> list:
+        return [m for _, m in self.measures if not isinstance(m, PairwiseMeasure)]
+
+    @property
+    def preferences(self) -> list[PairwiseMeasure]:
+        return [m for _, m in self.measures if isinstance(m, PairwiseMeasure)]
+
+    def evaluate(self, name: str, ranking: Ranking) -> tuple[dict, np.ndarray | None]:
+        """The catalog's per-query values of ``ranking`` (:func:`~ir_pref_measures.engine.catalog_values`) and the
+        ranks of the relevant docs in it (if pairwise preferences are measured)."""
+        catalog = [m for m in self.ordinary if engine.is_catalog_measure(m)]
+        found = engine.catalog_values(catalog, self.judgments, ranking) if catalog else []
+        values = {
+            measure: pd.Series(column, index=self._index_of(query_ids))
+            for measure, (query_ids, column) in zip(catalog, found, strict=True)
         }
+        ranks = relevant_ranks(ranking, self.relevant, None, name) if self.preferences else None
+        return values, ranks
 
-    with ThreadPoolExecutor(max(1, min(engine.n_jobs(), len(names)))) as pool:
-        yield from pool.map(one, names)
+    def _index_of(self, query_ids) -> pd.Index:
+        """``query_ids`` as an index of text, one object for all the runs and measures with these queries in this
+        order (the values of 100 runs hold one index, not 100)."""
+        text = np.asarray(query_ids).astype(str)
+        return self.indexes.setdefault((text.dtype.str, text.tobytes()), pd.Index(text))
+
+    def add(self, name: str, part: tuple[dict, np.ndarray | None], ranking: Ranking, frame=None) -> None:
+        """Keep the values of :meth:`evaluate` and compute ir_measures' own (``frame``: the run as given)."""
+        values, ranks = part
+        self.names.append(name)
+        others = [m for m in self.ordinary if not engine.is_catalog_measure(m)]
+        by_query: dict[object, dict[str, float]] = {m: {} for m in others}
+        for metric in _metrics(others, ranking, frame, self.judgments) if others else ():
+            by_query[metric.measure][str(metric.query_id)] = metric.value
+        values |= {
+            measure: pd.Series(list(found.values()), index=self._index_of(list(found)), dtype=np.float64)
+            for measure, found in by_query.items()
+        }
+        for measure, column in values.items():
+            self.found[measure][name] = column
+        if ranks is not None:
+            self.ranks[name] = ranks
+            self._compare()
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """Per measure column, the frame of per-query values (queries x runs, in the order of :meth:`add`)."""
+        names = self.names
+        columns = {m: pd.DataFrame(self.found[m]).reindex(columns=names).sort_index() for m in self.ordinary}
+        if self.preferences:
+            columns |= self._pairwise(names)
+        return {column: columns[m] for column, m in self.measures}
+
+    def _pairwise(self, names: list[str]) -> dict:
+        """Per pairwise measure: per query, each run's preference over the baseline (0 for the baseline), or
+        without one, the mean of its preferences over each other run."""
+        if self.baseline is None and len(names) < 2:
+            raise InputError("pairwise preferences need at least two runs")
+        run_pairs(names, self.baseline)  # the checks: two runs at least, the baseline one of them
+        index = pd.Index(self.relevant.query_ids.astype(str), name=None)
+        if self.baseline is not None:
+            self._compare(final=True)
+            zero = np.zeros(len(index))
+            return {
+                m: pd.DataFrame({n: self.preferred[m.name].get(n, zero) for n in names}, index=index).sort_index()
+                for m in self.preferences
+            }
+        result = self._comparison(names)
+        out = {}
+        for measure in self.preferences:  # pair (i, j) is i vs j; j vs i its negation (antisymmetric preferences)
+            values = result.pair_values[measure.name].astype(np.float64)
+            total = np.zeros((len(names), len(index)))
+            np.add.at(total, result.run_i, values)
+            np.subtract.at(total, result.run_j, values)
+            out[measure] = pd.DataFrame(total.T / (len(names) - 1), index=index, columns=names).sort_index()
+        return out
+
+    def _compare(self, final: bool = False) -> None:
+        """With a baseline whose ranks are held: the preferences over it of the other runs held, :data:`GROUP` at
+        a time (all that are left when ``final``); their ranks are then released. A run's preference over the
+        baseline depends on those two runs alone, and the kernels' memory grows with the runs compared at once."""
+        if self.baseline is None or self.baseline not in self.ranks:
+            return
+        waiting = [name for name in self.ranks if name != self.baseline]
+        while len(waiting) >= GROUP or (final and waiting):
+            group, waiting = [self.baseline, *waiting[:GROUP]], waiting[GROUP:]
+            result = self._comparison(group)
+            for measure in self.preferences:
+                values = result.pair_values[measure.name].astype(np.float64)
+                for row, at in enumerate(result.run_i.tolist()):
+                    self.preferred.setdefault(measure.name, {})[group[at]] = values[row]
+            for name in group[1:]:
+                del self.ranks[name]
+
+    def _comparison(self, names: list[str]):
+        """:func:`~ir_pref_measures.comparison.pairwise.comparison_of_ranks` of the runs ``names`` (ranks held)."""
+        ranks = np.vstack([self.ranks[name] for name in names])
+        pairs = run_pairs(names, self.baseline)
+        return comparison_of_ranks(names, ranks, self.relevant, self.preferences, pairs, [None] * len(names))
 
 
 def _metrics(measures: list, ranking: Ranking, frame: pd.DataFrame | None, judgments: Judgments):
@@ -92,23 +282,3 @@ def _metrics(measures: list, ranking: Ranking, frame: pd.DataFrame | None, judgm
     others = [m for m in measures if m not in runtime]
     yield from engine.evaluate(others, ranking, judgments=judgments) if others else ()
     yield from ir_measures.iter_calc(runtime, judgments.qrels(), frame) if runtime else ()
-
-
-def _pairwise_values(rankings, judgments: Judgments, measures: list, baseline: str | None) -> dict:
-    """Per pairwise measure: per query, each run's preference over the baseline (0 for the baseline), or
-    without one, the mean of its preferences over each other run."""
-    names = list(rankings)
-    if baseline is None and len(names) < 2:
-        raise InputError("pairwise preferences need at least two runs")
-    result = comparison(rankings, relevant_docs(judgments), measures, baseline=baseline, warn=False)
-    out = {}
-    for measure in measures:
-        values = result.pair_values[measure.name].astype(np.float64)
-        total = np.zeros((len(names), len(result.query_ids)))
-        np.add.at(total, result.run_i, values)
-        if baseline is None:  # pair (i, j) is i vs j; j vs i is its negation (the preferences are antisymmetric)
-            np.subtract.at(total, result.run_j, values)
-            total /= len(names) - 1
-        index = pd.Index(result.query_ids.astype(str), name=None)
-        out[measure] = pd.DataFrame(total.T, index=index, columns=names).sort_index()
-    return out

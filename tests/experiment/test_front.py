@@ -345,3 +345,44 @@ def test_a_warning_of_experiment_names_the_callers_line():
     with pytest.warns(UserWarning, match="different numbers of documents") as caught:
         ir_pref_measures.Experiment(runs, qrels, ["nDCG@10"])
     assert {warning.filename for warning in caught} == {__file__}
+
+
+def test_more_runs_than_a_group_of_the_baseline_equal_compare(tmp_path):
+    """The pairwise preferences over a baseline are computed a group of runs at a time: with more runs than a
+    group, each run's per-query values are compare's (all runs at once)."""
+    from ir_pref_measures.experiment.values import GROUP
+
+    rng = np.random.default_rng(3)
+    qrels = pd.DataFrame(
+        [(f"q{q}", f"d{d}", int(rng.choice(4, p=[0.4, 0.3, 0.2, 0.1]))) for q in range(15) for d in range(25)],
+        columns=["query_id", "doc_id", "relevance"],
+    )
+    runs = {
+        f"r{r}": pd.DataFrame(
+            [
+                (f"q{q}", f"d{d}", float(s))
+                for q in range(15)
+                for d, s in zip(rng.permutation(30)[:20], rng.integers(0, 5, 20), strict=True)
+            ],
+            columns=["query_id", "doc_id", "score"],
+        )
+        for r in range(GROUP + 3)
+    }
+    measures = ["rpp", "lexiprecision", "dcgrpp"]
+    mine = Experiment(runs, qrels, measures, baseline="r4", perquery=True)
+    for measure in measures:
+        rows = compare(runs, qrels, [measure], baseline="r4", perquery=True)
+        rows = rows[rows["query_id"] != "all"]
+        expected = rows.pivot(index="query_id", columns="run_i", values=measure).sort_index()
+        for name in runs:
+            got = mine[(mine["name"] == name) & (mine["measure"] == measure)].set_index("qid")["value"]
+            want = expected[name] if name in expected else pd.Series(0.0, index=expected.index)
+            np.testing.assert_array_equal(got.to_numpy(), want.to_numpy().astype(np.float64))
+
+
+@pytest.mark.parametrize("baseline", [None, []])
+def test_a_correction_without_a_baseline_is_refused_before_the_runs_are_read(tmp_path, baseline):
+    qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    missing = [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]  # never read: the options are checked first
+    with pytest.raises(InputError, match="correction needs a baseline"):
+        Experiment(missing, qrels, ["nDCG@10"], baseline=baseline, correction="holm")
