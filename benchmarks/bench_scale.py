@@ -184,7 +184,8 @@ def run_size(n_queries: int, folder: Path, repeat: int, timeout: float | None) -
     for variant, (template, _) in VARIANTS.items():
         command = [part.format(**files) for part in template]
         try:
-            child = best_child(command, folder, repeat, timeout, check=lambda out, v=variant: check_output(v, out, counts))
+            check = lambda out, v=variant: check_output(v, out, counts)  # noqa: E731
+            child = best_child(command, folder, repeat, timeout, check)
         except RuntimeError as error:
             row = {"seconds": math.nan, "cpu": math.nan, "peak": math.nan, "error": str(error)}
             print(f"  {variant:38s} FAILED: {error}", flush=True)

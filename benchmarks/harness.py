@@ -114,9 +114,7 @@ def best_child(
         runs.append(run_child(command, cwd, timeout))
         if check is not None:
             check(runs[-1].stdout)
-    return Child(
-        min(r.seconds for r in runs), min(r.cpu for r in runs), max(r.peak_mb for r in runs), runs[-1].stdout
-    )
+    return Child(min(r.seconds for r in runs), min(r.cpu for r in runs), max(r.peak_mb for r in runs), runs[-1].stdout)
 
 
 def best_seconds(call: Callable[[], object], repeat: int = 3) -> float:
