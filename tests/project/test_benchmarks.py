@@ -75,3 +75,13 @@ def test_benchmark_runs_at_a_tiny_size(script, tmp_path):
         pytest.fail(f"{script} {' '.join(arguments)}: exit status {done.returncode}\n{done.stderr[-3000:]}")
     assert done.stdout.strip(), f"{script} printed nothing"
     assert _results() == before, f"{script} wrote over benchmarks/results at its smoke size"
+
+
+def test_the_performance_page_shows_the_saved_results():
+    """The marked tables of docs/performance.md are those ``benchmarks/tables.py`` writes from the JSON results."""
+    sys.path.insert(0, str(BENCHMARKS))
+    from tables import PAGE, render
+
+    page = PAGE.read_text()
+    assert "<!-- bench:" in page
+    assert render(page, BENCHMARKS / "results") == page, "run python benchmarks/tables.py"
