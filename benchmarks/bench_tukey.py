@@ -92,8 +92,9 @@ def main() -> None:
     report.add(f"randomised_tukey B={tukey.SAMPLES}", ours, floor=floor_name)
     report.add("peer: one shuffle at a time", peer, floor=floor_name)
     report.add(f"randomised_tukey B={args.samples}", more, floor=floor_name)
-    report.add("scipy studentized_range.sf alone", scipy_sf)
-    report.add("tukey_hsd", hsd, floor="scipy studentized_range.sf alone")
+    scipy_name = "scipy studentized_range.sf alone"
+    report.add(scipy_name, scipy_sf, floor=scipy_name)
+    report.add("tukey_hsd", hsd, floor=scipy_name)
     report.save(quiet=True)
 
 
