@@ -37,7 +37,7 @@ SMOKE = {  # script -> its arguments at a tiny size
     "bench_ppref.py": ["--queries", "5"],
     "bench_scale.py": ["--quick"],
     "bench_tied_rbo.py": ["--queries", "10", "--depth", "50", "--repeat", "1", "--reference-queries", "0"],
-    "bench_trec_eval.py": ["--queries", "10", "--docs", "50", "--repeat", "1"],
+    "bench_trec_eval.py": ["--quick"],
     "bench_tukey.py": ["--quick"],
     "bench_web.py": ["--assessors", "2", "--seconds", "2", "--queries", "3", "--docs", "10", "--port", "{port}"],
     "simulate_judging_dl2019.py": ["--seeds", "1", "--selectors", "random"],
