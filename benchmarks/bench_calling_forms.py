@@ -7,7 +7,9 @@ label``/``score``). For each form the floor is ``ir_measures.calc_aggregate([nDC
 pytrec_eval reads a PyTerrier frame renamed to ir_measures' columns (as PyTerrier does); ours read it as
 it is. Each row's ``x_floor`` is taken against the floor of its form.
 
-    python benchmarks/bench_calling_forms.py [--queries 200]
+    python benchmarks/bench_calling_forms.py [--queries 200] [--quick]
+
+``--quick``: 5 queries, nothing saved (a smoke test).
 """
 
 from __future__ import annotations
@@ -60,7 +62,10 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--quick", action="store_true", help="5 queries, nothing saved: a smoke test")
     args = parser.parse_args()
+    if args.quick:
+        args.queries = 5
     qrels, run = make_input(args.queries)
     forms = {
         "namedtuple lists": (qrels, run),
@@ -73,7 +78,9 @@ def main() -> None:
         "PGC(p=0.8)": ["PGC(p=0.8)"],
     }
     report = Report(
-        "calling_forms", f"{args.queries} queries x {DOCS} docs, {JUDGED} graded per query; ir_measures.calc_aggregate"
+        "calling_forms",
+        f"{args.queries} queries x {DOCS} docs, {JUDGED} graded per query; ir_measures.calc_aggregate",
+        quick=args.quick,
     )
     for form, (q, r) in forms.items():
         floor = None  # the first row of each form: pytrec_eval's nDCG@10

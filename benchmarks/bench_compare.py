@@ -5,9 +5,11 @@ retrieved docs, about 100 judged and 43 relevant docs per query; one run is 500-
 short, one misses some queries; runs are written as TREC files in a temporary folder. Each case runs the
 command in a fresh Python process, run from the temporary folder, and prints its wall time and peak RSS
 (the child's own VmHWM). ``--reference PATH`` (a checkout of diazf/pref_eval) also runs
-``pref_eval.py`` on the same files and prints the ratio. Cases: all measures (the default set) on 10 runs,
+``pref_eval.py`` on the same files and prints the ratio (its row's ``x_floor`` in ``results/compare.json``: the
+tool's time over ours). Cases: all measures (the default set) on 10 runs,
 ``-m rpp`` alone on 10 runs, and all measures on each larger count of ``--runs`` (the 10 runs copied: 30 by
-default; ``--runs 30 100`` adds 100 runs, where ``pref_eval.py`` takes several minutes).
+default; ``--runs 30 100`` adds 100 runs, where ``pref_eval.py`` takes several minutes). ``--quick``: 20 queries, 10
+runs, once, nothing saved (a smoke test).
 
     python benchmarks/bench_compare.py [--queries 200] [--runs 30 100] [--reference path/to/pref_eval] [--repeat 3]
 """
@@ -16,22 +18,15 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from harness import Report, doc_names, write_table
 
 SEED = 20240601
 N_RUNS, DOCS, JUDGED = 10, 1000, 103
 POOL = 3 * DOCS
-
-
-def _doc_names(numbers: np.ndarray) -> np.ndarray:
-    return np.char.add("D", numbers.astype(str))
 
 
 def write_input(n_queries: int, folder: Path) -> list[Path]:
@@ -41,15 +36,8 @@ def write_input(n_queries: int, folder: Path) -> list[Path]:
     docs = rng.permuted(np.tile(np.arange(100_000, 100_000 + POOL), (len(qids), 1)), axis=1)  # per-query pool
     grades = rng.choice(4, size=(len(qids), JUDGED), p=[0.58, 0.22, 0.12, 0.08])
     grades[-1] = 0
-    qrels = pd.DataFrame(
-        {
-            "q": np.repeat(qids, JUDGED),
-            "it": 0,
-            "doc": _doc_names(docs[:, :JUDGED].ravel()),
-            "grade": grades.ravel(),
-        }
-    )
-    qrels.to_csv(folder / "qrels.txt", sep=" ", header=False, index=False)
+    qrels = {"q": np.repeat(qids, JUDGED), "it": 0, "doc": doc_names(docs[:, :JUDGED].ravel()), "grade": grades.ravel()}
+    write_table(folder / "qrels.txt", qrels)
     latent = np.zeros((len(qids), POOL))
     latent[:, :JUDGED] = grades
     (folder / "runs").mkdir()
@@ -70,54 +58,11 @@ def write_input(n_queries: int, folder: Path) -> list[Path]:
         rank = np.broadcast_to(np.arange(1, DOCS + 1)[None, :], keep.shape)[keep]
         doc = np.take_along_axis(docs, top, axis=1)[keep]
         score = np.take_along_axis(scores, top, axis=1)[keep]
-        frame = pd.DataFrame({"q": q, "Q0": "Q0", "doc": _doc_names(doc), "rank": rank, "score": score})
-        frame["tag"] = f"run{r:02d}"
         path = folder / "runs" / f"run{r:02d}"
-        frame.to_csv(path, sep=" ", header=False, index=False, float_format="%.4f")
+        run = {"q": q, "Q0": "Q0", "doc": doc_names(doc), "rank": rank, "score": score, "tag": f"run{r:02d}"}
+        write_table(path, run, float_format="%.4f")
         paths.append(path)
     return paths
-
-
-PEAK_REPORTER = """
-import os, runpy, sys
-script, *sys.argv[1:] = sys.argv[1:]
-sys.argv[0] = script
-try:
-    if script == "ir-pref-measures":
-        from ir_pref_measures.commands import main
-        code = main(sys.argv[1:])
-    else:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # as `python script` does
-        runpy.run_path(script, run_name="__main__")
-        code = 0
-finally:
-    hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
-    sys.stderr.write("peak_kb=" + (hwm[0].split()[1] if hwm else "0") + "\\n")
-sys.exit(code)
-"""
-
-
-def timed(command: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB, the process's own VmHWM) of ``command`` in a fresh Python process,
-    run from ``cwd`` (never the checkout root, whose source tree would shadow the installed package)."""
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", PEAK_REPORTER, *command],
-        cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    seconds = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(command)}\n{done.stderr}")
-    peak_kb = [line for line in done.stderr.splitlines() if line.startswith("peak_kb=")][-1]
-    return seconds, int(peak_kb.split("=")[1]) / 1024
-
-
-def best_of(command: list[str], repeat: int, cwd: Path) -> tuple[float, float]:
-    runs = [timed(command, cwd) for _ in range(repeat)]
-    return min(s for s, _ in runs), max(m for _, m in runs)
 
 
 def main() -> None:
@@ -126,7 +71,10 @@ def main() -> None:
     parser.add_argument("--reference", help="a checkout of diazf/pref_eval (pref_eval.py is run with this Python)")
     parser.add_argument("--repeat", type=int, default=3, help="repeats per case (the best time is shown)")
     parser.add_argument("--runs", type=int, nargs="*", default=[30], help="larger run counts (copies of the 10)")
+    parser.add_argument("--quick", action="store_true", help="20 queries, 10 runs, once, nothing saved: a smoke test")
     args = parser.parse_args()
+    if args.quick:
+        args.queries, args.runs, args.repeat = 20, [], 1
     ours = ["ir-pref-measures", "compare"]
     reference = None
     if args.reference:
@@ -141,7 +89,9 @@ def main() -> None:
                 shutil.copy(path, copies / f"{path.name}_{k:02d}")
         copied = sorted(copies.iterdir(), key=lambda p: (p.name[-2:], p.name))  # each of the 10, then again
         lines = sum(1 for path in runs for _ in open(path))
-        print(f"{len(runs)} runs x {args.queries} queries, {lines:,} run lines; best of {args.repeat}")
+        inputs = f"{len(runs)} runs x {args.queries} queries, {lines:,} run lines; best of {args.repeat}"
+        print(inputs)
+        report = Report("compare", inputs, quick=args.quick)
         qrels = ["-R", str(folder / "qrels.txt")]
         cases = [
             ("all measures, 10 runs", [*qrels, *map(str, runs)]),
@@ -154,12 +104,14 @@ def main() -> None:
             + (f" {'tool s':>8s} {'tool MB':>8s} {'ratio':>6s}" if reference else "")
         )
         for name, arguments in cases:
-            seconds, peak = best_of([*ours, *arguments], args.repeat, folder)
-            row = f"{name:26s} {seconds:8.2f} {peak:8.0f}"
+            variant = f"ir-pref-measures compare: {name}"
+            child = report.command(variant, [*ours, *arguments], folder, args.repeat, floor=variant)
+            row = f"{name:26s} {child.seconds:8.2f} {child.peak_mb:8.0f}"
             if reference:
-                tool_seconds, tool_peak = best_of([*reference, *arguments], 1, folder)
-                row += f" {tool_seconds:8.2f} {tool_peak:8.0f} {tool_seconds / seconds:6.1f}"
+                tool = report.command(f"pref_eval.py: {name}", [*reference, *arguments], folder, 1, floor=variant)
+                row += f" {tool.seconds:8.2f} {tool.peak_mb:8.0f} {tool.seconds / child.seconds:6.1f}"
             print(row, flush=True)
+        report.save(quiet=True)
 
 
 if __name__ == "__main__":

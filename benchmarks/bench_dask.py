@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import resource
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
+from harness import peak_rss_mb
 
 SEED = 12
 JUDGED, RETRIEVED_JUDGED = 20, 10
@@ -63,10 +63,6 @@ def chunk(k: int, *, size: int, docs: int, runs: int, kind: str) -> pd.DataFrame
     )
 
 
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def _local(queries: int, size: int, docs: int, runs: int, measures: list[str]) -> tuple[float, float, int]:
     """The local path in this (fresh) process: seconds, peak MB, per-query values."""
     import ir_pref_measures
@@ -84,7 +80,7 @@ def _local(queries: int, size: int, docs: int, runs: int, measures: list[str]) -
     for r in range(runs):
         run = pd.concat([chunk(k, kind=f"run{r}", **named) for k in parts], ignore_index=True)
         count += len(evaluate(parsed, sources.ranking(run), qrels=judgments.qrels(), judgments=judgments))
-    return time.perf_counter() - start, _peak_mb(), count
+    return time.perf_counter() - start, peak_rss_mb(), count
 
 
 def _worker_peak_mb() -> float:

@@ -7,7 +7,7 @@ scores the pool by ``grade x (1.5 - 0.1 r) + N(0, 1 + 0.3 r)`` (three decimals, 
 its top D in trec_eval's order (score descending, ties by doc id descending). Doc ids differ between queries.
 
 Every variant runs in a fresh Python process from the temporary folder (the installed package, not the
-checkout) through the wrapper of ``bench_compare.py`` that prints the process's own peak RSS (VmHWM); the wall
+checkout) through the wrapper of ``harness.py`` that prints the process's own peak RSS (VmHWM); the wall
 time is taken around the subprocess, the best of ``--repeat`` (default 3; the peak: the largest). Variants,
 all on the same files:
 
@@ -50,10 +50,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scale import timed  # noqa: E402  (fresh process, wall seconds, CPU, own peak RSS, stdout)
+from harness import doc_names, run_child, write_table  # noqa: E402
 
 SEED = 31
 GRADE_P = [0.5, 0.25, 0.15, 0.10]
@@ -141,10 +140,6 @@ else:
 """
 
 
-def _doc_names(numbers: np.ndarray) -> np.ndarray:
-    return np.char.add("d", np.char.zfill(numbers.astype(str), 9))
-
-
 def write_input(n_runs: int, n_queries: int, n_docs: int, folder: Path) -> dict[str, int]:
     """Write ``qrels.txt`` and ``runs/rNN.txt`` into ``folder``; return the line count of each file."""
     rng = np.random.default_rng(SEED)
@@ -156,16 +151,14 @@ def write_input(n_runs: int, n_queries: int, n_docs: int, folder: Path) -> dict[
     np.put_along_axis(grade_of, judged, grades, axis=1)
     first_doc = (qids * pool)[:, None]  # doc number = query x pool + position: unique over the input
     lines = {}
-    qrels = pd.DataFrame(
-        {
-            "q": np.repeat(qids, judged_per_query),
-            "it": 0,
-            "doc": _doc_names((first_doc + judged).ravel()),
-            "grade": grades.ravel(),
-        }
-    )
-    qrels.to_csv(folder / "qrels.txt", sep=" ", header=False, index=False)
-    lines["qrels.txt"] = len(qrels)
+    qrels = {
+        "q": np.repeat(qids, judged_per_query),
+        "it": 0,
+        "doc": doc_names((first_doc + judged).ravel(), "d", 9),
+        "grade": grades.ravel(),
+    }
+    write_table(folder / "qrels.txt", qrels)
+    lines["qrels.txt"] = judged.size
     (folder / "runs").mkdir()
     for r in range(n_runs):
         rng = np.random.default_rng([SEED, r])
@@ -173,19 +166,17 @@ def write_input(n_runs: int, n_queries: int, n_docs: int, folder: Path) -> dict[
         scores = np.round(grade_of * scale + rng.normal(0, noise, size=grade_of.shape), 3)
         # score descending, ties by doc id descending (trec_eval's order): a stable sort of the reversed pool
         top = pool - 1 - np.argsort(-scores[:, ::-1], axis=1, kind="stable")[:, :n_docs]
-        run = pd.DataFrame(
-            {
-                "q": np.repeat(qids, n_docs),
-                "Q0": "Q0",
-                "doc": _doc_names((first_doc + top).ravel()),
-                "rank": np.tile(np.arange(1, n_docs + 1), n_queries),
-                "score": np.take_along_axis(scores, top, axis=1).ravel(),
-                "tag": f"r{r:02d}",
-            }
-        )
+        run = {
+            "q": np.repeat(qids, n_docs),
+            "Q0": "Q0",
+            "doc": doc_names((first_doc + top).ravel(), "d", 9),
+            "rank": np.tile(np.arange(1, n_docs + 1), n_queries),
+            "score": np.take_along_axis(scores, top, axis=1).ravel(),
+            "tag": f"r{r:02d}",
+        }
         name = f"runs/r{r:02d}.txt"
-        run.to_csv(folder / name, sep=" ", header=False, index=False, float_format="%.3f")
-        lines[name] = len(run)
+        write_table(folder / name, run, float_format="%.3f")
+        lines[name] = top.size
     return lines
 
 
@@ -272,14 +263,14 @@ def measure(name: str, command: list[str], kind: str, folder: Path, repeat: int,
     warm_cache = folder / "numba_warm"
     if kind == "ranx":
         os.environ["NUMBA_CACHE_DIR"] = str(warm_cache)
-        timed(command, folder, timeout)
+        run_child(command, folder, timeout)
     for k in range(repeat):
         if kind.startswith("ranx"):
             cold_cache = folder / f"numba_cold_{k}"
             shutil.rmtree(cold_cache, ignore_errors=True)
             os.environ["NUMBA_CACHE_DIR"] = str(warm_cache if kind == "ranx" else cold_cache)
-        seconds, _, peak, stdout = timed(command, folder, timeout)
-        results.append((seconds, peak, stdout))
+        child = run_child(command, folder, timeout)
+        results.append((child.seconds, child.peak_mb, child.stdout))
     return results
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
+from harness import peak_rss_mb
 
 HERE = Path(__file__).resolve().parent
 TESTDATA = Path(os.environ.get("IR_PREF_MEASURES_TESTDATA", HERE.parent.parent / "shared" / "testdata"))
@@ -111,7 +111,7 @@ def measure_one(variant: str, paths: dict[str, str], samples: int) -> dict:
     return {
         "variant": variant,
         "seconds": seconds,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": peak_rss_mb(),
     }
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from harness import peak_rss_mb
 
 SEED = 11
 RUN_DEPTH = 1000
@@ -103,14 +104,6 @@ def measure_one(variant: str) -> dict:
         outcome = f"InputError: {str(error)[:90]}"
     seconds = time.perf_counter() - start
     return {"variant": variant, "seconds": seconds, "peak_mb": peak_rss_mb(), "outcome": outcome}
-
-
-def peak_rss_mb() -> float:
-    """This process's peak resident memory (VmHWM; ru_maxrss would include the parent's across exec)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run_child(variant: str, cap_gb: float, timeout: float) -> dict:

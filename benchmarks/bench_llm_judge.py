@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from harness import peak_rss_mb
+
 SERVER = Path(__file__).resolve().parent.parent / "tests" / "judging" / "chat_server.py"
 
 
@@ -57,7 +59,7 @@ def main() -> None:
     print(f"wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {wall / ideal:.2f} (target < 2)")
     print(f"judge CPU {cpu:.2f} s ({cpu / len(answers) * 1000:.2f} ms per judgment), retries {judge.usage.retries}")
     print(f"server CPU {children.ru_utime + children.ru_stime:.2f} s (the whole run, in its own process)")
-    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(f"peak RSS {peak_rss_mb():.0f} MB")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other work slows the ratio down)")
 
 

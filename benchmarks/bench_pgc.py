@@ -25,7 +25,8 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_ppref import make_input, peak_rss_mb  # noqa: E402  (the shared synthetic input)
+from bench_ppref import make_input  # noqa: E402  (the shared synthetic input)
+from harness import peak_rss_mb  # noqa: E402
 
 TESTDATA = Path(os.environ.get("IR_PREF_MEASURES_TESTDATA", HERE.parent.parent / "shared" / "testdata"))
 CAST_RUNS = [TESTDATA / "cast2019_runs_decaf" / f"decaf_exp{i}.run.gz" for i in range(1, 17)]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from harness import peak_rss_mb
 
 SEED = 2008
 DOCS, JUDGED, BAD = 1000, 100, 5
@@ -105,14 +105,6 @@ def measure_one(variant: str, folder: Path) -> dict:
         ir_measures.calc_aggregate(ours, judgments, ipm.as_ranking(folder / "run.txt"))
     seconds = time.perf_counter() - start
     return {"variant": variant, "seconds": seconds, "peak_mb": peak_rss_mb()}
-
-
-def peak_rss_mb() -> float:
-    """This process's peak resident memory (VmHWM; ru_maxrss would include the parent's across exec)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 VARIANTS = [

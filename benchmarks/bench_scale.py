@@ -23,7 +23,8 @@ taken around the subprocess, the best of ``--repeat`` (the peak: the largest). V
 The table gives seconds, the ratio to the floor, the peak MB and the peak per 1000 run lines; with two or
 more sizes, the growth between consecutive sizes: time and peak ratios, their exponent against the lines
 (1.0 = linear; below 1 while fixed start-up costs dominate) and the marginal cost per extra line.
-``--check`` runs 20 queries once, checks every output and exits non-zero on a failure (a smoke test).
+``--check`` (or ``--quick``) runs 20 queries once, checks every output and exits non-zero on a failure (a smoke
+test); otherwise the rows are saved to ``results/scale.json`` (each size's rows against that size's floor).
 
     python benchmarks/bench_scale.py [--queries 200 2000 [20000]] [--repeat 2] [--check]
 """
@@ -32,19 +33,16 @@ from __future__ import annotations
 
 import argparse
 import math
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_compare import PEAK_REPORTER  # noqa: E402  (the wrapper printing the child's own VmHWM)
+from harness import Report, best_child, doc_names, write_table  # noqa: E402
 
 SEED = 11
 DOCS, JUDGED, PAIRS, POOL = 1000, 100, 85, 1500
@@ -94,7 +92,7 @@ FLOOR_NAME = next(iter(VARIANTS))
 
 def _names(query: np.ndarray, doc: np.ndarray) -> np.ndarray:
     """Doc ids unique over the whole input: ``d`` + 8 digits (query x pool + doc), in numeric order."""
-    return np.char.add("d", np.char.zfill((query.astype(np.int64) * POOL + doc).astype(str), 8))
+    return doc_names(query.astype(np.int64) * POOL + doc, "d", 8)
 
 
 def write_input(n_queries: int, folder: Path) -> dict[str, int]:
@@ -116,20 +114,18 @@ def write_input(n_queries: int, folder: Path) -> dict[str, int]:
         scores = np.round(grade_of * 0.8 + rng.normal(0, 1.5, size=(n, POOL)), 3)  # three decimals: some ties
         # score descending, ties by doc id descending (trec_eval's order): a stable sort of the reversed pool
         top = POOL - 1 - np.argsort(-scores[:, ::-1], axis=1, kind="stable")[:, :DOCS]
-        run = pd.DataFrame(
-            {
-                "q": column.ravel(),
-                "Q0": "Q0",
-                "doc": _names(column.ravel(), top.ravel()),
-                "rank": np.tile(np.arange(1, DOCS + 1), n),
-                "score": np.take_along_axis(scores, top, axis=1).ravel(),
-                "tag": "scale",
-            }
-        )
-        run.to_csv(folder / "run.txt", mode="a", sep=" ", header=False, index=False, float_format="%.3f")
+        run = {
+            "q": column.ravel(),
+            "Q0": "Q0",
+            "doc": _names(column.ravel(), top.ravel()),
+            "rank": np.tile(np.arange(1, DOCS + 1), n),
+            "score": np.take_along_axis(scores, top, axis=1).ravel(),
+            "tag": "scale",
+        }
+        write_table(folder / "run.txt", run, append=True, float_format="%.3f")
         q_judged = np.repeat(qids, JUDGED)
-        qrels = pd.DataFrame({"q": q_judged, "it": 0, "doc": _names(q_judged, judged.ravel()), "grade": grades.ravel()})
-        qrels.to_csv(folder / "qrels.txt", mode="a", sep=" ", header=False, index=False)
+        qrels = {"q": q_judged, "it": 0, "doc": _names(q_judged, judged.ravel()), "grade": grades.ravel()}
+        write_table(folder / "qrels.txt", qrels, append=True)
         pick = np.argpartition(rng.random((n, len(a))), PAIRS, axis=1)[:, :PAIRS]  # distinct pairs per query
         first_doc, second_doc = a[pick], b[pick]  # positions among the judged docs
         latent = grades + rng.normal(0, 0.6, size=grades.shape)
@@ -137,46 +133,16 @@ def write_input(n_queries: int, folder: Path) -> dict[str, int]:
         winner = np.where(wins, first_doc, second_doc)
         loser = np.where(wins, second_doc, first_doc)
         q_pairs = np.repeat(qids, PAIRS)
-        pairs = pd.DataFrame(
-            {
-                "q": q_pairs,
-                "winner": _names(q_pairs, np.take_along_axis(judged, winner, axis=1).ravel()),
-                "loser": _names(q_pairs, np.take_along_axis(judged, loser, axis=1).ravel()),
-            }
-        )
-        pairs.to_csv(folder / "pairs.txt", mode="a", sep=" ", header=False, index=False)
-        counts["run"] += len(run)
-        counts["qrels"] += len(qrels)
-        counts["pairs"] += len(pairs)
+        pairs = {
+            "q": q_pairs,
+            "winner": _names(q_pairs, np.take_along_axis(judged, winner, axis=1).ravel()),
+            "loser": _names(q_pairs, np.take_along_axis(judged, loser, axis=1).ravel()),
+        }
+        write_table(folder / "pairs.txt", pairs, append=True)
+        counts["run"] += n * DOCS
+        counts["qrels"] += len(q_judged)
+        counts["pairs"] += len(q_pairs)
     return counts
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # summed over the waited-for children
-    return usage.ru_utime + usage.ru_stime
-
-
-def timed(command: list[str], cwd: Path, timeout: float | None) -> tuple[float, float, float, str]:
-    """Wall seconds, CPU seconds (user + system, all threads), peak RSS (MB, the child's own VmHWM) and
-    stdout of ``command`` in a fresh Python process run from ``cwd`` (never the checkout root, whose
-    source tree would shadow the installed package)."""
-    cpu = _children_cpu()
-    start = time.perf_counter()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", PEAK_REPORTER, *command],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"timed out after {timeout:.0f} s") from None
-    seconds = time.perf_counter() - start
-    if done.returncode != 0:
-        raise RuntimeError(f"exit status {done.returncode}: {done.stderr.strip()[-2000:]}")
-    peak_kb = [line for line in done.stderr.splitlines() if line.startswith("peak_kb=")][-1]
-    return seconds, _children_cpu() - cpu, int(peak_kb.split("=")[1]) / 1024, done.stdout
 
 
 def check_output(variant: str, stdout: str, counts: dict[str, int]) -> None:
@@ -218,22 +184,28 @@ def run_size(n_queries: int, folder: Path, repeat: int, timeout: float | None) -
     for variant, (template, _) in VARIANTS.items():
         command = [part.format(**files) for part in template]
         try:
-            results = []
-            for _ in range(repeat):
-                seconds, cpu, peak, stdout = timed(command, folder, timeout)
-                check_output(variant, stdout, counts)
-                results.append((seconds, cpu, peak))
+            check = lambda out, v=variant: check_output(v, out, counts)  # noqa: E731
+            child = best_child(command, folder, repeat, timeout, check)
         except RuntimeError as error:
             row = {"seconds": math.nan, "cpu": math.nan, "peak": math.nan, "error": str(error)}
             print(f"  {variant:38s} FAILED: {error}", flush=True)
         else:
-            seconds, cpu, peak = (min(r[0] for r in results), min(r[1] for r in results), max(r[2] for r in results))
-            row = {"seconds": seconds, "cpu": cpu, "peak": peak, "error": None}
-            print(f"  {variant:38s} {seconds:8.2f} s {cpu:8.2f} s CPU {peak:8.0f} MB", flush=True)
+            row = {"seconds": child.seconds, "cpu": child.cpu, "peak": child.peak_mb, "error": None}
+            print(f"  {variant:38s} {child.seconds:8.2f} s {child.cpu:8.2f} s CPU {child.peak_mb:8.0f} MB", flush=True)
         rows.append({"queries": n_queries, "lines": counts["run"], "variant": variant, **row})
     for name in counts:
         (folder / f"{name}.txt").unlink()
     return rows
+
+
+def save(rows: list[dict], repeat: int, quick: bool) -> None:
+    """The rows as ``results/scale.json`` (:class:`harness.Report`): each against its size's floor."""
+    inputs = f"Q queries x {DOCS} run docs, {JUDGED} graded docs and {PAIRS} pairs per query; best of {repeat}"
+    report = Report("scale", inputs, quick=quick)
+    for r in rows:
+        variant, floor = (f"{r['lines']:,} run lines: {name}" for name in (r["variant"], FLOOR_NAME))
+        report.add(variant, r["seconds"], r["peak"], floor=floor, cpu=r["cpu"], queries=r["queries"])
+    report.save(quiet=True)
 
 
 def print_table(rows: list[dict]) -> None:
@@ -309,7 +281,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, nargs="+", default=[200, 2000], help="sizes (20000: ~700 MB of files)")
     parser.add_argument("--repeat", type=int, default=2, help="runs per variant (the best time is shown)")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is stopped")
-    parser.add_argument("--check", action="store_true", help=f"{CHECK} queries, once, outputs checked: a smoke test")
+    parser.add_argument(
+        "--check", "--quick", action="store_true", help=f"{CHECK} queries, once, outputs checked: a smoke test"
+    )
     args = parser.parse_args()
     # the 20-query input also measures the start-up, against which the growth of the work is judged
     sizes, repeat = ([CHECK], 1) if args.check else (sorted({CHECK, *args.queries}), args.repeat)
@@ -324,6 +298,7 @@ def main() -> None:
     if not rows:
         raise SystemExit("no size was run")
     print_table(rows)
+    save(rows, repeat, quick=args.check)
     if len({r["queries"] for r in rows}) > 2 and rows[0]["queries"] == CHECK:
         print_growth(rows)
     if any(r["error"] for r in rows):

@@ -14,6 +14,9 @@ and a :class:`~ir_pref_measures.Ranking`. Each case runs in a fresh Python proce
 
     python benchmarks/bench_trec_eval.py [--queries 1000] [--docs 1000] [--measures nDCG@10 AP P@10] [--repeat 3]
     python benchmarks/bench_trec_eval.py --measures "RBP(rel=1)" --repeat 1
+
+The rows are saved to ``results/trec_eval.json`` (for the default measure; ``--quick``: 10 queries x 50 docs, once,
+nothing saved).
 """
 
 from __future__ import annotations
@@ -22,10 +25,10 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pandas as pd
+from harness import Report, best_seconds, peak_rss_mb
 
 SEED = 20240611
 JUDGED = 100
@@ -81,21 +84,8 @@ def case(name: str, n_queries: int, n_docs: int, measures: list[str], repeat: in
         def work():
             return evaluator.evaluate(run)
 
-    work()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return {"seconds": min(times), "peak_rss_mb": _peak_rss_mb()}
-
-
-def _peak_rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+    work()  # the warm-up
+    return {"seconds": best_seconds(work, repeat), "peak_rss_mb": peak_rss_mb()}
 
 
 def main() -> None:
@@ -105,7 +95,10 @@ def main() -> None:
     parser.add_argument("--measures", nargs="+", default=["nDCG@10"])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--case", help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="10 queries x 50 docs, once, nothing saved")
     args = parser.parse_args()
+    if args.quick:
+        args.queries, args.docs, args.repeat = 10, 50, 1
     if args.case:
         print(json.dumps(case(args.case, args.queries, args.docs, args.measures, args.repeat)))
         return
@@ -117,12 +110,17 @@ def main() -> None:
         results[name] = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
     floor = results[floor_name]["seconds"]
     floor_label = "pytrec_eval.evaluate" if floor_name == "pytrec_eval" else "the ir_measures path"
-    print(f"{args.queries} queries x {args.docs} docs, {' '.join(args.measures)}")
+    inputs = f"{args.queries} queries x {args.docs} docs, {' '.join(args.measures)}"
+    print(inputs)
+    named = args.measures == ["nDCG@10"]  # the other measure sets are printed only
+    report = Report("trec_eval", f"{inputs}; best of {args.repeat}", floor=floor_name, quick=args.quick or not named)
     for name, result in results.items():
         print(
             f"{name:12s} {result['seconds']:8.3f} s  {result['seconds'] / floor:8.4f} x {floor_label}  "
             f"peak RSS {result['peak_rss_mb']:7.1f} MB"
         )
+        report.add(name, result["seconds"], result["peak_rss_mb"])
+    report.save(quiet=True)
 
 
 if __name__ == "__main__":

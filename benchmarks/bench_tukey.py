@@ -11,19 +11,19 @@ Cases, best of ``--repeat`` wall times each:
 * ``tukey_hsd`` (the vectorised studentized range of ``analysis.studentized_range``), beside
   ``scipy.stats.studentized_range.sf`` on the same statistics (one adaptive integral per pair).
 
-Prints the times, the ratios to the floor and the peer, and the peak RSS of this process.
+Prints the times, the ratios to the floor and the peer, and the peak RSS of this process; saves the rows to
+``results/tukey.json`` (``--quick``: a tiny matrix, once, nothing saved).
 
-    python benchmarks/bench_tukey.py [--systems 20] [--topics 100] [--samples 10000] [--repeat 3]
+    python benchmarks/bench_tukey.py [--systems 20] [--topics 100] [--samples 10000] [--repeat 3] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
-import resource
-import sys
 import time
 
 import numpy as np
+from harness import Report, peak_rss_mb
 from scipy.stats import studentized_range
 
 from ir_pref_measures import anova
@@ -64,7 +64,10 @@ def main() -> None:
     parser.add_argument("--topics", type=int, default=100)
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="5 systems x 10 topics, once, nothing saved")
     args = parser.parse_args()
+    if args.quick:
+        args.systems, args.topics, args.samples, args.repeat = 5, 10, 100, 1
     x = matrix(args.systems, args.topics)
     shape = f"{args.systems} systems x {args.topics} topics"
     floor, _ = best(lambda: np.random.default_rng(0).random((tukey.SAMPLES, *x.shape)), args.repeat)
@@ -82,8 +85,17 @@ def main() -> None:
     q = np.abs(result.diff) / np.sqrt(anova(x).residual_variance / x.shape[0])
     scipy_sf, _ = best(lambda: studentized_range.sf(q, x.shape[1], (x.shape[0] - 1) * (x.shape[1] - 1)), 1)
     print(f"tukey_hsd: {hsd:.3f} s; scipy's studentized_range.sf alone: {scipy_sf:.3f} s; ratio {hsd / scipy_sf:.3f}")
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1024 if sys.platform != "darwin" else 1024**2)
-    print(f"peak RSS: {peak:.0f} MiB")
+    print(f"peak RSS: {peak_rss_mb():.0f} MiB")
+    report = Report("tukey", f"{shape}, {len(result.p)} pairs; best of {args.repeat}, the peers once", quick=args.quick)
+    floor_name = "floor: draw B x topics x systems random numbers"
+    report.add(floor_name, floor)
+    report.add(f"randomised_tukey B={tukey.SAMPLES}", ours, floor=floor_name)
+    report.add("peer: one shuffle at a time", peer, floor=floor_name)
+    report.add(f"randomised_tukey B={args.samples}", more, floor=floor_name)
+    scipy_name = "scipy studentized_range.sf alone"
+    report.add(scipy_name, scipy_sf, floor=scipy_name)
+    report.add("tukey_hsd", hsd, floor=scipy_name)
+    report.save(quiet=True)
 
 
 if __name__ == "__main__":

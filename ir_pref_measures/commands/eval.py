@@ -84,7 +84,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
     from ir_pref_measures.engine import evaluate
     from ir_pref_measures.loading.checks import check_judged
     from ir_pref_measures.measures.names import is_package_measure
-    from ir_pref_measures.model.coverage import warn_unjudged
+    from ir_pref_measures.model.coverage import judged_ranks, warn_unjudged
     from ir_pref_measures.parsing.names import run_name
 
     with ThreadPoolExecutor(1) as reader:  # the run is read while the judgments are (Arrow and numpy free the GIL)
@@ -93,8 +93,9 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         parts += [sources.judgments(p, preference_format=args.prefs_format) for p in args.prefs]
         judgments = parts[0] if len(parts) == 1 else combine(*parts)
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
-    check_judged(run, judgments)
-    warn_unjudged(run_name(args.run), run, judgments)
+    judged = judged_ranks(run, judgments)  # the judged docs looked up once, for both checks
+    check_judged(run, judgments, ranks=judged)
+    warn_unjudged(run_name(args.run), run, judgments, judged)
     ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_package_measure, measures))
     if args.provider:  # as ir_measures: one provider for every measure
         provider = ir_measures.providers.registry[args.provider]

@@ -26,7 +26,7 @@ from ir_pref_measures.loading.sources import ranking as as_ranking
 from ir_pref_measures.measures import pairwise as kernels
 from ir_pref_measures.measures.catalog import DEFAULT_PAIRWISE as DEFAULT_MEASURES
 from ir_pref_measures.measures.names import PairwiseMeasure, pairwise_measures
-from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
+from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing.names import run_name
@@ -43,17 +43,15 @@ READERS = 2  # runs read and ranked at once (memory: one run each)
 class RelevantDocs:
     """The relevant docs of the evaluated queries, a view of the graded judgments for the pairwise kernels:
     query ``query_ids[q]`` owns columns ``starts[q]:starts[q+1]``, grades sorted descending (ties by doc id)
-    within a query; ``judgments``: those they come from (every judged doc, for :func:`warn_unjudged`)."""
+    within a query; ``judgments``: those they come from (every judged doc, for :func:`warn_unjudged`), and ``rows``
+    the judged doc (index into ``judgments.doc_text``) of each column."""
 
     query_ids: np.ndarray
     starts: np.ndarray
     doc_ids: pa.Array
     grades: np.ndarray
     judgments: Judgments | None = None
-
-    @property
-    def column_query_ids(self) -> np.ndarray:
-        return self.query_ids[kernels.segment_ids(self.starts, len(self.doc_ids))]
+    rows: np.ndarray | None = None
 
 
 def compare_grades(grades: np.ndarray, binary: float | None = None, floor: float | None = None) -> np.ndarray:
@@ -103,14 +101,27 @@ def relevant_docs(
         doc_ids=judgments.doc_text.take(arrow(kept[order])),
         grades=grades[kept][order],
         judgments=judgments,
+        rows=kept[order],
     )
 
 
-def relevant_ranks(ranking: Ranking, relevant: RelevantDocs, topk: int | None = None, name: str = "") -> np.ndarray:
-    """Rank of every relevant doc in ``ranking`` (``inf`` = not retrieved, or below ``topk``)."""
-    if not (ranking.query_index(relevant.query_ids) >= 0).any():
+def relevant_ranks(
+    ranking: Ranking,
+    relevant: RelevantDocs,
+    topk: int | None = None,
+    name: str = "",
+    judged: np.ndarray | None = None,
+) -> np.ndarray:
+    """Rank of every relevant doc in ``ranking`` (``inf`` = not retrieved, or below ``topk``); ``judged``: the ranks
+    of every doc of ``relevant.judgments`` (:func:`~ir_pref_measures.model.coverage.judged_ranks`), when the caller
+    has them: the relevant docs' are picked from them (``relevant.rows``)."""
+    index = ranking.query_index(relevant.query_ids)
+    if not (index >= 0).any():
         raise InputError(f"run {name!r} has no query in common with the judged queries")
-    ranks = ranking.rank_of(relevant.column_query_ids, relevant.doc_ids)
+    if judged is not None and relevant.rows is not None:
+        ranks = judged[relevant.rows]
+    else:
+        ranks = ranking.rank_in(index[kernels.segment_ids(relevant.starts, len(relevant.doc_ids))], relevant.doc_ids)
     if topk is not None:
         ranks[ranks > topk] = np.inf
     return ranks
@@ -226,11 +237,14 @@ def comparison(
     def read(name: str) -> np.ndarray:
         run = as_ranking(rankings[name])
         depth[name] = depths({name: run})[name]
-        if warn and judged.result().judgments is not None:
-            warn_unjudged(name, run, judged.result().judgments)
+        relevant = judged.result()
+        every = None  # the ranks of every judged doc, which the warning needs and the relevant docs' come from
+        if warn and relevant.judgments is not None:
+            every = judged_ranks(run, relevant.judgments)
+            warn_unjudged(name, run, relevant.judgments, every)
         if keep:
             kept[name] = run
-        return relevant_ranks(run, judged.result(), topk, name)
+        return relevant_ranks(run, relevant, topk, name, every)
 
     with ThreadPoolExecutor(max_workers=READERS) as pool:  # Arrow's reader and sorts release the GIL
         ranked = pool.map(read, names)

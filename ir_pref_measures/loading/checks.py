@@ -31,12 +31,15 @@ def check_overlap(ranking: Ranking, judgments: Judgments, name: str = "the run")
         )
 
 
-def check_judged(ranking: Ranking, judgments: Judgments, name: str = "the run") -> None:
+def check_judged(
+    ranking: Ranking, judgments: Judgments, name: str = "the run", ranks: np.ndarray | None = None
+) -> None:
     """The rule against scores from nothing: :func:`check_overlap`, then an :class:`InputError` when ``ranking``
-    retrieves no judged document on any judged query it holds (every value would be that of an empty ranking)."""
+    retrieves no judged document on any judged query it holds (every value would be that of an empty ranking).
+    ``ranks``: the :func:`~ir_pref_measures.model.coverage.judged_ranks`, when the caller has them."""
     check_overlap(ranking, judgments, name)
     held = ranking.query_index(judgments.query_ids) >= 0
-    shared, unjudged = int(held.sum()), int((held & ~covered(ranking, judgments)).sum())
+    shared, unjudged = int(held.sum()), int((held & ~covered(ranking, judgments, ranks)).sum())
     if unjudged == shared:
         raise InputError(
             f"{name}: none of its retrieved documents is judged on 100% of queries (the {shared} judged queries it "

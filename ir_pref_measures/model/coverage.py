@@ -16,25 +16,33 @@ from ir_pref_measures.model.rankings import Ranking
 UNJUDGED_SHARE = 0.5  # warn when at least this share of the judged queries has no judged doc retrieved
 
 
-def covered(ranking: Ranking, judgments: Judgments) -> np.ndarray:
-    """Per judged query (of ``judgments``), whether ``ranking`` retrieves a judged document there."""
-    rank = ranking.rank_of(judgments.query_ids[judgments.doc_query], judgments.doc_text)
+def judged_ranks(ranking: Ranking, judgments: Judgments) -> np.ndarray:
+    """The rank (float) in ``ranking`` of every judged document of ``judgments``, in its order; ``inf`` where the run
+    does not retrieve it. The queries are looked up once each, not once per document."""
+    return ranking.rank_in(ranking.query_index(judgments.query_ids)[judgments.doc_query], judgments.doc_text)
+
+
+def covered(ranking: Ranking, judgments: Judgments, ranks: np.ndarray | None = None) -> np.ndarray:
+    """Per judged query (of ``judgments``), whether ``ranking`` retrieves a judged document there (``ranks``: the
+    :func:`judged_ranks`, when the caller has them)."""
+    rank = judged_ranks(ranking, judgments) if ranks is None else ranks
     found = np.zeros(len(judgments.query_ids), dtype=bool)
     found[judgments.doc_query[np.isfinite(rank)]] = True
     return found
 
 
-def unjudged_queries(ranking: Ranking, judgments: Judgments) -> int:
+def unjudged_queries(ranking: Ranking, judgments: Judgments, ranks: np.ndarray | None = None) -> int:
     """The number of judged queries (of ``judgments``) on which ``ranking`` retrieves no judged document: a query
     the run lacks, or one whose retrieved documents are all unjudged."""
-    return int((~covered(ranking, judgments)).sum()) if len(judgments) else 0
+    return int((~covered(ranking, judgments, ranks)).sum()) if len(judgments) else 0
 
 
-def warn_unjudged(name: str, ranking: Ranking, judgments: Judgments) -> None:
+def warn_unjudged(name: str, ranking: Ranking, judgments: Judgments, ranks: np.ndarray | None = None) -> None:
     """A warning naming the run when at least :data:`UNJUDGED_SHARE` of the judged queries have none of its
     retrieved documents judged: its scores there are those of an empty ranking (a run of another collection,
-    query set or year, or doc ids written another way)."""
-    missed = unjudged_queries(ranking, judgments)
+    query set or year, or doc ids written another way). ``ranks``: the :func:`judged_ranks`, when the caller has
+    them."""
+    missed = unjudged_queries(ranking, judgments, ranks)
     if missed and missed >= UNJUDGED_SHARE * len(judgments):
         warnings.warn(
             f"run {name}: none of its retrieved documents is judged on {missed} of the {len(judgments)} judged "

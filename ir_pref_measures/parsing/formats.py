@@ -34,7 +34,6 @@ import pyarrow as pa
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import as_numpy
 from ir_pref_measures.parsing.arrow import (
-    HASH,
     NEWLINE,
     SPACE,
     arrow_table,
@@ -384,18 +383,19 @@ def _regular_file_table(path: str | os.PathLike, names: list[str], used: dict[st
             size = handle.readinto(view[carried:])
             if not size:
                 break
-            part = np.frombuffer(buffer, dtype=np.uint8, count=carried + size)
-            if not carried and (part[:2].tobytes() == GZIP_MAGIC or part[:2].tobytes() in _BOM_STARTS):
+            chunk = bytes(view[: carried + size])
+            if not carried and (chunk[:2] == GZIP_MAGIC or chunk[:2] in _BOM_STARTS):
                 return None
+            if b"#" in chunk or b"\x7f" in chunk:  # bytes' own search: faster than a pass of numpy
+                return None
+            part = np.frombuffer(chunk, dtype=np.uint8)
             newline, space = part == NEWLINE, part == SPACE
             control = np.count_nonzero(part[carried:] < 0x20) - np.count_nonzero(newline[carried:])
             if (
                 control  # a tab, CR or control character
                 or empty_field(space, newline)
                 or (not carried and part[0] == SPACE)
-                or HASH in part
-                or 0x7F in part
-                or has_c1(part)
+                or (b"\xc2" in chunk and has_c1(part))
             ):
                 return None
             lines += int(np.count_nonzero(newline[carried:]))
