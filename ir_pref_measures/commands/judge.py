@@ -37,7 +37,16 @@ def _simulated_options(args) -> dict:
 def _replay_options(args) -> dict:
     if not args.judgments:
         raise InputError("the replay judge needs --judgments (the recorded judgments it replays)")
-    return {"judgments": args.judgments, "seed": args.judge_seed, "format": args.prefs_format}
+    return {"judgments": args.judgments, "seed": args.judge_seed, "format": args.prefs_format, **_fallback(args)}
+
+
+def _fallback(args) -> dict:
+    """The replay judge's ``qrels`` option under ``--fallback qrels`` (which needs ``--qrels``)."""
+    if args.fallback == "coin":
+        return {}
+    if not args.qrels:
+        raise InputError("--fallback qrels needs --qrels (the graded qrels that answer pairs never recorded)")
+    return {"qrels": args.qrels}
 
 
 def _files_options(args) -> dict:
@@ -45,6 +54,8 @@ def _files_options(args) -> dict:
         raise InputError("the files judge needs --requests (written) and --answers (read)")
     return {"requests": args.requests, "judgments": args.answers, "assessor": args.assessor or ""}
 
+
+FALLBACK_HELP = "replay: a pair never recorded gets a fair coin (sim.py, the default) or the --qrels grade order"
 
 JUDGE_OPTIONS: dict[str, tuple[Callable | None, Callable]] = {
     "simulated": (None, _simulated_options),
@@ -103,6 +114,7 @@ def add_parser(subparsers) -> None:
     simulate.add_argument("--judge", choices=("simulated", "replay"), default="simulated")
     simulate.add_argument("--judgments", help="replay: the recorded judgments")
     simulate.add_argument("--prefs-format", help="format of --judgments and --truth when detection cannot tell")
+    simulate.add_argument("--fallback", choices=("coin", "qrels"), default="coin", help=FALLBACK_HELP)
     simulate.add_argument(
         "--selectors", nargs="+", choices=SELECTORS, default=["random", "topk", "insertion", "rating"]
     )
@@ -141,6 +153,7 @@ def _add_judge_options(parser) -> None:
     parser.add_argument("--bad-marks", action="store_true", help="simulated: mark docs graded 0 bad")
     parser.add_argument("--judgments", help="replay: the recorded judgments")
     parser.add_argument("--prefs-format", help="replay: the format of --judgments when detection cannot tell")
+    parser.add_argument("--fallback", choices=("coin", "qrels"), default="coin", help=FALLBACK_HELP)
     parser.add_argument("--judge-seed", type=int, default=0, help="simulated, replay: the judge's seed (default: 0)")
     parser.add_argument("--requests", help="files: where the questions for people are written")
     parser.add_argument("--answers", help="files: the people's judgments")
@@ -214,17 +227,18 @@ def _simulate(args) -> None:
     check_outputs({"--output": args.output, "--plot": args.plot}, {"--runs": args.runs, "--qrels": args.qrels})
     from ir_pref_measures.judging.effort import build_selector
     from ir_pref_measures.judging.judges import ReplayJudge, SimulatedJudge, read_recorded
-    from ir_pref_measures.judging.selectors import AllPairs, TopK, read_grades
-    from ir_pref_measures.judging.simulate import BUDGETS, plot, simulate, summary
+    from ir_pref_measures.judging.selectors import TopK, read_grades
+    from ir_pref_measures.judging.simulate import BUDGETS, all_judged, plot, simulate, summary
 
     grades = read_grades(args.qrels)
     if args.judge == "replay":
         if not args.judgments:
             raise InputError("the replay judge needs --judgments")
         recorded = read_recorded(args.judgments, args.prefs_format)
+        fallback = grades if args.fallback == "qrels" else None
 
         def judge(seed):
-            return ReplayJudge(recorded, seed)
+            return ReplayJudge(recorded, seed, fallback=fallback)
     else:
 
         def judge(seed):
@@ -234,7 +248,7 @@ def _simulate(args) -> None:
     selectors = {name: _maker(build_selector, name, pools, grades) for name in args.selectors}
     truth = args.truth
     if truth is None:
-        truth = _all_judged(AllPairs(pools, 0), judge(0))
+        truth = all_judged(pools, judge(0))
     runs = dict(zip(args.runs, args.runs, strict=True))
     if args.per_topic:
         table = _per_topic(args, selectors, judge, runs, truth, pools)
@@ -269,16 +283,6 @@ def _per_topic(args, selectors, judge, runs, truth, pools):
 
 def _maker(build_selector, name, pools, grades):
     return lambda seed: build_selector(name, seed, pools, grades, 50 if name == "random" else None)
-
-
-def _all_judged(selector, judge):
-    from ir_pref_measures.judging import runner
-    from ir_pref_measures.judging.simulate import preference_frame
-    from ir_pref_measures.judging.store import Store
-
-    with Store(":memory:") as store:
-        report = runner.run(store, selector, judge)
-    return preference_frame([v for h in report.history.values() for r in h for v in r])
 
 
 def _add_serve(actions) -> None:
