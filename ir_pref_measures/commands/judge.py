@@ -55,6 +55,7 @@ def _files_options(args) -> dict:
     return {"requests": args.requests, "judgments": args.answers, "assessor": args.assessor or ""}
 
 
+FULL_DEPTH = 1000  # the rating selector's depth for a measure without a cutoff: a whole TREC run
 FALLBACK_HELP = "replay: a pair never recorded gets a fair coin (sim.py, the default) or the --qrels grade order"
 
 JUDGE_OPTIONS: dict[str, tuple[Callable | None, Callable]] = {
@@ -245,11 +246,12 @@ def _simulate(args) -> None:
             return SimulatedJudge(grades, seed, noise=args.noise)
 
     pools = TopK(grades).pools  # every selector judges the top-k candidates
-    selectors = {name: _maker(build_selector, name, pools, grades) for name in args.selectors}
+    runs = dict(zip(args.runs, args.runs, strict=True))
+    depth = _depth(args.measure)
+    selectors = {name: _maker(build_selector, name, pools, grades, runs, depth) for name in args.selectors}
     truth = args.truth
     if truth is None:
         truth = all_judged(pools, judge(0))
-    runs = dict(zip(args.runs, args.runs, strict=True))
     if args.per_topic:
         table = _per_topic(args, selectors, judge, runs, truth, pools)
     else:
@@ -281,8 +283,16 @@ def _per_topic(args, selectors, judge, runs, truth, pools):
     return table
 
 
-def _maker(build_selector, name, pools, grades):
-    return lambda seed: build_selector(name, seed, pools, grades, 50 if name == "random" else None)
+def _maker(build_selector, name, pools, grades, runs, depth):
+    batch = 50 if name == "random" else None
+    return lambda seed: build_selector(name, seed, pools, grades, batch, runs=runs, depth=depth)
+
+
+def _depth(measure: str) -> int:
+    """The depth the measure sees: its cutoff, else :data:`FULL_DEPTH`."""
+    from ir_pref_measures.measures.names import parse_measure
+
+    return parse_measure(measure).params.get("cutoff") or FULL_DEPTH
 
 
 def _add_serve(actions) -> None:

@@ -115,3 +115,10 @@ def test_replay_with_a_qrels_fallback_answers_unrecorded_pairs_by_grade(tmp_path
         judge = ReplayJudge(read_recorded(path, "pairs"), seed, fallback=fallback)
         answers = judge.judge([Pair("q", "a", "b"), Pair("q", "c", "a"), Pair("q", "b", "c"), Pair("q", "d", "c")])
         assert [a.answer for a in answers] == ["second", "second", "tie", "second"]  # d ungraded: grade 0
+
+
+def test_the_registry_replay_takes_qrels_as_its_fallback(tmp_path):
+    (tmp_path / "qrels").write_text("q 0 a 2\nq 0 b 1\n")
+    (tmp_path / "judgments.txt").write_text("q b a\n")
+    judge = JUDGES["replay"](tmp_path / "judgments.txt", seed=3, format="pairs", qrels=tmp_path / "qrels")
+    assert [a.answer for a in judge.judge([Pair("q", "a", "b"), Pair("q", "a", "c")])] == ["second", "first"]

@@ -54,3 +54,31 @@ def test_fewer_than_two_runs_is_an_input_error():
 
     with pytest.raises(InputError, match="at least 2 runs"):
         simulate({}, None, {"a": None}, None, pools={})
+
+
+def test_the_simulate_command_replays_with_the_qrels_fallback(tmp_path, capsys):
+    qrels, names = write_files(tmp_path)
+    recorded = tmp_path / "recorded.txt"
+    recorded.write_text("q0 d1 d2\n")  # one recorded pair (as the grades say); the others: the fallback
+    pools = TopK(GRADES).pools  # the command judges the top-k candidates: the truth is the grades over them
+    implied = truth()[["query_id", "doc_id_a", "doc_id_b"]].values
+    graded = tmp_path / "truth.txt"
+    graded.write_text("".join(f"{q} {a} {b}\n" for q, a, b in implied if {a, b} <= set(pools[q])))
+    arguments = ["judge", "simulate", "--qrels", qrels, "--runs", *names, "--selectors", "random", "rating"]
+    arguments += ["--judge", "replay", "--judgments", str(recorded), "--prefs-format", "pairs", "--budgets", "0.99"]
+    arguments += ["--truth", str(graded), "--seeds", "2"]
+    taus = {}
+    for fallback in ("qrels", "coin"):
+        out = tmp_path / f"{fallback}.csv"
+        assert main([*arguments, "--fallback", fallback, "-o", str(out)]) == 0
+        taus[fallback] = pd.read_csv(out)["tau"].tolist()
+    assert taus["qrels"] == pytest.approx([1.0] * 4)  # ceil(0.99 n) = n: every pair, answered as the grades say
+    assert max(taus["coin"]) < 1.0  # coin flips for every pair never recorded
+
+
+def test_the_fallback_qrels_of_judge_run_needs_qrels(tmp_path, capsys):
+    qrels, _ = write_files(tmp_path)
+    main(["judge", "plan", str(tmp_path / "e.sqlite"), "--selector", "random", "--qrels", qrels])
+    arguments = ["judge", "run", str(tmp_path / "e.sqlite"), "--judge", "replay", "--judgments", qrels]
+    assert main([*arguments, "--fallback", "qrels"]) == 2
+    assert "--fallback qrels needs --qrels" in capsys.readouterr().err
