@@ -15,8 +15,6 @@ import pytest
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.combine import combine
 from ir_pref_measures.judging.judges import SimulatedJudge
-from ir_pref_measures.judging.selectors.base import top_ranks
-from ir_pref_measures.judging.selectors.rating import disagreement
 from ir_pref_measures.judging.selectors import (
     AllPairs,
     BinaryInsertion,
@@ -26,6 +24,8 @@ from ir_pref_measures.judging.selectors import (
     depth_pools,
     random_pairs,
 )
+from ir_pref_measures.judging.selectors.base import top_ranks
+from ir_pref_measures.judging.selectors.rating import disagreement
 from ir_pref_measures.leaderboards.ratings import bradley_terry, points_matrix
 
 
