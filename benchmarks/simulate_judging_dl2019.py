@@ -4,15 +4,15 @@ random; a pair never recorded gets the official qrels' answer (the higher grade 
 ``--fallback coin``: sim.py's fair coin instead).
 
 Every selector judges the same docs: what the measure sees, the depth-10 pools of the systems over the 43 judged
-topics (6,196 pairs; ``topk`` takes its candidates among them by grade); ``--pools candidates``: each topic's
-top-k candidates from the official qrels instead (``prefj.py``'s candidates, K=5 with the ties of the 5th; 56,780
-pairs). Budgets are 10%, 25% and 50% of the all-pairs cost, per topic. The systems are the three DL 2019 runs of
-the test data and, for each, three seeded perturbations (the top 30 shuffled within consecutive windows of 2, 5
-and 10 ranks): twelve systems of graded quality. Their ordering by mean ``ppref@10`` under the judgments collected
-is compared (Kendall's tau, tau_AP) with the ordering under the judge's answers to every pair of the pools (``--truth recorded``: under the recorded
-judgments only). The rating-driven selector is given the systems (it asks where they disagree within depth 10);
-``rating-docs`` is the same selector without them (where the docs' ratings are least certain). The table gives
-the mean and the standard deviation over the seeds.
+topics (6,196 pairs; ``topk`` takes its candidates among them by grade); ``--pools candidates``: each topic's top-k
+candidates from the official qrels instead (``prefj.py``'s candidates, K=5 with the ties of the 5th; 56,780 pairs).
+Budgets are 10%, 25% and 50% of the all-pairs cost, per topic. The systems are the three DL 2019 runs of the test
+data and, for each, three seeded perturbations (the top 30 shuffled within consecutive windows of 2, 5 and 10
+ranks): twelve systems of graded quality. Their ordering by mean ``ppref@10`` under the judgments collected is
+compared (Kendall's tau, tau_AP) with the ordering under the judge's answers to every pair of the pools (``--truth
+recorded``: under the recorded judgments only). The rating-driven selector is given the systems (it asks where they
+disagree within depth 10); ``rating-docs`` is the same selector without them (where the docs' ratings are least
+certain). The table gives the mean and the standard deviation over the seeds.
 
     python benchmarks/simulate_judging_dl2019.py [--testdata ../shared/testdata] [--seeds 5] [--measure ppref@10]
         [--pools depth|candidates] [--fallback qrels|coin] [--truth all|recorded] [--budgets 0.1 0.25 0.5]
