@@ -245,26 +245,27 @@ def test_top_ranks_keep_each_run_to_its_depth():
     assert ranks[0][best] == 1
 
 
+def with_runs(seed: int, docs: int, count: int, depth: int, batch: int):
+    """One query's graded docs, ``count`` random systems, their weights to ``depth`` and the selector given them."""
+    grades = graded(seed, queries=1, docs=docs)
+    runs = systems(grades, count=count, seed=seed)
+    pool = sorted(grades["q0"])
+    w = disagreement(pool, top_ranks(runs, depth)["q0"], depth)
+    return grades, pool, w, lambda: RatingDriven({"q0": pool}, seed=seed + 1, batch=batch, runs=runs, depth=depth)
+
+
 def test_rating_with_runs_asks_first_where_the_systems_disagree_most():
-    grades = graded(3, queries=1, docs=12)
-    runs = systems(grades, count=5, seed=3)
-    docs = sorted(grades["q0"])
-    w = disagreement(docs, top_ranks(runs, 4)["q0"], 4)
-    selector = RatingDriven({"q0": docs}, seed=0, batch=1, runs=runs, depth=4)
-    (pair,) = selector.next_round("q0", [])
+    _, docs, w, make_selector = with_runs(3, docs=12, count=5, depth=4, batch=1)
+    (pair,) = make_selector().next_round("q0", [])
     assert w[docs.index(pair.first), docs.index(pair.second)] == w.max() > 0  # no verdicts: the weight decides
 
 
 def test_rating_with_runs_asks_every_disputed_pair_before_any_other_and_ends_with_all_pairs():
-    grades = graded(6, queries=1, docs=10)
-    runs = systems(grades, count=3, seed=6)
-    docs = sorted(grades["q0"])
-    w = disagreement(docs, top_ranks(runs, 3)["q0"], 3)
-    selector = RatingDriven({"q0": docs}, seed=4, batch=3, runs=runs, depth=3)
+    grades, docs, w, make_selector = with_runs(6, docs=10, count=3, depth=3, batch=3)
+    selector = make_selector()
     history, asked = drive(selector, SimulatedJudge(grades, noise=0.1), "q0")
     weights = [w[docs.index(p.first), docs.index(p.second)] for p in asked]
     disputed = int((np.triu(w, 1) > 0).sum())
     assert 0 < disputed < 45 and all(x > 0 for x in weights[:disputed]) and not any(weights[disputed:])
     assert len(asked) == 45 == len({frozenset((p.first, p.second)) for p in asked})
-    fresh = RatingDriven({"q0": docs}, seed=4, batch=3, runs=runs, depth=3)
-    assert fresh.next_round("q0", history[:5]) == selector.next_round("q0", history[:5])  # a resumed run
+    assert make_selector().next_round("q0", history[:5]) == selector.next_round("q0", history[:5])  # a resumed run
