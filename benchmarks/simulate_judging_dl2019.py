@@ -35,11 +35,10 @@ from ir_pref_measures.judging.selectors import (
     BinaryInsertion,
     RatingDriven,
     TopK,
-    depth_pools,
     random_pairs,
     read_grades,
 )
-from ir_pref_measures.judging.simulate import all_judged, plot, simulate, summary
+from ir_pref_measures.judging.simulate import all_judged, judged_depth_pools, plot, simulate, summary
 from ir_pref_measures.loading.sources import ranking
 
 WINDOWS = (2, 5, 10)
@@ -97,8 +96,7 @@ def main() -> None:
                 recorded.setdefault(q, {}).setdefault(pair, []).extend(outcomes)
     runs = systems(data / "runs")
     if args.pools == "depth":  # what the measure sees: the systems' top 10 of the judged topics
-        pools = {q: docs for q, docs in depth_pools(runs, DEPTH_POOL).items() if q in grades}
-        grades = {q: {d: grades[q].get(d, 0.0) for d in docs} for q, docs in pools.items()}  # topk: its candidates
+        pools, grades = judged_depth_pools(runs, grades, DEPTH_POOL)
     else:
         pools = TopK(grades).pools
     makers = {

@@ -112,6 +112,9 @@ def add_parser(subparsers) -> None:
     simulate.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="the systems to order")
     simulate.add_argument("--qrels", required=True, help="graded qrels: their top-k candidates are judged")
     simulate.add_argument("--truth", help="all judgments (default: every pair judged by the judge)")
+    simulate.add_argument(
+        "--depth", type=positive_int, help="judge the runs' pools to this depth (default: the top-k candidates)"
+    )
     simulate.add_argument("--judge", choices=("simulated", "replay"), default="simulated")
     simulate.add_argument("--judgments", help="replay: the recorded judgments")
     simulate.add_argument("--prefs-format", help="format of --judgments and --truth when detection cannot tell")
@@ -229,7 +232,7 @@ def _simulate(args) -> None:
     from ir_pref_measures.judging.effort import build_selector
     from ir_pref_measures.judging.judges import ReplayJudge, SimulatedJudge, read_recorded
     from ir_pref_measures.judging.selectors import TopK, read_grades
-    from ir_pref_measures.judging.simulate import BUDGETS, all_judged, plot, simulate, summary
+    from ir_pref_measures.judging.simulate import BUDGETS, all_judged, judged_depth_pools, plot, simulate, summary
 
     grades = read_grades(args.qrels)
     if args.judge == "replay":
@@ -245,10 +248,13 @@ def _simulate(args) -> None:
         def judge(seed):
             return SimulatedJudge(grades, seed, noise=args.noise)
 
-    pools = TopK(grades).pools  # every selector judges the top-k candidates
     runs = dict(zip(args.runs, args.runs, strict=True))
+    if args.depth:  # what the measure sees: the runs' pools over the judged topics
+        pools, candidates = judged_depth_pools(runs, grades, args.depth)
+    else:
+        pools, candidates = TopK(grades).pools, grades  # every selector judges the top-k candidates
     depth = _depth(args.measure)
-    selectors = {name: _maker(build_selector, name, pools, grades, runs, depth) for name in args.selectors}
+    selectors = {name: _maker(build_selector, name, pools, candidates, runs, depth) for name in args.selectors}
     truth = args.truth
     if truth is None:
         truth = all_judged(pools, judge(0))
@@ -283,9 +289,9 @@ def _per_topic(args, selectors, judge, runs, truth, pools):
     return table
 
 
-def _maker(build_selector, name, pools, grades, runs, depth):
+def _maker(build_selector, name, pools, candidates, runs, depth):
     batch = 50 if name == "random" else None
-    return lambda seed: build_selector(name, seed, pools, grades, batch, runs=runs, depth=depth)
+    return lambda seed: build_selector(name, seed, pools, candidates, batch, runs=runs, depth=depth)
 
 
 def _depth(measure: str) -> int:

@@ -43,6 +43,16 @@ def preference_frame(verdicts: Sequence[Verdict]):
     return pd.DataFrame(rows, columns=["query_id", "doc_id_a", "doc_id_b", "preference"])
 
 
+def judged_depth_pools(runs: Mapping[str, object], grades: Mapping[str, Mapping[str, float]], depth: int):
+    """What a measure to ``depth`` sees of ``runs``: their depth-``depth`` pools over the topics of the graded
+    qrels ``grades``, and those grades over the pools (an ungraded doc: 0), whose top-k candidates ``topk``
+    judges. Returns ``(pools, grades)``."""
+    from ir_pref_measures.judging.selectors.base import depth_pools
+
+    pools = {q: docs for q, docs in depth_pools(runs, depth).items() if q in grades}
+    return pools, {q: {d: grades[q].get(d, 0.0) for d in docs} for q, docs in pools.items()}
+
+
 def all_judged(pools: Mapping[str, Sequence[str]], judge: Judge):
     """The truth of a simulation: the preference table (:func:`preference_frame`) of ``judge``'s verdicts on
     every pair of ``pools``."""

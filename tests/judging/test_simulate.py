@@ -11,7 +11,7 @@ from ir_pref_measures.judging.combine import Verdict
 from ir_pref_measures.judging.judges import SimulatedJudge
 from ir_pref_measures.judging.protocol import Pair
 from ir_pref_measures.judging.selectors import AllPairs, TopK, random_pairs
-from ir_pref_measures.judging.simulate import COLUMNS, preference_frame, simulate, summary
+from ir_pref_measures.judging.simulate import COLUMNS, judged_depth_pools, preference_frame, simulate, summary
 
 
 def test_preference_frame_states_wins_and_ties():
@@ -82,3 +82,24 @@ def test_the_fallback_qrels_of_judge_run_needs_qrels(tmp_path, capsys):
     arguments = ["judge", "run", str(tmp_path / "e.sqlite"), "--judge", "replay", "--judgments", qrels]
     assert main([*arguments, "--fallback", "qrels"]) == 2
     assert "--fallback qrels needs --qrels" in capsys.readouterr().err
+
+
+def test_judged_depth_pools_keep_the_graded_topics_and_grade_the_rest_zero():
+    ranked = pd.DataFrame(
+        [("q0", "d1", 3.0), ("q0", "x", 2.0), ("q0", "d2", 1.0), ("other", "d1", 1.0)],
+        columns=["query_id", "doc_id", "score"],
+    )
+    pools, grades = judged_depth_pools({"a": ranked}, GRADES, 2)
+    assert pools == {"q0": ["d1", "x"]}
+    assert grades == {"q0": {"d1": GRADES["q0"]["d1"], "x": 0.0}}
+
+
+def test_the_simulate_command_judges_the_depth_pools_of_the_runs(tmp_path):
+    qrels, names = write_files(tmp_path)
+    out = tmp_path / "table.csv"
+    arguments = ["judge", "simulate", "--qrels", qrels, "--runs", *names, "--selectors", "random", "rating", "topk"]
+    assert main([*arguments, "--depth", "3", "--budgets", "0.99", "--seeds", "1", "-o", str(out)]) == 0
+    table = pd.read_csv(out).set_index("selector")
+    pools, _ = judged_depth_pools(runs(), GRADES, 3)
+    assert table.loc["random", "judgments"] == sum(len(p) * (len(p) - 1) // 2 for p in pools.values())
+    assert table.loc["random", "tau"] == pytest.approx(1.0) == table.loc["rating", "tau"]
