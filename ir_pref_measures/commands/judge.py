@@ -265,7 +265,7 @@ def _simulate(args) -> None:
             selectors, judge, runs, truth, pools=pools, budgets=args.budgets or list(BUDGETS),
             seeds=range(args.seeds), measure=args.measure,
         )  # fmt: skip
-        sys.stdout.write(summary(table).round(4).to_string() + "\n")
+        sys.stdout.write(summary(table, spread=True).round(4).to_string() + "\n")
     if args.output:
         write_text(args.output, table.to_csv(index=False))
     if args.plot:

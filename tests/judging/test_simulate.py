@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from oracles.graded_systems import GRADES, runs, truth, write_files
@@ -103,3 +104,13 @@ def test_the_simulate_command_judges_the_depth_pools_of_the_runs(tmp_path):
     pools, _ = judged_depth_pools(runs(), GRADES, 3)
     assert table.loc["random", "judgments"] == sum(len(p) * (len(p) - 1) // 2 for p in pools.values())
     assert table.loc["random", "tau"] == pytest.approx(1.0) == table.loc["rating", "tau"]
+
+
+def test_the_summary_spread_is_the_standard_deviation_over_the_seeds():
+    table = pd.DataFrame(
+        [("r", 0.1, seed, 10 + seed, tau, tau / 2) for seed, tau in enumerate([0.2, 0.5, 0.9])], columns=COLUMNS
+    )
+    row = summary(table, spread=True).loc[("r", 0.1)]
+    assert row["judgments"] == 11 and row["tau"] == pytest.approx(1.6 / 3)
+    assert row["tau_sd"] == pytest.approx(np.std([0.2, 0.5, 0.9], ddof=1))
+    assert row["tau_ap_sd"] == pytest.approx(np.std([0.1, 0.25, 0.45], ddof=1))
