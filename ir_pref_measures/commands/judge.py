@@ -37,7 +37,16 @@ def _simulated_options(args) -> dict:
 def _replay_options(args) -> dict:
     if not args.judgments:
         raise InputError("the replay judge needs --judgments (the recorded judgments it replays)")
-    return {"judgments": args.judgments, "seed": args.judge_seed, "format": args.prefs_format}
+    return {"judgments": args.judgments, "seed": args.judge_seed, "format": args.prefs_format, **_fallback(args)}
+
+
+def _fallback(args) -> dict:
+    """The replay judge's ``qrels`` option under ``--fallback qrels`` (which needs ``--qrels``)."""
+    if args.fallback == "coin":
+        return {}
+    if not args.qrels:
+        raise InputError("--fallback qrels needs --qrels (the graded qrels that answer pairs never recorded)")
+    return {"qrels": args.qrels}
 
 
 def _files_options(args) -> dict:
@@ -45,6 +54,9 @@ def _files_options(args) -> dict:
         raise InputError("the files judge needs --requests (written) and --answers (read)")
     return {"requests": args.requests, "judgments": args.answers, "assessor": args.assessor or ""}
 
+
+FULL_DEPTH = 1000  # the rating selector's depth for a measure without a cutoff: a whole TREC run
+FALLBACK_HELP = "replay: a pair never recorded gets a fair coin (sim.py, the default) or the --qrels grade order"
 
 JUDGE_OPTIONS: dict[str, tuple[Callable | None, Callable]] = {
     "simulated": (None, _simulated_options),
@@ -99,9 +111,13 @@ def add_parser(subparsers) -> None:
     simulate.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="the systems to order")
     simulate.add_argument("--qrels", required=True, help="graded qrels: their top-k candidates are judged")
     simulate.add_argument("--truth", help="all judgments (default: every pair judged by the judge)")
+    simulate.add_argument(
+        "--depth", type=positive_int, help="judge the runs' pools to this depth (default: the top-k candidates)"
+    )
     simulate.add_argument("--judge", choices=("simulated", "replay"), default="simulated")
     simulate.add_argument("--judgments", help="replay: the recorded judgments")
     simulate.add_argument("--prefs-format", help="format of --judgments and --truth when detection cannot tell")
+    simulate.add_argument("--fallback", choices=("coin", "qrels"), default="coin", help=FALLBACK_HELP)
     simulate.add_argument(
         "--selectors", nargs="+", choices=SELECTORS, default=["random", "topk", "insertion", "rating"]
     )
@@ -140,6 +156,7 @@ def _add_judge_options(parser) -> None:
     parser.add_argument("--bad-marks", action="store_true", help="simulated: mark docs graded 0 bad")
     parser.add_argument("--judgments", help="replay: the recorded judgments")
     parser.add_argument("--prefs-format", help="replay: the format of --judgments when detection cannot tell")
+    parser.add_argument("--fallback", choices=("coin", "qrels"), default="coin", help=FALLBACK_HELP)
     parser.add_argument("--judge-seed", type=int, default=0, help="simulated, replay: the judge's seed (default: 0)")
     parser.add_argument("--requests", help="files: where the questions for people are written")
     parser.add_argument("--answers", help="files: the people's judgments")
@@ -213,28 +230,33 @@ def _simulate(args) -> None:
     check_outputs({"--output": args.output, "--plot": args.plot}, {"--runs": args.runs, "--qrels": args.qrels})
     from ir_pref_measures.judging.effort import build_selector
     from ir_pref_measures.judging.judges import ReplayJudge, SimulatedJudge, read_recorded
-    from ir_pref_measures.judging.selectors import AllPairs, TopK, read_grades
-    from ir_pref_measures.judging.simulate import BUDGETS, plot, simulate, summary
+    from ir_pref_measures.judging.selectors import TopK, read_grades
+    from ir_pref_measures.judging.simulate import BUDGETS, all_judged, judged_depth_pools, plot, simulate, summary
 
     grades = read_grades(args.qrels)
     if args.judge == "replay":
         if not args.judgments:
             raise InputError("the replay judge needs --judgments")
         recorded = read_recorded(args.judgments, args.prefs_format)
+        fallback = grades if args.fallback == "qrels" else None
 
         def judge(seed):
-            return ReplayJudge(recorded, seed)
+            return ReplayJudge(recorded, seed, fallback=fallback)
     else:
 
         def judge(seed):
             return SimulatedJudge(grades, seed, noise=args.noise)
 
-    pools = TopK(grades).pools  # every selector judges the top-k candidates
-    selectors = {name: _maker(build_selector, name, pools, grades) for name in args.selectors}
+    runs = dict(zip(args.runs, args.runs, strict=True))
+    if args.depth:  # what the measure sees: the runs' pools over the judged topics
+        pools, candidates = judged_depth_pools(runs, grades, args.depth)
+    else:
+        pools, candidates = TopK(grades).pools, grades  # every selector judges the top-k candidates
+    depth = _depth(args.measure)
+    selectors = {name: _maker(build_selector, name, pools, candidates, runs, depth) for name in args.selectors}
     truth = args.truth
     if truth is None:
-        truth = _all_judged(AllPairs(pools, 0), judge(0))
-    runs = dict(zip(args.runs, args.runs, strict=True))
+        truth = all_judged(pools, judge(0))
     if args.per_topic:
         table = _per_topic(args, selectors, judge, runs, truth, pools)
     else:
@@ -242,7 +264,7 @@ def _simulate(args) -> None:
             selectors, judge, runs, truth, pools=pools, budgets=args.budgets or list(BUDGETS),
             seeds=range(args.seeds), measure=args.measure,
         )  # fmt: skip
-        sys.stdout.write(summary(table).round(4).to_string() + "\n")
+        sys.stdout.write(summary(table, spread=True).round(4).to_string() + "\n")
     if args.output:
         write_text(args.output, table.to_csv(index=False))
     if args.plot:
@@ -266,18 +288,16 @@ def _per_topic(args, selectors, judge, runs, truth, pools):
     return table
 
 
-def _maker(build_selector, name, pools, grades):
-    return lambda seed: build_selector(name, seed, pools, grades, 50 if name == "random" else None)
+def _maker(build_selector, name, pools, candidates, runs, depth):
+    batch = 50 if name == "random" else None
+    return lambda seed: build_selector(name, seed, pools, candidates, batch, runs=runs, depth=depth)
 
 
-def _all_judged(selector, judge):
-    from ir_pref_measures.judging import runner
-    from ir_pref_measures.judging.simulate import preference_frame
-    from ir_pref_measures.judging.store import Store
+def _depth(measure: str) -> int:
+    """The depth the measure sees: its cutoff, else :data:`FULL_DEPTH`."""
+    from ir_pref_measures.measures.names import parse_measure
 
-    with Store(":memory:") as store:
-        report = runner.run(store, selector, judge)
-    return preference_frame([v for h in report.history.values() for r in h for v in r])
+    return parse_measure(measure).params.get("cutoff") or FULL_DEPTH
 
 
 def _add_serve(actions) -> None:

@@ -83,9 +83,19 @@ def selector_of(settings: dict[str, str]) -> Selector:
 
 
 def build_selector(
-    name: str, seed: int, pools, grades=None, batch: int | None = None, k: int = 5, f: int = 9, p: int = 7
+    name: str,
+    seed: int,
+    pools,
+    grades=None,
+    batch: int | None = None,
+    k: int = 5,
+    f: int = 9,
+    p: int = 7,
+    runs=None,
+    depth: int = 10,
 ) -> Selector:
-    """The selector ``name`` (:data:`SELECTORS`) over ``pools``; ``topk`` takes its candidates from ``grades``."""
+    """The selector ``name`` (:data:`SELECTORS`) over ``pools``; ``topk`` takes its candidates from ``grades``;
+    ``rating`` with ``runs`` asks where the runs disagree within ``depth``."""
     if name == "topk":
         return TopK(grades, seed, k, f, p)
     if name == "all":
@@ -94,7 +104,7 @@ def build_selector(
         return random_pairs(pools, seed, batch or 1)
     if name == "insertion":
         return BinaryInsertion(pools, seed)
-    return RatingDriven(pools, seed, batch)
+    return RatingDriven(pools, seed, batch, runs=runs, depth=depth)
 
 
 def _runs(settings: dict[str, str]) -> dict[str, str]:

@@ -27,6 +27,14 @@ def question_rng(seed: int, pair: Pair) -> np.random.Generator:
     return np.random.default_rng([int(seed), *(stable_hash(x) for x in (pair.query_id, pair.first, pair.second))])
 
 
+def grade_order(grades: Mapping[str, Mapping[str, float]], pair: Pair) -> str:
+    """The answer of graded qrels ``grades`` to ``pair``: the doc of the higher grade (``"first"`` or
+    ``"second"``; an ungraded doc has grade 0), ``"tie"`` for equal grades."""
+    graded = grades.get(pair.query_id, {})
+    first, second = graded.get(pair.first, 0.0), graded.get(pair.second, 0.0)
+    return "tie" if first == second else ("first" if first > second else "second")
+
+
 class SimulatedJudge:
     """A judge that knows graded qrels ``grades`` (``{query: {doc: grade}}``; an ungraded doc has grade 0).
 
@@ -60,9 +68,9 @@ class SimulatedJudge:
             return "first"
         grades = self.grades.get(pair.query_id, {})
         first, second = grades.get(pair.first, 0.0), grades.get(pair.second, 0.0)
-        if first == second:
-            return "tie"
-        answer = "first" if first > second else "second"
+        answer = grade_order(self.grades, pair)
+        if answer == "tie":
+            return answer
         if draws[2] < self.noise:
             answer = "second" if answer == "first" else "first"
         if self.bad_marks and min(first, second) <= 0 < max(first, second):
@@ -78,14 +86,28 @@ class SimulatedJudge:
 class ReplayJudge:
     """A judge that replays recorded judgments ``recorded`` (``{query: {(a, b): [outcomes]}}`` with ``a < b``
     and outcomes ``"a"``, ``"b"`` or ``"tie"``), ``sim.py``'s rule (Luo, Clarke and Smucker, SIGIR 2021): one
-    recorded judgment of the pair drawn at random, a fair coin where the pair was never judged."""
+    recorded judgment of the pair drawn at random, a fair coin where the pair was never judged.
 
-    def __init__(self, recorded: Mapping[str, Mapping[tuple[str, str], Sequence[str]]], seed: int = 0, name="replay"):
-        self.recorded, self.seed, self.name = recorded, seed, name
+    With ``fallback`` graded qrels (``{query: {doc: grade}}``), a pair never judged gets the qrels' answer
+    instead of the coin: the doc of the higher grade, a tie for equal grades (:func:`grade_order`). Recorded
+    judgments of a selection process cover only the pairs that process asked; the coin makes every other pair
+    noise, the qrels an answer consistent with the assessors'."""
+
+    def __init__(
+        self,
+        recorded: Mapping[str, Mapping[tuple[str, str], Sequence[str]]],
+        seed: int = 0,
+        name: str = "replay",
+        fallback: Mapping[str, Mapping[str, float]] | None = None,
+    ):
+        self.recorded, self.seed, self.name, self.fallback = recorded, seed, name, fallback
 
     def answer(self, pair: Pair) -> str:
         a, b = sorted((pair.first, pair.second))
-        outcomes = self.recorded.get(pair.query_id, {}).get((a, b)) or ("a", "b")
+        outcomes = self.recorded.get(pair.query_id, {}).get((a, b))
+        if not outcomes and self.fallback is not None:
+            return grade_order(self.fallback, pair)
+        outcomes = outcomes or ("a", "b")
         drawn = outcomes[int(question_rng(self.seed, pair).integers(len(outcomes)))]
         if drawn == "tie":
             return "tie"
@@ -201,8 +223,10 @@ def _simulated(qrels, seed: int = 0, **rates) -> SimulatedJudge:
     return SimulatedJudge(read_grades(qrels), seed, **rates)
 
 
-def _replay(judgments, seed: int = 0, format: str | None = None) -> ReplayJudge:
-    return ReplayJudge(read_recorded(judgments, format), seed)
+def _replay(judgments, seed: int = 0, format: str | None = None, qrels=None) -> ReplayJudge:
+    from ir_pref_measures.judging.selectors.base import read_grades
+
+    return ReplayJudge(read_recorded(judgments, format), seed, fallback=None if qrels is None else read_grades(qrels))
 
 
 def _llm(**options) -> Judge:

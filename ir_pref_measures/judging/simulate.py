@@ -43,6 +43,26 @@ def preference_frame(verdicts: Sequence[Verdict]):
     return pd.DataFrame(rows, columns=["query_id", "doc_id_a", "doc_id_b", "preference"])
 
 
+def judged_depth_pools(runs: Mapping[str, object], grades: Mapping[str, Mapping[str, float]], depth: int):
+    """What a measure to ``depth`` sees of ``runs``: their depth-``depth`` pools over the topics of the graded
+    qrels ``grades``, and those grades over the pools (an ungraded doc: 0), whose top-k candidates ``topk``
+    judges. Returns ``(pools, grades)``."""
+    from ir_pref_measures.judging.selectors.base import depth_pools
+
+    pools = {q: docs for q, docs in depth_pools(runs, depth).items() if q in grades}
+    return pools, {q: {d: grades[q].get(d, 0.0) for d in docs} for q, docs in pools.items()}
+
+
+def all_judged(pools: Mapping[str, Sequence[str]], judge: Judge):
+    """The truth of a simulation: the preference table (:func:`preference_frame`) of ``judge``'s verdicts on
+    every pair of ``pools``."""
+    from ir_pref_measures.judging.selectors.pairs import AllPairs
+
+    with Store(":memory:") as store:
+        report = runner.run(store, AllPairs(pools, 0), judge)
+    return preference_frame([v for history in report.history.values() for r in history for v in r])
+
+
 def system_scores(judgments, runs: Mapping[str, object], measure: str):
     """Each run's mean ``measure`` over the judged queries under ``judgments`` (anything
     :func:`ir_pref_measures.load_judgments` reads), as a Series by run name."""
@@ -107,9 +127,15 @@ def _questions(budget: float | int, cost: int) -> int:
     return budget
 
 
-def summary(table):
-    """The mean judgments, tau and tau_AP over the seeds of each selector and budget (rows: selector, budget)."""
-    return table.groupby(["selector", "budget"], sort=True)[["judgments", "tau", "tau_ap"]].mean()
+def summary(table, spread: bool = False):
+    """The mean judgments, tau and tau_AP over the seeds of each selector and budget (rows: selector, budget);
+    with ``spread``, also the standard deviations over the seeds (``tau_sd``, ``tau_ap_sd``)."""
+    grouped = table.groupby(["selector", "budget"], sort=True)
+    means = grouped[["judgments", "tau", "tau_ap"]].mean()
+    if not spread:
+        return means
+    sds = grouped[["tau", "tau_ap"]].std().add_suffix("_sd")
+    return means.join(sds)[["judgments", "tau", "tau_sd", "tau_ap", "tau_ap_sd"]]
 
 
 def plot(table, path) -> None:

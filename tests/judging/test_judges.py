@@ -105,3 +105,20 @@ def test_the_registry_builds_judges_by_name(tmp_path):
     judge = JUDGES["simulated"](qrels, seed=1, noise=0.0)
     assert judge.judge([Pair("q", "b", "a")])[0].answer == "second"
     assert {"simulated", "replay", "files"} <= set(JUDGES)
+
+
+def test_replay_with_a_qrels_fallback_answers_unrecorded_pairs_by_grade(tmp_path):
+    path = tmp_path / "judgments.txt"
+    path.write_text("q b a\n")  # recorded: b beat a, against the grades
+    fallback = {"q": {"a": 2.0, "b": 1.0, "c": 1.0}}
+    for seed in range(50):
+        judge = ReplayJudge(read_recorded(path, "pairs"), seed, fallback=fallback)
+        answers = judge.judge([Pair("q", "a", "b"), Pair("q", "c", "a"), Pair("q", "b", "c"), Pair("q", "d", "c")])
+        assert [a.answer for a in answers] == ["second", "second", "tie", "second"]  # d ungraded: grade 0
+
+
+def test_the_registry_replay_takes_qrels_as_its_fallback(tmp_path):
+    (tmp_path / "qrels").write_text("q 0 a 2\nq 0 b 1\n")
+    (tmp_path / "judgments.txt").write_text("q b a\n")
+    judge = JUDGES["replay"](tmp_path / "judgments.txt", seed=3, format="pairs", qrels=tmp_path / "qrels")
+    assert [a.answer for a in judge.judge([Pair("q", "a", "b"), Pair("q", "a", "c")])] == ["second", "first"]

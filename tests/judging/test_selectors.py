@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from ir_pref_measures.errors import InputError
@@ -22,6 +23,8 @@ from ir_pref_measures.judging.selectors import (
     depth_pools,
     random_pairs,
 )
+from ir_pref_measures.judging.selectors.base import top_ranks
+from ir_pref_measures.judging.selectors.rating import disagreement
 from ir_pref_measures.leaderboards import bradley_terry
 from ir_pref_measures.leaderboards.ratings import points_matrix
 
@@ -43,6 +46,16 @@ def drive(selector, judge, query: str, limit: int = 10_000):
     return history, asked
 
 
+def systems(grades, count: int = 4, seed: int = 0) -> dict[str, pd.DataFrame]:
+    """``count`` runs, each a seeded random ranking of every doc of every query."""
+    rng = np.random.default_rng(seed)
+    made = {}
+    for s in range(count):
+        rows = [(q, d, float(r)) for q, g in grades.items() for r, d in enumerate(rng.permutation(sorted(g)))]
+        made[f"s{s}"] = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    return made
+
+
 def make(name: str, grades, seed: int):
     pools = {q: sorted(g) for q, g in grades.items()}
     return {
@@ -50,11 +63,12 @@ def make(name: str, grades, seed: int):
         "random": lambda: random_pairs(pools, seed, batch=3),
         "insertion": lambda: BinaryInsertion(pools, seed),
         "rating": lambda: RatingDriven(pools, seed, batch=4),
+        "rating-runs": lambda: RatingDriven(pools, seed, batch=4, runs=systems(grades), depth=5),
         "topk": lambda: TopK(grades, seed, k=2, f=5, p=3),
     }[name]()
 
 
-SELECTORS = ("all", "random", "insertion", "rating", "topk")
+SELECTORS = ("all", "random", "insertion", "rating", "rating-runs", "topk")
 
 
 @pytest.mark.parametrize("name", SELECTORS)
@@ -194,3 +208,64 @@ def test_depth_pools_take_the_top_of_every_run(tmp_path):
     run_b = tmp_path / "b.run"
     run_b.write_text("q1 Q0 w 1 5.0 b\nq1 Q0 z 2 4.0 b\nq1 Q0 x 3 1.0 b\n")
     assert depth_pools({"a": run_a, "b": run_b}, 2) == {"q1": ["w", "x", "y", "z"], "q2": ["x"]}
+
+
+def naive_disagreement(docs, ranks, depth):
+    """``w_ij``: the ordered pairs of systems (s, t) where s ranks i above j and t ranks j above i, within depth."""
+    w = np.zeros((len(docs), len(docs)))
+    for i, x in enumerate(docs):
+        for j, y in enumerate(docs):
+            for s in ranks:
+                for t in ranks:
+                    above_s = s.get(x, depth + 1) < s.get(y, depth + 1)
+                    above_t = t.get(y, depth + 1) < t.get(x, depth + 1)
+                    w[i, j] += above_s and above_t
+    return w
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_disagreement_weights_are_the_direct_count(seed):
+    rng = np.random.default_rng(seed)
+    docs = [f"d{i}" for i in range(int(rng.integers(2, 12)))]
+    depth = int(rng.integers(1, 8))
+    ranks = []
+    for _ in range(int(rng.integers(1, 6))):
+        top = rng.permutation(docs)[: int(rng.integers(0, depth + 1))]
+        ranks.append({str(d): r for r, d in enumerate(top, start=1)})
+    w = disagreement(docs, ranks, depth)
+    np.testing.assert_array_equal(w, naive_disagreement(docs, ranks, depth))
+    np.testing.assert_array_equal(w, w.T)
+
+
+def test_top_ranks_keep_each_run_to_its_depth():
+    runs = systems({"q": {f"d{i}": 0.0 for i in range(6)}}, count=2)
+    ranks = top_ranks(runs, 3)["q"]
+    assert [sorted(r.values()) for r in ranks] == [[1, 2, 3], [1, 2, 3]]
+    best = runs["s0"].sort_values("score", ascending=False)["doc_id"].iloc[0]
+    assert ranks[0][best] == 1
+
+
+def with_runs(seed: int, docs: int, count: int, depth: int, batch: int):
+    """One query's graded docs, ``count`` random systems, their weights to ``depth`` and the selector given them."""
+    grades = graded(seed, queries=1, docs=docs)
+    runs = systems(grades, count=count, seed=seed)
+    pool = sorted(grades["q0"])
+    w = disagreement(pool, top_ranks(runs, depth)["q0"], depth)
+    return grades, pool, w, lambda: RatingDriven({"q0": pool}, seed=seed + 1, batch=batch, runs=runs, depth=depth)
+
+
+def test_rating_with_runs_asks_first_where_the_systems_disagree_most():
+    _, docs, w, make_selector = with_runs(3, docs=12, count=5, depth=4, batch=1)
+    (pair,) = make_selector().next_round("q0", [])
+    assert w[docs.index(pair.first), docs.index(pair.second)] == w.max() > 0  # no verdicts: the weight decides
+
+
+def test_rating_with_runs_asks_every_disputed_pair_before_any_other_and_ends_with_all_pairs():
+    grades, docs, w, make_selector = with_runs(6, docs=10, count=3, depth=3, batch=3)
+    selector = make_selector()
+    history, asked = drive(selector, SimulatedJudge(grades, noise=0.1), "q0")
+    weights = [w[docs.index(p.first), docs.index(p.second)] for p in asked]
+    disputed = int((np.triu(w, 1) > 0).sum())
+    assert 0 < disputed < 45 and all(x > 0 for x in weights[:disputed]) and not any(weights[disputed:])
+    assert len(asked) == 45 == len({frozenset((p.first, p.second)) for p in asked})
+    assert make_selector().next_round("q0", history[:5]) == selector.next_round("q0", history[:5])  # a resumed run

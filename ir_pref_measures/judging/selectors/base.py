@@ -63,21 +63,28 @@ def all_pairs_cost(pools: Mapping[str, Sequence[str]]) -> dict[str, int]:
     return {q: len(set(docs)) * (len(set(docs)) - 1) // 2 for q, docs in pools.items()}
 
 
-def depth_pools(runs: Mapping[str, object], depth: int) -> dict[str, list[str]]:
-    """Depth-``depth`` pooling: per query, the union of the top ``depth`` docs of every run (runs as anything
-    :func:`ir_pref_measures.loading.sources.ranking` reads: a file, a DataFrame), sorted."""
+def top_ranks(runs: Mapping[str, object], depth: int) -> dict[str, list[dict[str, int]]]:
+    """Per query, each run's top ``depth`` docs with their ranks (1 = first), one ``{doc: rank}`` per run in the
+    order of ``runs`` (anything :func:`ir_pref_measures.loading.sources.ranking` reads: a file, a DataFrame)."""
     from ir_pref_measures.loading.sources import ranking
 
     if depth < 1:
         raise InputError(f"the pool depth must be at least 1, not {depth}")
-    pools: dict[str, set[str]] = {}
-    for run in runs.values():
+    found: dict[str, list[dict[str, int]]] = {}
+    for r, run in enumerate(runs.values()):
         ranked = ranking(run)  # rank order: score descending, ties by doc id descending
         for q, query_id in enumerate(ranked.query_ids):
             start = ranked.offsets[q]
             top = ranked.doc_ids[start : min(start + depth, ranked.offsets[q + 1])]
-            pools.setdefault(str(query_id), set()).update(map(str, top))
-    return {q: sorted(docs) for q, docs in sorted(pools.items())}
+            per_run = found.setdefault(str(query_id), [{} for _ in runs])
+            per_run[r] = {str(d): rank for rank, d in enumerate(top, start=1)}
+    return found
+
+
+def depth_pools(runs: Mapping[str, object], depth: int) -> dict[str, list[str]]:
+    """Depth-``depth`` pooling: per query, the union of the top ``depth`` docs of every run (:func:`top_ranks`),
+    sorted."""
+    return {q: sorted(set().union(*per_run)) for q, per_run in sorted(top_ranks(runs, depth).items())}
 
 
 def graded_pools(grades: Mapping[str, Mapping[str, float]], minimum: float = 0.0) -> dict[str, list[str]]:

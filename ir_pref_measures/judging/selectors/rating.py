@@ -14,6 +14,15 @@ beats j). Each question of the next round takes the least certain doc ``i`` (a s
 and the not yet asked partner ``j`` that maximises ``p_ij (1 - p_ij) (1/info_i + 1/info_j)`` (the most uncertain
 outcome between uncertain docs), then counts that question in both docs' information. A round holds ``batch``
 questions (a tenth of the pool by default).
+
+With ``runs`` (the systems to be ordered), the selector asks instead where the SYSTEMS' measure is least certain:
+a pair of docs matters to the systems' ordering when two systems rank the two docs in opposite orders within
+``depth`` (a doc below ``depth`` or not retrieved ranks below every doc above it), since its answer then moves
+the two systems' scores in opposite directions. A pair's weight ``w_ij = n_ij n_ji`` is the number of such
+pairs of systems (``n_ij``: the systems that rank ``i`` above ``j``). Each question takes the not yet asked pair
+maximising ``w_ij p_ij (1 - p_ij) (1/info_i + 1/info_j)``: the pairs that the most pairs of systems disagree on,
+whose outcome is least certain under the current ratings; once every pair of positive weight is asked, the
+pairs left by the docs' uncertainty alone. The selector reads the runs, never an answer it has not asked for.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from scipy.special import expit
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.combine import Verdict
 from ir_pref_measures.judging.protocol import Pair
-from ir_pref_measures.judging.selectors.base import History, query_rng, shown
+from ir_pref_measures.judging.selectors.base import History, query_rng, shown, top_ranks
 from ir_pref_measures.leaderboards.sparse_ratings import bradley_terry_battles
 
 PRIOR = 1.0
@@ -55,18 +64,43 @@ def first_of_best(scores: np.ndarray, tiebreak: np.ndarray) -> int:
     return int(candidates[np.argmin(tiebreak[candidates])])
 
 
+def disagreement(docs: Sequence[str], ranks: Sequence[Mapping[str, int]], depth: int) -> np.ndarray:
+    """The ``n x n`` weights ``w_ij = n_ij n_ji`` of ``docs`` (module docstring) under the systems' ``ranks``
+    (one ``{doc: rank}`` per system, the top ``depth``; any other doc ranks ``depth + 1``)."""
+    rank = np.array([[r.get(d, depth + 1) for d in docs] for r in ranks], dtype=np.int64).reshape(len(ranks), -1)
+    above = (rank[:, :, None] < rank[:, None, :]).sum(axis=0)
+    return (above * above.T).astype(np.float64)
+
+
 class RatingDriven:
-    """Rating-driven selection over ``pools[query]`` (module docstring), ``batch`` questions a round."""
+    """Rating-driven selection over ``pools[query]`` (module docstring), ``batch`` questions a round; with
+    ``runs`` (name -> a run file or table), by the systems' disagreement within ``depth``."""
 
     name = "rating"
 
     def __init__(
-        self, pools: Mapping[str, Sequence[str]], seed: int = 0, batch: int | None = None, prior: float = PRIOR
+        self,
+        pools: Mapping[str, Sequence[str]],
+        seed: int = 0,
+        batch: int | None = None,
+        prior: float = PRIOR,
+        runs: Mapping[str, object] | None = None,
+        depth: int = 10,
     ) -> None:
         if not prior > 0:
             raise InputError(f"the rating-driven selector needs a positive prior (the L2 penalty), not {prior}")
-        self.pools, self.seed, self.batch, self.prior = pools, seed, batch, prior
+        self.pools, self.seed, self.batch, self.prior, self.depth = pools, seed, batch, prior, depth
         self._fits: dict[str, Fit] = {}  # per query: the last fit, reused when the history extends its verdicts
+        self._ranks = None if runs is None else top_ranks(runs, depth)
+        self._weights: dict[str, np.ndarray] = {}
+
+    def weights(self, query_id: str, docs: Sequence[str]) -> np.ndarray | None:
+        """The systems' disagreement weights of the query's sorted pool (``None`` without runs)."""
+        if self._ranks is None:
+            return None
+        if query_id not in self._weights:
+            self._weights[query_id] = disagreement(docs, self._ranks.get(query_id, []), self.depth)
+        return self._weights[query_id]
 
     def ratings(self, query_id: str, history: History) -> Fit:
         """The fit of the verdicts of ``history`` over the sorted pool of ``query_id``: warm-started from the last
@@ -98,9 +132,14 @@ class RatingDriven:
         info = self.prior + np.bincount(a, p * (1 - p), n) + np.bincount(b, p * (1 - p), n)
         rng = query_rng(self.seed, query_id, len(history))
         tiebreak = rng.permutation(n)  # position of each doc in a random order: the earlier wins a tie
+        size = self.batch or max(1, n // 10)
+        weights = self.weights(query_id, docs)
+        if weights is not None:
+            pairs = by_systems(weights, asked, beta, info, tiebreak, size)
+            return shown(query_id, [(docs[i], docs[j]) for i, j in pairs], rng)
         open_ = ~asked.all(axis=1)
         picks: list[tuple[str, str]] = []
-        for _ in range(self.batch or max(1, n // 10)):
+        for _ in range(size):
             if not open_.any():
                 break
             i = first_of_best(np.where(open_, 1.0 / info, -np.inf), tiebreak)
@@ -113,3 +152,31 @@ class RatingDriven:
             info[j] += q[j] * (1 - q[j])
             open_[i], open_[j] = ~asked[i].all(), ~asked[j].all()
         return shown(query_id, picks, rng)
+
+
+def by_systems(
+    weights: np.ndarray, asked: np.ndarray, beta: np.ndarray, info: np.ndarray, tiebreak: np.ndarray, size: int
+) -> list[tuple[int, int]]:
+    """Up to ``size`` pairs ``(i, j)``, ``i < j``, not ``asked``, each maximising ``w_ij p_ij (1 - p_ij) (1/info_i
+    + 1/info_j)`` among the pairs of positive weight, else ``p_ij (1 - p_ij) (1/info_i + 1/info_j)`` (module
+    docstring); each pick counted in ``asked`` and both docs' ``info``. Ties go to the lowest ``tiebreak``
+    (lexicographically over the two docs)."""
+    n = len(beta)
+    asked, info = asked.copy(), info.copy()
+    p = expit(beta[:, None] - beta[None, :])
+    outcome = p * (1 - p)
+    order = (tiebreak[:, None] * n + tiebreak[None, :]).ravel()
+    picks: list[tuple[int, int]] = []
+    for _ in range(size):
+        open_ = np.triu(~asked, 1)
+        if not open_.any():
+            break
+        spread = outcome * (1.0 / info[:, None] + 1.0 / info[None, :])
+        weighted = open_ & (weights > 0)
+        gain = np.where(weighted, weights * spread, -np.inf) if weighted.any() else np.where(open_, spread, -np.inf)
+        i, j = divmod(first_of_best(gain.ravel(), order), n)
+        picks.append((i, j))
+        asked[i, j] = asked[j, i] = True
+        info[i] += outcome[i, j]
+        info[j] += outcome[i, j]
+    return picks
