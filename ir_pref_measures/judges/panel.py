@@ -333,6 +333,18 @@ def _vote_diagnostics(votes: JudgeVotes) -> dict:
 # -- system-level agreement --------------------------------------------------------------------------------------
 
 
+def runs_at_depth(runs, topk: int | None = None) -> dict:
+    """``runs`` (as :func:`~ir_pref_measures.meta.measure_values` takes them) read once and named, each cut at rank
+    ``topk`` first when given; runs of different depths warn here, once, not once per judge evaluated."""
+    from ir_pref_measures.experiment.runs import depths, named_runs, truncate, warn_depths
+
+    rankings = named_runs(runs)
+    if topk is not None:
+        rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
+    warn_depths(depths(rankings))
+    return rankings
+
+
 def system_agreement(
     runs,
     sources: Mapping[str, object],
@@ -348,16 +360,13 @@ def system_agreement(
     under the judge ``reference`` (:func:`~ir_pref_measures.meta.kendall_tau`,
     :func:`~ir_pref_measures.meta.tau_ap`). ``runs`` as :func:`~ir_pref_measures.meta.measure_values`
     takes them; ``topk``: every run cut at rank ``topk`` first (runs of different depths warn once)."""
-    from ir_pref_measures.experiment.runs import DepthWarning, depths, named_runs, truncate, warn_depths
+    from ir_pref_measures.experiment.runs import DepthWarning
     from ir_pref_measures.meta import evaluation as meta
 
     read = judges(sources, format=format)
     if reference not in read:
         raise InputError(f"the reference judge {reference!r} is not among the judges: {', '.join(read)}")
-    rankings = named_runs(runs)
-    if topk is not None:
-        rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
-    warn_depths(depths(rankings))  # once here, not once per judge
+    rankings = runs_at_depth(runs, topk)
     means = {}
     for name in [reference, *(n for n in read if n != reference)]:
         with warnings.catch_warnings():
