@@ -32,7 +32,7 @@ DROP_INS = {  # subcommand -> why it keeps its reference tool's arguments and ru
     "aggregate": "Diaz' pref_aggregate.py (its --method scores is ours)",
     "rbo": "the RBO reference: two runs, its own --depth",
     "demo": "no input",
-    "judge": "makes judgments in a store (tests/commands/test_judge.py): its inputs are not yet walked here",
+    "judge": "makes judgments (tests/commands/test_judge.py): its judgment sources and measure are walked below",
 }
 BOOTSTRAP = ["--rounds", "20", "--prior", "1"]  # few rounds; a prior keeps each finite on four queries
 PPI = ["--topk", "6", "--seed", "1"]  # the people's sample: ten of the twelve queries
@@ -161,6 +161,49 @@ def test_a_judgment_source_reads_the_same_in_the_api(inputs):
     named = ipm.load_judgments("pairs:" + inputs["prefs"])
     assert len(named.edge_src) == len(ipm.load_judgments(inputs["prefs"]).edge_src) > 0
     assert len(log.edge_src) == (len(named.edge_src) + 1) // 2 and len(log.tie_a) == 1
+
+
+SIMULATE = ["judge", "simulate", "--runs", "RUNS", "--qrels", "QRELS", "--seeds", "1", "--budgets", "0.5"]
+
+
+@pytest.mark.parametrize("form", [f for f in PREFERENCE_FORMS if "+" not in PREFERENCE_FORMS[f]])
+def test_the_replayed_judgments_read_the_same_syntax(form, inputs, capsys):
+    """``judge simulate --judge replay --judgments SOURCE`` (one file: the replay keeps its repeated judgments)."""
+    source = PREFERENCE_FORMS[form].format(**inputs)
+    out, err = run_command([*_argv(SIMULATE, inputs, ""), "--judge", "replay", "--judgments", source], capsys)
+    assert "topk" in out, out
+    if "log" in form:
+        assert err.count("1 of ") == 1 and "no usable answer" in err, err
+
+
+@pytest.mark.parametrize("form", ["detected", "named"])
+def test_the_simulated_judge_reads_qrels_the_same_way(form, inputs, capsys):
+    argv = _argv(SIMULATE, inputs, "").copy()
+    argv[argv.index("--qrels") + 1] = GRADED_FORMS[form].format(**inputs)
+    out, _ = run_command(argv, capsys)
+    assert "topk" in out, out
+
+
+# -- one measure-name parser ----------------------------------------------------------------------------------------
+
+MEASURED = {  # subcommand -> arguments with the misspelt measure APprf
+    "eval": ["eval", "QRELS", "RUN", "APprf"],
+    "experiment": ["experiment", "QRELS", "RUNS", "-m", "APprf", "--topk", "6"],
+    "meta": ["meta", "consistency", "RUNS", "-j", "g=QRELS", "-m", "g:APprf", "--topk", "6"],
+    "judges": ["judges", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "--measure", "APprf", "--topk", "6"],
+    "ppi": ["ppi", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "-m", "APprf", "--sample-size", "10", *PPI],
+    "judge": [*SIMULATE, "--measure", "APprf"],
+}
+
+
+@pytest.mark.parametrize("command", MEASURED)
+def test_every_command_names_the_measure_it_does_not_know_and_the_closest(command, inputs, capsys):
+    assert main(_argv(MEASURED[command], inputs, "")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ir-pref-measures {command}: ") and "Traceback" not in err, err
+    (named,) = [line for line in err.splitlines() if "APprf" in line]  # eval: ir_measures' "error parsing measures"
+    assert re.search(r"unknown measure:? '?APprf'?;? \(?did you mean '?APpref'? or", named), err
+    assert err.splitlines()[-1].startswith("  expected: an ir_measures name"), err
 
 
 # -- one run-naming rule --------------------------------------------------------------------------------------------
