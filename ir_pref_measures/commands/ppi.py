@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from ir_pref_measures.commands.options import non_negative_int, positive_int, probability
 from ir_pref_measures.errors import InputError
@@ -76,6 +77,10 @@ def _runs_table(args: argparse.Namespace):
         raise InputError("give the people's sample as --sample FILE or draw it with --sample-size, not both")
     people, llm = named
     aligned = align(named, format=args.prefs_format)
+    for name, votes in aligned.votes.items():  # judges (the command) shows them in its coverage table
+        if votes.unusable:
+            lines = len(votes.key) + votes.unusable
+            warnings.warn(f"judge {name!r}: {votes.unusable} of {lines} lines have no usable answer (?): not judgments")
     options = {"people": people, "llm": llm, "topk": args.topk}
     if args.experiment:
         if not args.sample_size:
