@@ -80,7 +80,8 @@ def _runs_table(args: argparse.Namespace):
     for name, votes in aligned.votes.items():  # judges (the command) shows them in its coverage table
         if votes.unusable:
             lines = len(votes.key) + votes.unusable
-            warnings.warn(f"judge {name!r}: {votes.unusable} of {lines} lines have no usable answer (?): not judgments")
+            message = f"judge {name!r}: {votes.unusable} of {lines} lines have no usable answer (?): not judgments"
+            warnings.warn(message, stacklevel=2)
     options = {"people": people, "llm": llm, "topk": args.topk}
     if args.experiment:
         if not args.sample_size:
