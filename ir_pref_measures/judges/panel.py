@@ -333,18 +333,6 @@ def _vote_diagnostics(votes: JudgeVotes) -> dict:
 # -- system-level agreement --------------------------------------------------------------------------------------
 
 
-def runs_at_depth(runs, topk: int | None = None) -> dict:
-    """``runs`` (as :func:`~ir_pref_measures.meta.measure_values` takes them) read once and named, each cut at rank
-    ``topk`` first when given; runs of different depths warn here, once, not once per judge evaluated."""
-    from ir_pref_measures.experiment.runs import depths, named_runs, truncate, warn_depths
-
-    rankings = named_runs(runs)
-    if topk is not None:
-        rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
-    warn_depths(depths(rankings))
-    return rankings
-
-
 def system_agreement(
     runs,
     sources: Mapping[str, object],
@@ -360,7 +348,7 @@ def system_agreement(
     under the judge ``reference`` (:func:`~ir_pref_measures.meta.kendall_tau`,
     :func:`~ir_pref_measures.meta.tau_ap`). ``runs`` as :func:`~ir_pref_measures.meta.measure_values`
     takes them; ``topk``: every run cut at rank ``topk`` first (runs of different depths warn once)."""
-    from ir_pref_measures.experiment.runs import DepthWarning
+    from ir_pref_measures.experiment.runs import DepthWarning, runs_at_depth
     from ir_pref_measures.meta import evaluation as meta
 
     read = judges(sources, format=format)

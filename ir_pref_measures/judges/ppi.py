@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judges.panel import MISSING, Aligned, runs_at_depth
+from ir_pref_measures.experiment.runs import runs_at_depth
+from ir_pref_measures.judges.panel import MISSING, Aligned
 from ir_pref_measures.judges.sources import Votes, judgments_of
 from ir_pref_measures.stats.ppi import CONFIDENCE, classical_mean, ppi_mean
 

@@ -32,7 +32,7 @@ DROP_INS = {  # subcommand -> why it keeps its reference tool's arguments and ru
     "aggregate": "Diaz' pref_aggregate.py (its --method scores is ours)",
     "rbo": "the RBO reference: two runs, its own --depth",
     "demo": "no input",
-    "judge": "makes judgments (tests/commands/test_judge.py): its judgment sources and measure are walked below",
+    "judge": "makes judgments in a store (tests/commands/test_judge.py); simulate is walked below",
 }
 BOOTSTRAP = ["--rounds", "20", "--prior", "1"]  # few rounds; a prior keeps each finite on four queries
 PPI = ["--topk", "6", "--seed", "1"]  # the people's sample: ten of the twelve queries
@@ -244,6 +244,7 @@ DEPTH = {  # subcommand -> arguments over the three runs of different depths (wi
     "judges": ["judges", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "--measure", "APpref"],
     "compare": ["compare", "-R", "QRELS", "RUNS"],
     "ppi": ["ppi", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "-m", "APpref", "--sample-size", "10"],
+    "judge": [*SIMULATE, "--measure", "APpref"],
     "topicsize": ["topicsize", "--runs", "RUNS", "--qrels", "QRELS", "-m", "nDCG@5", "--difference", "0.1"],
 }
 
