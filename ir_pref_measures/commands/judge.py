@@ -109,6 +109,7 @@ def add_parser(subparsers) -> None:
 
     simulate = actions.add_parser("simulate", help="selectors x budgets x seeds: judgments and tau of the runs")
     simulate.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="the systems to order")
+    simulate.add_argument("--topk", type=positive_int, metavar="K", help="cut every run at rank K first")
     simulate.add_argument("--qrels", required=True, help="graded qrels: their top-k candidates are judged")
     simulate.add_argument("--truth", help="all judgments (default: every pair judged by the judge)")
     simulate.add_argument(
@@ -228,6 +229,7 @@ def _export(args) -> None:
 
 def _simulate(args) -> None:
     check_outputs({"--output": args.output, "--plot": args.plot}, {"--runs": args.runs, "--qrels": args.qrels})
+    from ir_pref_measures.experiment.runs import runs_at_depth
     from ir_pref_measures.judging.effort import build_selector
     from ir_pref_measures.judging.judges import ReplayJudge, SimulatedJudge, read_recorded
     from ir_pref_measures.judging.selectors import TopK, read_grades
@@ -257,6 +259,7 @@ def _simulate(args) -> None:
     truth = args.truth
     if truth is None:
         truth = all_judged(pools, judge(0))
+    runs = runs_at_depth(args.runs, args.topk)
     if args.per_topic:
         table = _per_topic(args, selectors, judge, runs, truth, pools)
     else:

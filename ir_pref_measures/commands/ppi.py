@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from ir_pref_measures.commands.options import non_negative_int, positive_int, probability
 from ir_pref_measures.errors import InputError
@@ -28,6 +29,7 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("judges", nargs="*", metavar="NAME=SOURCE", help="the people's judge first, then the LLM's")
     parser.add_argument("--runs", nargs="+", metavar="RUN", help="the runs evaluated")
+    parser.add_argument("--topk", type=positive_int, metavar="K", help="cut every run (--runs) at rank K first")
     parser.add_argument("-m", "--measure", default="Compatibility", help="the measure (default Compatibility)")
     parser.add_argument("--prefs-format", help="the preference files' format where detection cannot tell")
     parser.add_argument("--sample", metavar="FILE", help="the people's queries: a file of query ids, one per line")
@@ -47,8 +49,8 @@ def run(args: argparse.Namespace) -> None:
     from ir_pref_measures.experiment.render import render
 
     if args.battles:
-        if args.judges or args.runs:
-            raise InputError("--battles takes three battle files, without judges or --runs")
+        if args.judges or args.runs or args.topk:
+            raise InputError("--battles takes three battle files, without judges, --runs or --topk")
         from ir_pref_measures.leaderboards.ppi import ppi_rate
 
         table = ppi_rate(*args.battles, lam=args.lam, confidence=args.confidence).table()
@@ -74,7 +76,12 @@ def _runs_table(args: argparse.Namespace):
         raise InputError("give the people's sample as --sample FILE or draw it with --sample-size, not both")
     people, llm = named
     aligned = align(named, format=args.prefs_format)
-    options = {"people": people, "llm": llm}
+    for name, votes in aligned.votes.items():  # judges (the command) shows them in its coverage table
+        if votes.unusable:
+            lines = len(votes.key) + votes.unusable
+            message = f"judge {name!r}: {votes.unusable} of {lines} lines have no usable answer (?): not judgments"
+            warnings.warn(message, stacklevel=2)
+    options = {"people": people, "llm": llm, "topk": args.topk}
     if args.experiment:
         if not args.sample_size:
             raise InputError("--experiment needs --sample-size K: the size of each people's sample")

@@ -348,16 +348,13 @@ def system_agreement(
     under the judge ``reference`` (:func:`~ir_pref_measures.meta.kendall_tau`,
     :func:`~ir_pref_measures.meta.tau_ap`). ``runs`` as :func:`~ir_pref_measures.meta.measure_values`
     takes them; ``topk``: every run cut at rank ``topk`` first (runs of different depths warn once)."""
-    from ir_pref_measures.experiment.runs import DepthWarning, depths, named_runs, truncate, warn_depths
+    from ir_pref_measures.experiment.runs import DepthWarning, runs_at_depth
     from ir_pref_measures.meta import evaluation as meta
 
     read = judges(sources, format=format)
     if reference not in read:
         raise InputError(f"the reference judge {reference!r} is not among the judges: {', '.join(read)}")
-    rankings = named_runs(runs)
-    if topk is not None:
-        rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
-    warn_depths(depths(rankings))  # once here, not once per judge
+    rankings = runs_at_depth(runs, topk)
     means = {}
     for name in [reference, *(n for n in read if n != reference)]:
         with warnings.catch_warnings():

@@ -17,6 +17,7 @@ completely: it draws people's samples repeatedly and reports how often the inter
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations
@@ -25,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.experiment.runs import runs_at_depth
 from ir_pref_measures.judges.panel import MISSING, Aligned
 from ir_pref_measures.judges.sources import Votes, judgments_of
 from ir_pref_measures.stats.ppi import CONFIDENCE, classical_mean, ppi_mean
@@ -70,6 +72,7 @@ def judged_by_both(aligned: Aligned, people: str, llm: str) -> np.ndarray:
 
 def _values(aligned: Aligned, column: int, runs, measure: str, queries: np.ndarray) -> pd.DataFrame:
     """The measure per query (rows: ``queries``) and run under one judge's aligned labels (0 where no value)."""
+    from ir_pref_measures.experiment.runs import DepthWarning
     from ir_pref_measures.meta.evaluation import measure_values
 
     rows = aligned.labels[:, column] != MISSING
@@ -81,21 +84,32 @@ def _values(aligned: Aligned, column: int, runs, measure: str, queries: np.ndarr
         aligned.labels[rows, column].astype(np.int8),
         np.zeros(int(rows.sum()), dtype=bool),
     )
-    (values,) = measure_values(runs, judgments_of(votes), [measure]).values()
+    with warnings.catch_warnings():  # runs_at_depth warned once
+        warnings.simplefilter("ignore", DepthWarning)
+        (values,) = measure_values(runs, judgments_of(votes), [measure]).values()
     values.index = values.index.astype(str)
     return values.reindex(pd.Index(queries, name="query_id")).fillna(0.0)
 
 
 def ppi_values(
-    aligned: Aligned, runs, measure: str, *, people: str, llm: str, sample: Iterable[str] | None = None
+    aligned: Aligned,
+    runs,
+    measure: str,
+    *,
+    people: str,
+    llm: str,
+    sample: Iterable[str] | None = None,
+    topk: int | None = None,
 ) -> PPIValues:
     """The inputs of prediction-powered inference (module docstring) for ``runs`` (as
     :func:`~ir_pref_measures.meta.evaluation.measure_values` takes them) under ``measure``. ``people``, ``llm``:
     names of aligned judges; ``sample``: the queries whose people's judgments are used (default: every query
     people judged). The sample must be queries the LLM judged too, at least :data:`MIN_PEOPLE` of them, and leave
-    at least one query judged by the LLM alone."""
+    at least one query judged by the LLM alone. ``topk``: every run cut at rank ``topk`` first (runs of different
+    depths warn once)."""
     people_column, llm_column = _column(aligned, people, "people"), _column(aligned, llm, "LLM")
     chosen, judged_by_llm = _checked_sample(aligned, people_column, llm_column, sample)
+    runs = runs_at_depth(runs, topk)
     unlabelled = np.setdiff1d(judged_by_llm, chosen)
     if not len(unlabelled):
         raise InputError(
@@ -185,15 +199,17 @@ def subsample_experiment(
     seed: int = 0,
     lam: float | None = None,
     confidence: float = CONFIDENCE,
+    topk: int | None = None,
 ) -> pd.DataFrame:
     """On the queries both people and the LLM judged: ``repetitions`` times, draw ``size`` of them (without
     replacement, ``numpy.random.default_rng(seed)``) as the people's sample, the rest judged by the LLM alone, and
     compare the intervals with the all-people value (the people's mean over all these queries). Per run: ``all-people
     mean``, ``coverage`` (share of draws whose PPI interval covers it), ``people coverage`` (the people-only
     interval's), ``width`` and ``people width`` (mean widths), ``narrower`` (share of draws with the PPI interval
-    narrower)."""
+    narrower). ``topk`` as :func:`ppi_values` takes it."""
     people_column, llm_column = _column(aligned, people, "people"), _column(aligned, llm, "LLM")
     queries = judged_by_both(aligned, people, llm)
+    runs = runs_at_depth(runs, topk)
     if not isinstance(size, int | np.integer) or not MIN_PEOPLE <= size < len(queries):
         raise InputError(f"the sample size must be an integer from {MIN_PEOPLE} to {len(queries) - 1}, not {size!r}")
     people_values = _values(aligned, people_column, runs, measure, queries)

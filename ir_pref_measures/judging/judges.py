@@ -118,12 +118,17 @@ class ReplayJudge:
 
 
 def read_recorded(source, format: str | None = None) -> dict[str, dict[tuple[str, str], list[str]]]:
-    """Recorded preference judgments (a file or table in any preference format the package reads) as
+    """Recorded preference judgments (a file named as every judgment source, ``FORMAT:PATH``, a judging log, or a
+    table, in any preference format the package reads) as
     :class:`ReplayJudge` wants them: per query and unordered pair ``(a, b)``, ``a < b``, the outcomes in file
     order. Bad marks (carterette ``-2`` / ``2``) name one doc only: they are no pair judgment and are left out."""
+    from ir_pref_measures.loading.sources import preference_rows
     from ir_pref_measures.parsing.preferences import read_preferences
 
-    frame = read_preferences(source, format)
+    if isinstance(source, str | os.PathLike):
+        frame = preference_rows(source, format)
+    else:
+        frame = read_preferences(source, format)
     recorded: dict[str, dict[tuple[str, str], list[str]]] = {}
     columns = (frame[c] for c in ("query_id", "doc_id_a", "doc_id_b", "preference"))
     for q, x, y, preference in zip(*columns, strict=True):

@@ -176,15 +176,33 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
 
 
 def _judging_log(source, named: dict) -> Judgments:
+    return Judgments.from_preferences(_judging_log_columns(source, stacklevel=5), checked=True, **named)
+
+
+def _judging_log_columns(source, stacklevel: int) -> formats.Columns:
     """Clarke's judging log (``@ topic docA docB J``): ``!`` a preference for docA, ``=`` a tie; a warning counts
     the lines without a usable answer (``?``), which are no judgment."""
     columns, unusable = preferences.judging_log_preferences(source)
     if unusable:
         warnings.warn(
             f"{columns.name}: {unusable} of {len(columns) + unusable} lines have no usable answer (?): not judgments",
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
-    return Judgments.from_preferences(columns, checked=True, **named)
+    return columns
+
+
+def preference_rows(source: str | os.PathLike, format: str | None = None) -> pd.DataFrame:
+    """A file of preference judgments named as every judgment source names one (``FORMAT:PATH`` or a path whose
+    format is detected, Clarke's judging log included; ``format``: the format where detection cannot tell) as
+    :func:`~ir_pref_measures.parsing.preferences.read_preferences` reads it: one row per judgment, repeated
+    judgments of a pair kept."""
+    location = resolve(source, format)
+    if location.dataset is not None or location.format in ("qrels", *TREC_EVAL_FORMATS):
+        raise InputError(f"{source}: graded or trec_eval judgments, not a file of preference judgments")
+    raw = formats.load(location.path)
+    if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
+        return _judging_log_columns(raw, stacklevel=3).frame()
+    return preferences.read_preferences(raw, location.format)
 
 
 def groups(sources: Mapping[str, object], *, format: str | None = None) -> Judgments:

@@ -21,7 +21,7 @@ import pytest
 
 from ir_pref_measures.commands import COMMANDS, main
 
-QUERIES = ("q1", "q2", "q3", "q4")
+QUERIES = tuple(f"q{k}" for k in range(1, 13))  # ppi: at least ten queries judged by people, one more by the LLM
 DOCS = [f"d{k}" for k in range(8)]
 DEPTHS = {"sysA": 6, "sysB": 6, "sysC": 8}  # sysC retrieves deeper: the depth warning
 DROP_INS = {  # subcommand -> why it keeps its reference tool's arguments and run ids
@@ -32,10 +32,10 @@ DROP_INS = {  # subcommand -> why it keeps its reference tool's arguments and ru
     "aggregate": "Diaz' pref_aggregate.py (its --method scores is ours)",
     "rbo": "the RBO reference: two runs, its own --depth",
     "demo": "no input",
-    "ppi": "people's judgments of a query sample beside an LLM's: its inputs are not yet walked here",
-    "judge": "makes judgments in a store (tests/commands/test_judge.py): its inputs are not yet walked here",
+    "judge": "makes judgments in a store (tests/commands/test_judge.py); simulate is walked below",
 }
 BOOTSTRAP = ["--rounds", "20", "--prior", "1"]  # few rounds; a prior keeps each finite on four queries
+PPI = ["--topk", "6", "--seed", "1"]  # the people's sample: ten of the twelve queries
 DEPTH_WARNING = "the runs retrieve different numbers of documents per query"
 
 
@@ -104,6 +104,7 @@ JUDGING = {  # subcommand -> its arguments, SOURCE standing for the judgment sou
     "eval": (["eval", "SOURCE", "RUN", "APpref", "ppref@5"], True),
     "experiment": (["experiment", "SOURCE", "RUNS", "-m", "APpref", "ppref@5", "--topk", "6"], True),
     "judges": (["judges", "a=SOURCE", "b=pairs:PREFS"], True),  # a judge of grades and preferences: two judges
+    "ppi": (["ppi", "a=SOURCE", "b=pairs:PREFS", "--runs", "RUNS", "-m", "APpref", "--sample-size", "10", *PPI], True),
     "meta": (["meta", "consistency", "RUNS", "-j", "s=SOURCE", "-m", "s:APpref", "s:ppref@5", "--topk", "6"], True),
     "compare": (["compare", "-R", "SOURCE", "--topk", "6", "RUNS"], False),  # pairwise measures need grades
     "leaderboard": (
@@ -128,10 +129,13 @@ def test_every_subcommand_is_classified():
     assert set(COMMANDS) == set(JUDGING) | set(DROP_INS) | set(RUN_NAMES) | set(DEPTH), set(COMMANDS)
 
 
+PANELS = {"judges", "ppi"}  # commands taking NAME=SOURCE judges, aligned into one table
+
+
 def _applicable(command: str, form: str) -> bool:
     """Preferences alone where the command's measures read them; one judge holds grades or preferences, not both
     (give them as two judges)."""
-    return (form in GRADED_FORMS or JUDGING[command][1]) and not (command == "judges" and form == "union")
+    return (form in GRADED_FORMS or JUDGING[command][1]) and not (command in PANELS and form == "union")
 
 
 @pytest.mark.parametrize(
@@ -159,6 +163,49 @@ def test_a_judgment_source_reads_the_same_in_the_api(inputs):
     assert len(log.edge_src) == (len(named.edge_src) + 1) // 2 and len(log.tie_a) == 1
 
 
+SIMULATE = ["judge", "simulate", "--runs", "RUNS", "--qrels", "QRELS", "--seeds", "1", "--budgets", "0.5"]
+
+
+@pytest.mark.parametrize("form", [f for f in PREFERENCE_FORMS if "+" not in PREFERENCE_FORMS[f]])
+def test_the_replayed_judgments_read_the_same_syntax(form, inputs, capsys):
+    """``judge simulate --judge replay --judgments SOURCE`` (one file: the replay keeps its repeated judgments)."""
+    source = PREFERENCE_FORMS[form].format(**inputs)
+    out, err = run_command([*_argv(SIMULATE, inputs, ""), "--judge", "replay", "--judgments", source], capsys)
+    assert "topk" in out, out
+    if "log" in form:
+        assert err.count("1 of ") == 1 and "no usable answer" in err, err
+
+
+@pytest.mark.parametrize("form", ["detected", "named"])
+def test_the_simulated_judge_reads_qrels_the_same_way(form, inputs, capsys):
+    argv = _argv(SIMULATE, inputs, "").copy()
+    argv[argv.index("--qrels") + 1] = GRADED_FORMS[form].format(**inputs)
+    out, _ = run_command(argv, capsys)
+    assert "topk" in out, out
+
+
+# -- one measure-name parser ----------------------------------------------------------------------------------------
+
+MEASURED = {  # subcommand -> arguments with the misspelt measure APprf
+    "eval": ["eval", "QRELS", "RUN", "APprf"],
+    "experiment": ["experiment", "QRELS", "RUNS", "-m", "APprf", "--topk", "6"],
+    "meta": ["meta", "consistency", "RUNS", "-j", "g=QRELS", "-m", "g:APprf", "--topk", "6"],
+    "judges": ["judges", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "--measure", "APprf", "--topk", "6"],
+    "ppi": ["ppi", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "-m", "APprf", "--sample-size", "10", *PPI],
+    "judge": [*SIMULATE, "--measure", "APprf"],
+}
+
+
+@pytest.mark.parametrize("command", MEASURED)
+def test_every_command_names_the_measure_it_does_not_know_and_the_closest(command, inputs, capsys):
+    assert main(_argv(MEASURED[command], inputs, "")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ir-pref-measures {command}: ") and "Traceback" not in err, err
+    (named,) = [line for line in err.splitlines() if "APprf" in line]  # eval: ir_measures' "error parsing measures"
+    assert re.search(r"unknown measure:? '?APprf'?;? \(?did you mean '?APpref'? or", named), err
+    assert err.splitlines()[-1].startswith("  expected: an ir_measures name"), err
+
+
 # -- one run-naming rule --------------------------------------------------------------------------------------------
 
 RUN_NAMES = {  # subcommand -> arguments whose output names the runs
@@ -166,6 +213,7 @@ RUN_NAMES = {  # subcommand -> arguments whose output names the runs
     "leaderboard": ["leaderboard", "--qrels", "QRELS", "--topk", "6", *BOOTSTRAP, "RUNS"],
     "meta": ["meta", "consistency", "RUNS", "-j", "g=QRELS", "-m", "g:nDCG@5", "g:APpref", "--topk", "6"],
     "judges": ["judges", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "--measure", "APpref", "--topk", "6"],
+    "ppi": ["ppi", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "-m", "APpref", "--sample-size", "10", *PPI],
     "eval": None,  # one run, ir_measures' output: no run name
 }
 
@@ -195,6 +243,8 @@ DEPTH = {  # subcommand -> arguments over the three runs of different depths (wi
     "meta": ["meta", "consistency", "RUNS", "-j", "g=QRELS", "-m", "g:nDCG@5", "g:APpref"],
     "judges": ["judges", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "--measure", "APpref"],
     "compare": ["compare", "-R", "QRELS", "RUNS"],
+    "ppi": ["ppi", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "-m", "APpref", "--sample-size", "10"],
+    "judge": [*SIMULATE, "--measure", "APpref"],
     "topicsize": ["topicsize", "--runs", "RUNS", "--qrels", "QRELS", "-m", "nDCG@5", "--difference", "0.1"],
 }
 
