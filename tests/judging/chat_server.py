@@ -75,6 +75,7 @@ class ChatServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # the body must not wait for the ACK of the headers (40 ms delayed ACK)
 
             def log_message(self, *args) -> None:
                 pass
