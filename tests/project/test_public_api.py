@@ -62,8 +62,7 @@ ALLOWED = {
     "oracle of the sparse one",
     ("tests/oracles/graded_systems.py", "ir_pref_measures.judging.simulate"): "the preferences of a simulated effort",
     ("tests/reliability/test_bad_output.py", "ir_pref_measures.experiment.render"): "the renderer on odd tables",
-    ("tests/reliability/test_newer_features.py", "ir_pref_measures.judges.panel"): "the panel's functions on odd "
-    "input",
+    ("tests/reliability/test_newer_features.py", "ir_pref_measures.judges.panel"): "the panel's functions on odd input",
     ("tests/reliability/test_newer_features.py", "ir_pref_measures.leaderboards.boards"): "battles encoded on odd "
     "input",
 }
