@@ -33,11 +33,6 @@ from ir_pref_measures.model import pairs
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
 
-# the values of a carterette-form preference table (preference_parts reads them)
-CARTERETTE_NUMBERS = (-2, -1, 0, 1, 2)
-CARTERETTE_NOTE = "preference -1 (a preferred), 1 (b preferred), 0 (duplicates), -2 (a bad, b NA), 2 (a NA, b bad)"
-NA = "NA"
-
 
 @dataclass(frozen=True)
 class DocCodes:

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.files import RawFile, is_number, repeated_grade
 from ir_pref_measures.ids import as_text, first_repeat, intern, pair_keys
-from ir_pref_measures.model.building import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA
+from ir_pref_measures.model.pairs import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA
 
 PREFERENCE_COLUMNS = ("query_id", "doc_id_a", "doc_id_b", "preference")
 PYTERRIER_COLUMNS = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
