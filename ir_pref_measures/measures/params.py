@@ -32,12 +32,13 @@ class Param:
     shown_default: str | None = None  # the default in the docs' tables, when there is no value
 
 
+_POSITIVE_INTEGER = (lambda v: _integer(v) and v >= 1, "an integer >= 1")  # a Param's test and its words
+
 PARAMS = {
     "cutoff": Param(
         int,
         "ranking cutoff k (default: the whole run)",
-        lambda v: _integer(v) and v >= 1,
-        "an integer >= 1",
+        *_POSITIVE_INTEGER,
         shown_default="whole run",
     ),
     "beta": Param((int, float), "weight of recall", lambda v: _number(v) and 0 < v < np.inf, "a number > 0", 1.0),
@@ -62,14 +63,11 @@ PARAMS = {
         "True or False",
         False,
     ),
-    "depth": Param(
-        int, "RBO depth (the references use 1000)", lambda v: _integer(v) and v >= 1, "an integer >= 1", 1000
-    ),
+    "depth": Param(int, "RBO depth (the references use 1000)", *_POSITIVE_INTEGER, 1000),
     "cols": Param(
         int,
         "grid columns (image-grid variant)",
-        lambda v: _integer(v) and v >= 1,
-        "an integer >= 1",
+        *_POSITIVE_INTEGER,
         shown_default="none: a list",
     ),
     "order": Param(
