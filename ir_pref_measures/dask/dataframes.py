@@ -43,9 +43,10 @@ from ir_pref_measures.dropins.pref_eval import relevant_in_file_order
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.measures import names as measure_names
+from ir_pref_measures.model import tables
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.parsing import formats, preferences, tables
+from ir_pref_measures.parsing import formats, preferences
 
 QRELS = "qrels"
 PREFERENCES = "preferences"

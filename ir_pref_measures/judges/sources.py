@@ -81,7 +81,7 @@ def _read(source, format: str | None):
         return source
     if sources.is_frame(source):
         if "doc_id_a" in source.columns:
-            from ir_pref_measures.parsing import tables
+            from ir_pref_measures.model import tables
 
             frame = tables.preferences(source)
             return _votes({c: frame[c].to_numpy() for c in frame.columns}, shown=True)

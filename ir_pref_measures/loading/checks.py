@@ -81,7 +81,7 @@ def integer_qrels(measures, qrels):
     """A qrels table (any form ir_measures takes) with integer grades within +-:data:`GRADE_LIMIT`, as pytrec_eval
     (ir_measures' provider of the usual measures) computes them exactly; else :class:`InputError` naming
     ``measures``."""
-    from ir_pref_measures.parsing import tables
+    from ir_pref_measures.model import tables
 
     names = ", ".join(str(m) for m in measures)
     if qrels is None:

@@ -325,10 +325,10 @@ def judgment_sets(specs: Iterable[str], format: str | None = None) -> dict[str, 
 
 def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
     """Graded qrels as ``query_id, doc_id, relevance`` (and ``line`` for a file), validated: from a file
-    (TREC qrels), an ir_datasets ID, or a table (:func:`ir_pref_measures.parsing.tables.qrels`). A (query, doc)
+    (TREC qrels), an ir_datasets ID, or a table (:func:`ir_pref_measures.model.tables.qrels`). A (query, doc)
     graded twice is an error, or with ``repeated="keep"`` left for the caller (``compare``: pref_eval's rule
     for qrels with subtopic lines, the largest grade)."""
-    from ir_pref_measures.parsing import tables
+    from ir_pref_measures.model import tables
 
     if isinstance(source, str | os.PathLike):
         source = resolve(source, "qrels")
@@ -350,7 +350,7 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
 
 
 def ranking(source) -> Ranking:
-    """A :class:`Ranking` from a run file path, or a table (:func:`ir_pref_measures.parsing.tables.run`).
+    """A :class:`Ranking` from a run file path, or a table (:func:`ir_pref_measures.model.tables.run`).
 
     Parameters
     ----------
@@ -367,7 +367,7 @@ def ranking(source) -> Ranking:
         return source
     if isinstance(source, str | os.PathLike):
         return Ranking.from_columns(formats.read_columns(source, formats.RUN, skip=("rank",)))
-    from ir_pref_measures.parsing import tables
+    from ir_pref_measures.model import tables
 
     return Ranking.from_frame(tables.run(source), checked=True)
 
@@ -377,7 +377,7 @@ def ranking(source) -> Ranking:
 
 def topic_ids(source) -> set[str]:
     """Query ids of topics: a DataFrame (``qid`` or ``query_id``), an ir_datasets ID, or ids."""
-    from ir_pref_measures.parsing import tables
+    from ir_pref_measures.model import tables
 
     if isinstance(source, str):
         location = resolve(source)

@@ -24,94 +24,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ir_pref_measures.measures import graded, ppref
-from ir_pref_measures.measures import pairwise as between
-from ir_pref_measures.measures.image_grid import ORDERS
-
-
-def _integer(value) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
-
-
-def _number(value) -> bool:
-    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-
-
-@dataclass(frozen=True)
-class Param:
-    """A measure parameter: its type, default, meaning, and the allowed values (a test and the same in words)."""
-
-    dtype: type | tuple[type, ...]
-    desc: str
-    test: Callable[[object], bool]
-    allowed: str
-    default: object = None  # None: optional, without a value
-    shown_default: str | None = None  # the default in the docs' tables, when there is no value
-
-
-PARAMS = {
-    "cutoff": Param(
-        int,
-        "ranking cutoff k (default: the whole run)",
-        lambda v: _integer(v) and v >= 1,
-        "an integer >= 1",
-        shown_default="whole run",
-    ),
-    "beta": Param((int, float), "weight of recall", lambda v: _number(v) and 0 < v < np.inf, "a number > 0", 1.0),
-    "transitive": Param(
-        bool,
-        "take the transitive closure of the preferences (the tool's default)",
-        lambda v: isinstance(v, bool),
-        "True or False",
-        True,
-    ),
-    "p": Param(
-        (int, float),
-        "RBO or RBP persistence, in (0, 1]",
-        lambda v: _number(v) and 0 < v <= 1,
-        "a number in (0, 1]",
-        0.95,
-    ),
-    "normalize": Param(
-        bool,
-        "divide by the RBO of the ideal ranking with itself",
-        lambda v: isinstance(v, bool),
-        "True or False",
-        False,
-    ),
-    "depth": Param(
-        int, "RBO depth (the references use 1000)", lambda v: _integer(v) and v >= 1, "an integer >= 1", 1000
-    ),
-    "cols": Param(
-        int,
-        "grid columns (image-grid variant)",
-        lambda v: _integer(v) and v >= 1,
-        "an integer >= 1",
-        shown_default="none: a list",
-    ),
-    "order": Param(
-        str,
-        f"grid examination order, one of {', '.join(ORDERS)}",
-        lambda v: v in ORDERS,
-        f"one of {', '.join(repr(o) for o in ORDERS)}",
-        "middle",
-    ),
-    "rel": Param(int, "minimum grade of a relevant doc", lambda v: _integer(v) and v >= 1, "an integer >= 1", 1),
-    "judged_only": Param(
-        bool,
-        "remove the docs without a judgment (grade >= 0) from the run first (trec_eval -J)",
-        lambda v: isinstance(v, bool),
-        "True or False",
-        False,
-    ),
-    "gains": Param(
-        dict,
-        "gain of each grade (unlisted grades: the grade itself)",
-        lambda v: isinstance(v, dict) and all(_integer(x) for pair in v.items() for x in pair),
-        "a dict of integers to integers",
-        shown_default="the grade",
-    ),
-    "dcg": Param(str, "discount of DCG", lambda v: v == "log2", "'log2'", "log2"),
-}
+from ir_pref_measures.measures.pairwise_specs import DEFAULT_PAIRWISE as DEFAULT_PAIRWISE
+from ir_pref_measures.measures.pairwise_specs import PAIRWISE as PAIRWISE
+from ir_pref_measures.measures.pairwise_specs import PAIRWISE_ALIASES as PAIRWISE_ALIASES
+from ir_pref_measures.measures.pairwise_specs import PairwiseSpec as PairwiseSpec
+from ir_pref_measures.measures.params import PARAMS as PARAMS
+from ir_pref_measures.measures.params import RBO_SCORES as RBO_SCORES
+from ir_pref_measures.measures.params import RBO_TIES as RBO_TIES
+from ir_pref_measures.measures.params import Param as Param
 
 CITE_CB08 = (
     "B. Carterette, P. N. Bennett. Evaluation Measures for Preference Judgments. SIGIR 2008 (poster); "
@@ -473,98 +393,6 @@ def ppref_kernel(name: str, counts, cutoff=None, **kwargs) -> np.ndarray:
     spec = SPECS[name]
     given = {"cutoff": cutoff, **kwargs}
     return spec.kernel(counts, *(given[a] for a in spec.args if a in given))
-
-
-# -- measures between two runs (the compare API; pref_eval's names) ---------------------------------------------------
-
-RBO_TIES, RBO_SCORES = ("w", "a", "b"), ("ext", "min", "max", "res")
-PARAMS["persistence"] = Param(
-    float, "RBP or RBO persistence, in (0, 1)", lambda v: _number(v) and 0 < v < 1, "a number in (0, 1)"
-)
-PARAMS["ties"] = Param(
-    str, "RBO's tie variant: w (Webber), a or b (Corsi and Urbano)", lambda v: v in RBO_TIES, "w, a or b", "a"
-)
-PARAMS["score"] = Param(
-    str,
-    "RBO's score: extrapolated, lower bound, upper bound, residual",
-    lambda v: v in RBO_SCORES,
-    "ext, min, max or res",
-)
-CITE_RPP = "F. Diaz, A. Ferraro. Offline Retrieval Evaluation Without Evaluation Metrics. SIGIR 2022."
-CITE_LP = (
-    "F. Diaz. Best-Case Retrieval Evaluation: Improving the Sensitivity of Reciprocal Rank with Lexicographic "
-    "Precision. EVIA 2023."
-)
-CITE_LR = "F. Diaz, M. D. Ekstrand, B. Mitra. Recall, Robustness, and Lexicographic Evaluation. ACM TORS 2025."
-CITE_RBO = "M. Corsi, J. Urbano. The treatment of ties in rank-biased overlap. SIGIR 2024."
-
-
-@dataclass(frozen=True, eq=False)  # one object per measure: equal when the same
-class PairwiseSpec:
-    """A measure of two runs on one query, named as ``pref_eval`` names it: ``NAME[_VARIANT...][@A[,B]]``.
-    ``kind``: ``preference`` (run i vs run j, antisymmetric), ``difference`` (M(run i) − M(run j), M computed by
-    ``kernel(positions, ranks, grades, starts, measure)``) or ``similarity`` (symmetric). ``at``: the parameters
-    written after ``@``, in order; ``variants``: those written as ``_suffixes``; ``needs``: those that must be given;
-    ``zero_is_none``: a cutoff of 0 means none (pref_eval's ``rbp@g,0``)."""
-
-    name: str
-    kind: str
-    definition: str
-    citation: str
-    aliases: tuple[str, ...] = ()
-    at: tuple[str, ...] = ()
-    variants: tuple[str, ...] = ()
-    needs: tuple[str, ...] = ()
-    defaults: dict = field(default_factory=dict)
-    kernel: Callable | None = None
-    zero_is_none: bool = False
-
-
-def _preference(name, definition, citation, aliases=()) -> PairwiseSpec:
-    return PairwiseSpec(name, "preference", definition, citation, aliases)
-
-
-def _difference(name, definition, kernel, at=("cutoff",), **more) -> PairwiseSpec:
-    return PairwiseSpec(name, "difference", definition, "pref_eval (F. Diaz)", at=at, kernel=kernel, **more)
-
-
-_PAIRWISE = [
-    _preference("rpp", "Σ_k sgn(p_k, q_k) / m: recall-paired preference", CITE_RPP),
-    _preference("invrpp", "RPP with weights ∝ 1/k", CITE_RPP),
-    _preference("dcgrpp", "RPP with weights ∝ 1/log2(k+1)", CITE_RPP),
-    _preference("lexirecall", "sgn at the last k where p and q differ", CITE_LR, ("LR", "sgnLR")),
-    _preference("lexiprecision", "sgn at the first k where p and q differ", CITE_LP, ("sgnLP",)),
-    _preference("rrlexiprecision", "1/p_k − 1/q_k at the first k where p and q differ", CITE_LP, ("rrLP",)),
-    _difference("ap", "average precision", lambda p, r, g, s, m: between.average_precision(p, s, m.cutoff)),
-    _difference(
-        "rbp",
-        "rank-biased precision, binary gain, no residual (persistence 0.5 by default)",
-        lambda p, r, g, s, m: between.rank_biased_precision(p, s, m.persistence, m.cutoff),
-        at=("persistence", "cutoff"),
-        defaults={"persistence": 0.5},
-        zero_is_none=True,
-    ),
-    _difference("rr", "reciprocal rank", lambda p, r, g, s, m: between.reciprocal_rank(p, s, m.cutoff)),
-    _difference("ndcg", "nDCG, the grade as gain", lambda p, r, g, s, m: between.ndcg(r, g, s, m.cutoff)),
-    _difference("rp", "R-precision", lambda p, r, g, s, m: between.r_precision(p, s), at=()),
-    _difference("p", "precision at k", lambda p, r, g, s, m: between.precision(p, s, m.cutoff), needs=("cutoff",)),
-    _difference("r", "recall at k", lambda p, r, g, s, m: between.recall(p, s, m.cutoff), needs=("cutoff",)),
-    PairwiseSpec(
-        "rbo",
-        "similarity",
-        "tie-aware rank-biased overlap of the two runs",
-        CITE_RBO,
-        at=("persistence", "depth"),
-        variants=("ties", "score"),
-        defaults={"persistence": 0.9, "ties": "a", "score": "ext"},
-    ),
-]
-PAIRWISE: dict[str, PairwiseSpec] = {spec.name: spec for spec in _PAIRWISE}
-"""The measures between two runs (:func:`ir_pref_measures.comparison.pairwise.compare`), by name."""
-PAIRWISE_ALIASES: dict[str, str] = {alias: spec.name for spec in _PAIRWISE for alias in spec.aliases}
-DEFAULT_PAIRWISE = (*(s.name for s in _PAIRWISE if s.kind == "preference"), "ap", "rbp", "rr", "ndcg", "rp")
-DEFAULT_PAIRWISE += ("p@1", "p@10", "r@1", "r@10")
-"""pref_eval's default measures, in its output order."""
 
 
 # -- the docs' tables ------------------------------------------------------------------------------------------------

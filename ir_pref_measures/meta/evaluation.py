@@ -30,8 +30,8 @@ import pandas as pd
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading.sources import load_combined
+from ir_pref_measures.model import tables
 from ir_pref_measures.model.judgments import Judgments, combine
-from ir_pref_measures.parsing import tables
 from ir_pref_measures.stats import tukey
 from ir_pref_measures.stats.anova import anova
 from ir_pref_measures.stats.paired import check_samples, p_values

@@ -26,9 +26,9 @@ import numpy as np
 import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.files import Columns, repeated_grade
 from ir_pref_measures.ids import encode, first_repeat, intern, pair_keys
 from ir_pref_measures.model import pairs
-from ir_pref_measures.parsing.formats import Columns, repeated_grade
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
@@ -78,7 +78,7 @@ def codes(*columns: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def qrels_parts(qrels, *, checked: bool, repeated: str) -> Parts:
-    """The parts of graded qrels (a table, or the :class:`~ir_pref_measures.parsing.formats.Columns` of a qrels file;
+    """The parts of graded qrels (a table, or the :class:`~ir_pref_measures.files.Columns` of a qrels file;
     :meth:`~ir_pref_measures.model.judgments.Judgments.from_qrels`): each doc a line of sub-group 0 of group 0."""
     if repeated not in ("error", "max"):
         raise ValueError(f"repeated must be 'error' or 'max', not {repeated!r}")
@@ -86,7 +86,7 @@ def qrels_parts(qrels, *, checked: bool, repeated: str) -> Parts:
         query, doc, grade = (qrels.fields[c] for c in ("query_id", "doc_id", "relevance"))
     else:
         if not checked:
-            from ir_pref_measures.parsing import tables
+            from ir_pref_measures.model import tables
 
             qrels = tables.qrels(qrels, repeated="keep")
         query, doc = qrels["query_id"], qrels["doc_id"]
@@ -113,7 +113,7 @@ def trec_prefs_parts(table: pd.DataFrame, *, checked: bool) -> tuple[Parts, np.n
     """The parts of trec_eval's ``prefs`` rows and their groups (the sorted jg names;
     :meth:`~ir_pref_measures.model.judgments.Judgments.from_trec_prefs`)."""
     if not checked:
-        from ir_pref_measures.parsing import tables
+        from ir_pref_measures.model import tables
 
         table = tables.trec_prefs(table)
     (q,), queries = intern(table["query_id"])
@@ -136,13 +136,13 @@ def trec_prefs_parts(table: pd.DataFrame, *, checked: bool) -> tuple[Parts, np.n
 
 def preference_parts(prefs, *, checked: bool) -> Parts:
     """The parts of a carterette-form table (a DataFrame, namedtuples, or the
-    :class:`~ir_pref_measures.parsing.formats.Columns` of a preference file;
+    :class:`~ir_pref_measures.files.Columns` of a preference file;
     :meth:`~ir_pref_measures.model.judgments.Judgments.from_preferences`), each strict preference a sub-group of its
     own, in group 0. The per-line codes are freed on return, before the parts are numbered."""
     if isinstance(prefs, Columns):
         prefs = prefs.fields
     elif not checked:
-        from ir_pref_measures.parsing import tables
+        from ir_pref_measures.model import tables
 
         prefs = tables.preferences(prefs)
     (q,), queries = intern(prefs["query_id"])

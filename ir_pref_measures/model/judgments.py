@@ -45,11 +45,11 @@ import numpy as np
 import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.files import integer_grades
 from ir_pref_measures.ids import arrow, as_objects, pair_keys, ranges, unique_sorted
 from ir_pref_measures.model import building, pairs
 from ir_pref_measures.model.building import DocCodes, LineCodes, PairCodes
 from ir_pref_measures.model.pairs import PairSet
-from ir_pref_measures.parsing.formats import integer_grades
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd
@@ -226,7 +226,7 @@ class Judgments:
 
     def qrels(self) -> pd.DataFrame | None:
         """The graded docs as qrels ``query_id, doc_id, relevance`` (int64 when every grade is an integer that int64
-        holds, as pytrec_eval needs: :func:`~ir_pref_measures.parsing.formats.integer_grades`); ``None`` when no doc is
+        holds, as pytrec_eval needs: :func:`~ir_pref_measures.files.integer_grades`); ``None`` when no doc is
         graded. Made for ir_measures' own computations only: the engine reads the grades themselves."""
         if not self.graded.any():
             return None
@@ -316,8 +316,8 @@ class Judgments:
         cls, qrels, *, checked: bool = False, group: str = DEFAULT_GROUP, repeated: str = "error"
     ) -> Judgments:
         """Graded judgments from qrels as a table (DataFrame in ir_measures' or PyTerrier's columns, dict of
-        dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.parsing.tables.qrels` unless ``checked``),
-        all in judgment group ``group`` (one sub-group); or the :class:`~ir_pref_measures.parsing.formats.Columns` of a
+        dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.model.tables.qrels` unless ``checked``),
+        all in judgment group ``group`` (one sub-group); or the :class:`~ir_pref_measures.files.Columns` of a
         qrels file. A doc graded twice in a query is an error, or with ``repeated="max"`` graded by the largest
         of its grades (pref_eval's rule for diversity qrels with subtopic lines, which ``compare`` follows).
         Files and ir_datasets IDs: :func:`ir_pref_measures.loading.sources.judgments`."""
@@ -327,7 +327,7 @@ class Judgments:
     def from_trec_prefs(cls, table: pd.DataFrame, *, checked: bool = False) -> Judgments:
         """Judgments from trec_eval's ``prefs`` / ``qrels_prefs`` rows ``query_id, jg, jsg, doc_id, level``
         (:func:`ir_pref_measures.loading.groups.read_judgments` reads and checks them; a table is validated by
-        :func:`ir_pref_measures.parsing.tables.trec_prefs` unless ``checked``), one group per jg. The union: a query
+        :func:`ir_pref_measures.model.tables.trec_prefs` unless ``checked``), one group per jg. The union: a query
         with one (jg, jsg) gives grades (level = grade); otherwise each jsg gives explicit preferences, a over b for
         every two of its lines with level(a) > level(b)."""
         parts, groups = building.trec_prefs_parts(table, checked=checked)
@@ -336,8 +336,8 @@ class Judgments:
     @classmethod
     def from_preferences(cls, prefs, *, checked: bool = False, group: str = DEFAULT_GROUP) -> Judgments:
         """Explicit judgments from a ``query_id, doc_id_a, doc_id_b, preference`` table (DataFrame or
-        namedtuples; validated by :func:`ir_pref_measures.parsing.tables.preferences` unless ``checked``) or the
-        :class:`~ir_pref_measures.parsing.formats.Columns` of a preference file
+        namedtuples; validated by :func:`ir_pref_measures.model.tables.preferences` unless ``checked``) or the
+        :class:`~ir_pref_measures.files.Columns` of a preference file
         (:func:`~ir_pref_measures.parsing.preferences.preference_columns`, checked as read), values as in
         the ``carterette`` format (-1: a preferred, 1: b preferred, 0: duplicates, -2 / 2: a / b bad), all in
         judgment group ``group``, each strict preference a sub-group of its own (module docstring)."""

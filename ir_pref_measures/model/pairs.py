@@ -32,6 +32,11 @@ BIT_BATCH_BYTES = 1 << 24  # one bit matrix (docs x widest query) of the queries
 CLOSURE_BUDGET_BYTES = 3 * 2**30  # most memory one query's listed preference pairs may take; more is refused
 BYTES_PER_PAIR = 256  # peak memory per listed pair (measured: 245 B on a closure of 5M pairs, APpref), kernel included
 
+# the values of a carterette-form preference table (model.building.preference_parts reads them)
+CARTERETTE_NUMBERS = (-2, -1, 0, 1, 2)
+CARTERETTE_NOTE = "preference -1 (a preferred), 1 (b preferred), 0 (duplicates), -2 (a bad, b NA), 2 (a NA, b bad)"
+NA = "NA"
+
 
 @dataclass(frozen=True)
 class PairSet:

@@ -22,8 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.files import Columns, RawFile
 from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, ranges, string_hashes
-from ir_pref_measures.parsing.formats import Columns, RawFile
 
 _U64 = np.uint64
 _KEY_ROWS = 1 << 15  # run entries keyed at a time: the temporary arrays stay in cache and are reused
@@ -159,12 +159,12 @@ class Ranking:
 
     @classmethod
     def from_frame(cls, frame, *, path: str | os.PathLike | RawFile | None = None, checked: bool = False) -> Ranking:
-        """Build from a ``query_id, doc_id, score`` frame, validated by :func:`ir_pref_measures.parsing.tables.run`
+        """Build from a ``query_id, doc_id, score`` frame, validated by :func:`ir_pref_measures.model.tables.run`
         unless ``checked`` (:func:`ir_pref_measures.loading.sources.ranking` reads and validates every run form) or
         read from a file: with ``path`` (the file, or its :class:`RawFile`), a ``line`` column names lines in
         messages."""
         if path is None and not checked:
-            from ir_pref_measures.parsing import tables
+            from ir_pref_measures.model import tables
 
             frame = tables.run(frame)
         raw = path if isinstance(path, RawFile) else None

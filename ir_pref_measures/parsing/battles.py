@@ -6,7 +6,7 @@
 positive number. An optional fifth field (a column ``weight`` in a table) weighs the battle; every line of a file
 has the same number of fields. A table may give ``outcome`` (1, 0 or 0.5) instead of ``winner`` (the form this
 module returns). Files are read under the rules of :mod:`ir_pref_measures.parsing.formats`; tables
-(DataFrames, namedtuples) under those of :mod:`ir_pref_measures.parsing.tables`.
+(DataFrames, namedtuples) under those of :mod:`ir_pref_measures.model.tables`.
 
 The result is one table ``query_id, system_a, system_b, outcome, weight, line``: ``outcome`` is 1 when a won, 0 when
 b won, 0.5 for a tie; ``line`` is the line of the file (the row of a table), in input order.
@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import as_numpy, as_text
-from ir_pref_measures.parsing import tables
+from ir_pref_measures.model import tables
 from ir_pref_measures.parsing.formats import Columns, Layout, fail_at, fields, load, read_columns
 
 COLUMNS = ("query_id", "system_a", "system_b", "winner")

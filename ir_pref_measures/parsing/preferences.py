@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, as_numpy
+from ir_pref_measures.model.pairs import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA
 from ir_pref_measures.parsing.formats import (
     QRELS,
     Columns,
@@ -54,10 +55,7 @@ FORMATS_EXPECTED = (
     "one of: qrels 'qid 0 doc grade', carterette 'qid src tgt pref', winner 'qid docA docB winnerDoc', "
     "pairs 'qid winner loser'"
 )
-CARTERETTE_NUMBERS = (-2, -1, 0, 1, 2)
 CARTERETTE_VALUES = tuple(map(str, CARTERETTE_NUMBERS))  # as text, for format detection
-CARTERETTE_NOTE = "preference -1 (a preferred), 1 (b preferred), 0 (duplicates), -2 (a bad, b NA), 2 (a NA, b bad)"
-NA = "NA"
 
 CARTERETTE = Layout(
     "carterette preferences",

@@ -6,7 +6,7 @@
   alike by every format reader, command and in-memory form.
 * **In-memory inputs** (7): DataFrames (ir_measures' and PyTerrier's columns), dicts and namedtuples at every entry
   point; ids and numbers by one stated rule (:func:`ir_pref_measures.ids.as_text`,
-  :func:`ir_pref_measures.parsing.tables.numbers`); anything else an ``InputError`` naming the column and the row.
+  :func:`ir_pref_measures.model.tables.numbers`); anything else an ``InputError`` naming the column and the row.
 * **Grades** (4): a grade int64 cannot hold stays a float (no RuntimeWarning, no wrong value); preference measures
   take any finite grade; an integer float64 cannot hold exactly is an error.
 * **Two graded sources** (10a): each derives its own preferences, and their union is taken.
@@ -33,6 +33,7 @@ import pytest
 from conftest import run_cli, testdata_path
 
 import ir_pref_measures as ipm
+from ir_pref_measures import files
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.groups import read_judgments
@@ -915,14 +916,14 @@ def test_large_grades_written_as_decimals_are_floats(tmp_path):
 
 
 def test_integer_grades_helper():
-    assert formats.integer_grades(np.array([1.0, 2.0])).dtype == np.int64
-    assert formats.integer_grades(np.array([1.0, 2.5])).dtype == np.float64
+    assert files.integer_grades(np.array([1.0, 2.0])).dtype == np.int64
+    assert files.integer_grades(np.array([1.0, 2.5])).dtype == np.float64
     for large in (2.0**63, 1e308, -(2.0**64)):
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
-            out = formats.integer_grades(np.array([1.0, large]))
+            out = files.integer_grades(np.array([1.0, large]))
         assert out.dtype == np.float64 and out[1] == large
-    assert formats.integer_grades(np.array([-(2.0**63), 5.0])).tolist() == [-(2**63), 5]
+    assert files.integer_grades(np.array([-(2.0**63), 5.0])).tolist() == [-(2**63), 5]
 
 
 # == 10a. two graded sources: each derives its preferences, their union is taken ======================================

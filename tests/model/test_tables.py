@@ -10,7 +10,7 @@ import pytest
 from ir_measures import Qrel, ScoredDoc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.parsing import tables
+from ir_pref_measures.model import tables
 
 Row = namedtuple("Row", "score doc_id query_id")  # fields in another order than ScoredDoc's
 
