@@ -388,9 +388,11 @@ def scaling(args: argparse.Namespace, folder: Path) -> None:
     )
     for n in counts:
         runs = [str(folder / f"runs/r{r:02d}.txt") for r in range(n)]
-        floor_s, _, floor_mb, _ = timed([str(folder / "peer_floor.py"), qrels, *runs], folder, args.timeout)
-        report.add(f"floor, {n} runs", floor_s, peak_mb=floor_mb, floor=f"floor, {n} runs")
-        seconds, _, peak, _ = timed(_ours(GRADED + PREFERENCE, qrels, runs), folder, args.timeout)
+        floor = run_child([str(folder / "peer_floor.py"), qrels, *runs], folder, args.timeout)
+        floor_mb = floor.peak_mb
+        report.add(f"floor, {n} runs", floor.seconds, peak_mb=floor_mb, floor=f"floor, {n} runs")
+        ours = run_child(_ours(GRADED + PREFERENCE, qrels, runs), folder, args.timeout)
+        seconds, peak = ours.seconds, ours.peak_mb
         report.add(f"ours, {n} runs", seconds, peak_mb=peak, floor=f"floor, {n} runs")
         print(
             f"{n} runs: ours {peak:.0f} MB peak ({peak / floor_mb:.2f}x the floor's {floor_mb:.0f} MB), {seconds:.1f} s"
