@@ -52,6 +52,10 @@ ALLOWED = {
     ("tests/judging/test_llm.py", "ir_pref_measures.judging.texts"): "the marker of a missing text",
     ("tests/judging/test_selectors.py", "ir_pref_measures.leaderboards.ratings"): "the dense Bradley-Terry fit, the "
     "oracle of the rating-driven selector",
+    ("tests/judging/test_selectors.py", "ir_pref_measures.judging.selectors.base"): "the runs' top ranks, against "
+    "their definition",
+    ("tests/judging/test_selectors.py", "ir_pref_measures.judging.selectors.rating"): "the systems' disagreement "
+    "weights, against their definition",
     ("tests/judging/test_store.py", "ir_pref_measures.judging.export"): "the verdicts behind every export",
     ("tests/judging/test_topk.py", "ir_pref_measures.judging.selectors.topk"): "prefj.py's candidates",
     ("tests/judging/web/server.py", "ir_pref_measures.judging.web"): "the web interface's server, run by the tests",
