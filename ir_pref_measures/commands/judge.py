@@ -58,6 +58,28 @@ def _files_options(args) -> dict:
 FULL_DEPTH = 1000  # the rating selector's depth for a measure without a cutoff: a whole TREC run
 FALLBACK_HELP = "replay: a pair never recorded gets a fair coin (sim.py, the default) or the --qrels grade order"
 
+# option -> (the judge it belongs to, its default): given to another judge, it would be ignored, so it is refused
+OWN_OPTIONS = {
+    "noise": ("simulated", 0.0),
+    "tie_rate": ("simulated", 0.0),
+    "position_bias": ("simulated", 0.0),
+    "bad_marks": ("simulated", False),
+    "judgments": ("replay", None),
+    "fallback": ("replay", "coin"),
+    "requests": ("files", None),
+    "answers": ("files", None),
+    "assessor": ("files", None),
+}
+
+
+def _refuse_options_of_other_judges(args) -> None:
+    """An :data:`OWN_OPTIONS` option given with another ``--judge`` is an error, not silently ignored."""
+    for name, (owner, default) in OWN_OPTIONS.items():
+        if owner != args.judge and getattr(args, name, default) != default:
+            flag = "--" + name.replace("_", "-")
+            raise InputError(f"{flag} is an option of the {owner} judge, not of --judge {args.judge}")
+
+
 JUDGE_OPTIONS: dict[str, tuple[Callable | None, Callable]] = {
     "simulated": (None, _simulated_options),
     "replay": (None, _replay_options),
@@ -198,6 +220,7 @@ def _judge_of(args):
         if not sep or not key:
             raise InputError(f"--option {item!r}: write KEY=VALUE")
         extra[key.replace("-", "_")] = value
+    _refuse_options_of_other_judges(args)
     options_of = JUDGE_OPTIONS.get(args.judge, (None, lambda a: {}))[1]
     return effort.make_judge(args.judge, **(options_of(args) | extra))
 
@@ -235,6 +258,7 @@ def _simulate(args) -> None:
     from ir_pref_measures.judging.selectors import TopK, read_grades
     from ir_pref_measures.judging.simulate import BUDGETS, all_judged, judged_depth_pools, plot, simulate, summary
 
+    _refuse_options_of_other_judges(args)
     grades = read_grades(args.qrels)
     if args.judge == "replay":
         if not args.judgments:

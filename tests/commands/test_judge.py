@@ -46,3 +46,24 @@ def test_bad_input_in_words(tmp_path, capsys):
     assert main(["judge", "plan", store, "--qrels", str(qrels), "--selector", "all"]) == 0
     assert main(["judge", "run", store, "--judge", "oracle"]) == 2
     assert "unknown judge 'oracle'" in capsys.readouterr().err
+
+
+def test_an_option_of_another_judge_is_refused(tmp_path, capsys):
+    """An option of one judge given to another would be ignored: it is an error naming the option and its judge."""
+    qrels, run = files(tmp_path)
+    store = str(tmp_path / "e.sqlite")
+    assert main(["judge", "plan", store, "--qrels", str(qrels), "--selector", "all"]) == 0
+    capsys.readouterr()
+    replay = ["--judge", "replay", "--judgments", str(qrels)]
+    assert main(["judge", "run", store, *replay, "--noise", "0.1"]) == 2
+    assert "--noise is an option of the simulated judge, not of --judge replay" in capsys.readouterr().err
+    simulated = ["--judge", "simulated", "--qrels", str(qrels)]
+    assert main(["judge", "run", store, *simulated, "--fallback", "qrels"]) == 2
+    assert "--fallback is an option of the replay judge, not of --judge simulated" in capsys.readouterr().err
+    common = ["judge", "simulate", "--qrels", str(qrels), "--runs", str(run), "--seeds", "1", "--budgets", "0.5"]
+    assert main([*common, "--fallback", "qrels"]) == 2
+    assert "--fallback is an option of the replay judge" in capsys.readouterr().err
+    assert main([*common, "--judgments", str(qrels)]) == 2
+    assert "--judgments is an option of the replay judge" in capsys.readouterr().err
+    assert main([*common, "--judge", "replay", "--judgments", str(qrels), "--noise", "0.1"]) == 2
+    assert "--noise is an option of the simulated judge" in capsys.readouterr().err
