@@ -8,6 +8,7 @@ twice is an error. Every mistake is an :class:`~ir_pref_measures.errors.InputErr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
@@ -28,6 +29,8 @@ PREFERENCE_COLUMNS = ("query_id", "doc_id_a", "doc_id_b", "preference")
 PYTERRIER_COLUMNS = {"qid": "query_id", "docno": "doc_id", "label": "relevance"}
 ID_COLUMNS = ("query_id", "doc_id", "doc_id_a", "doc_id_b")
 CONTROL_PATTERN = r"[\x00-\x1f\x7f-\x9f]"  # C0, DEL and C1: files are checked byte by byte when read; tables here
+CONTROL_BYTES = bytes([*range(0x20), 0x7F])  # C0 and DEL: single bytes in UTF-8
+C1_BYTES = re.compile(rb"\xc2[\x80-\x9f]")  # C1 (U+0080-U+009F) in UTF-8
 
 
 def qrels(source, *, repeated: str = "error") -> pd.DataFrame:
@@ -192,10 +195,12 @@ def _columns(data: dict[str, Sequence]) -> pd.DataFrame:
 
 
 def _column(values: Sequence) -> pd.Series:
-    kinds = set(map(type, values))
     try:
-        if kinds == {str}:
-            return pd.Series(pd.arrays.ArrowStringArray(pa.array(values, pa.string())), copy=False)
+        if len(values) and type(values[0]) is str:  # text: Arrow infers it at once (a value not text fails, below)
+            array = pa.array(values)
+            if pa.types.is_string(array.type) and not array.null_count:
+                return pd.Series(pd.arrays.ArrowStringArray(array), copy=False)
+        kinds = set(map(type, values))
         if kinds == {float}:
             return pd.Series(np.array(values, dtype=np.float64), copy=False)
         if kinds == {int}:
@@ -209,6 +214,8 @@ def ids(values: pd.Series, what: str) -> pd.Series:
     """Ids as text (Arrow-backed) by the rule of :func:`~ir_pref_measures.ids.as_text` (text as it is, integers of
     any size as their decimal string, ...): none missing, no control character (C0, DEL, C1)."""
     array = as_text(values, what)
+    if not _holds_control(array):
+        return pd.Series(pd.arrays.ArrowStringArray(array), index=values.index, copy=False)
     bad = pc.match_substring_regex(array, CONTROL_PATTERN).to_numpy(zero_copy_only=False)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
@@ -217,6 +224,17 @@ def ids(values: pd.Series, what: str) -> pd.Series:
             expected="ids without control characters (U+0000-U+001F, U+007F-U+009F)",
         )
     return pd.Series(pd.arrays.ArrowStringArray(array), index=values.index, copy=False)
+
+
+def _holds_control(array: pa.Array) -> bool:
+    """True when the UTF-8 bytes of the strings ``array`` hold a control character: one search of the bytes (C0 and
+    DEL are single bytes, C1 the pairs C2 80 to C2 9F), no regular expression per string."""
+    _, offsets, data = array.buffers()
+    if data is None:
+        return False
+    bounds = np.frombuffer(offsets, dtype=np.int64 if pa.types.is_large_string(array.type) else np.int32)
+    text = memoryview(data)[int(bounds[array.offset]) : int(bounds[array.offset + len(array)])].tobytes()
+    return len(text.translate(None, CONTROL_BYTES)) != len(text) or (b"\xc2" in text and bool(C1_BYTES.search(text)))
 
 
 def numbers(

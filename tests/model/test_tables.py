@@ -74,3 +74,34 @@ def test_mixed_and_large_values_keep_the_rule():
 def test_bad_values_are_named_by_row(rows, message):
     with pytest.raises(InputError, match=message):
         tables.run(rows)
+
+
+ALPHABET = ["a", "Z", "7", " ", "\t", "\x00", "\x1f", "\x7f", "\x80", "\x85", "\x9f", "\xa0", "\xc2", "é", "Ā", "\u2028", "😀"]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_control_character_is_found_wherever_it_is_as_the_rule_finds_it(seed):
+    """The byte-level search of the ids' text finds a control character exactly where the per-id regular expression
+    of the rule does, in whole and in sliced arrays, and names the row of the first."""
+    import re
+
+    import pyarrow as pa
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    rare = rng.random() < 0.5  # half the cases: at most one id with a non-ASCII or control character
+    ids = [
+        "".join(rng.choice(ALPHABET[:3] if rare and i != n // 2 else ALPHABET, int(rng.integers(1, 6))))
+        for i in range(n)
+    ]
+    start = int(rng.integers(0, n))
+    array = pa.array(["x\x00"] * 3 + ids + ["\x85"], pa.large_string() if seed % 2 else pa.string())
+    part = array.slice(3 + start, n - start)
+    expected = [i for i, text in enumerate(ids[start:]) if re.search(tables.CONTROL_PATTERN, text)]
+    assert tables._holds_control(part) == bool(expected)
+    series = pd.Series(pd.arrays.ArrowStringArray(part.cast(pa.large_string())))
+    if not expected:
+        assert tables.ids(series, "doc_id").tolist() == ids[start:]
+    else:
+        with pytest.raises(InputError, match=f"row {expected[0]}: doc_id .* holds a control character"):
+            tables.ids(series, "doc_id")
