@@ -74,6 +74,40 @@ def test_ranking_follows_the_tie_rule_and_finds_every_doc(rows):
     assert found.tolist() == [float(rank.get(w, np.inf)) for w in wanted]
 
 
+SCORES = st.one_of(
+    st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 5e-324, -5e-324, 1e308, -1e308]),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), DOC_IDS, SCORES), min_size=1, max_size=40), st.data())
+def test_any_order_of_any_scores_follows_the_tie_rule(rows, data):
+    """Shuffled runs of any finite scores (negative ones, ``-0.0`` equal to ``0.0``, the smallest and largest):
+    the sort on the scores' bits gives the tie rule's order."""
+    rows = list({(q, d): (q, d, s) for q, d, s in rows}.values())  # each doc once per query
+    rows = [rows[i] for i in data.draw(st.permutations(range(len(rows))))]
+    query, doc, score = (list(c) for c in zip(*rows, strict=True))
+    ranking = Ranking.from_frame(pd.DataFrame({"query_id": query, "doc_id": doc, "score": score}))
+    entry_query = np.repeat(ranking.query_ids, np.diff(ranking.offsets)).tolist()
+    assert list(zip(entry_query, ranking.doc_ids.tolist(), strict=True)) == direct_order(query, doc, score)
+
+
+def test_the_tie_rule_with_more_queries_than_a_radix_sort_takes():
+    """2**15 + 2 queries (codes sorted as int32): each query's docs by score descending, then doc id descending."""
+    n = 2**15 + 2
+    rng = np.random.default_rng(7)
+    query = [f"q{i:06d}" for i in range(n) for _ in range(2)]
+    doc = ["a", "b"] * n
+    score = rng.integers(0, 2, 2 * n).astype(float).tolist()
+    order = rng.permutation(2 * n)
+    frame = pd.DataFrame({"query_id": query, "doc_id": doc, "score": score}).iloc[order]
+    ranking = Ranking.from_frame(frame)
+    expected = [d for i in range(n) for d in (("a", "b") if score[2 * i] > score[2 * i + 1] else ("b", "a"))]
+    assert ranking.doc_ids.tolist() == expected
+    assert ranking.query_ids.tolist() == [f"q{i:06d}" for i in range(n)]
+
+
 def test_hash_collisions_are_resolved_by_comparing_the_ids(monkeypatch):
     """Every id hashed alike: lookups and the repeated-doc check still compare the ids themselves."""
     monkeypatch.setattr(rankings, "string_hashes", lambda values: np.zeros(len(ids.as_text(values)), np.uint64))

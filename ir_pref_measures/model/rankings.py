@@ -226,8 +226,8 @@ def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc_ids: pa.Array, n_q
     """Positions by query (codes ``0..n_queries-1``), then score descending, then doc id descending; ``None`` when
     the input is in that order already (a run file as trec_eval writes it). When scores descend within each query
     (most run files), only the groups of tied entries are sorted by doc id, and queries in separate blocks are
-    moved as blocks; anything else is sorted by Arrow's multi-key sort, which compares doc ids only among equal
-    scores (no sort of the whole vocabulary)."""
+    moved as blocks; anything else is sorted by query and score (:func:`_query_score_order`), then the groups of tied
+    entries by doc id (no sort of the whole vocabulary)."""
     same_query = query[1:] == query[:-1]
     if np.all(~same_query | (score[1:] <= score[:-1])):
         order = _tied_groups_order(np.flatnonzero(same_query & (score[1:] == score[:-1])), doc_ids)
@@ -239,9 +239,23 @@ def _tie_rule_order(query: np.ndarray, score: np.ndarray, doc_ids: pa.Array, n_q
             by_query = np.argsort(query[starts], kind="stable")
             moved = ranges(starts[by_query], ends[by_query])
             return moved if order is None else order[moved]
-    table = pa.table({"q": arrow(query), "s": arrow(score), "d": doc_ids})
-    keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]
-    return as_numpy(pc.sort_indices(table, sort_keys=keys))
+    order = _query_score_order(query, score, n_queries)
+    query, score = query[order], score[order]
+    tied = np.flatnonzero((query[1:] == query[:-1]) & (score[1:] == score[:-1]))
+    ties = _tied_groups_order(tied, doc_ids.take(arrow(order))) if len(tied) else None
+    return order if ties is None else order[ties]
+
+
+def _query_score_order(query: np.ndarray, score: np.ndarray, n_queries: int) -> np.ndarray:
+    """Positions by query (codes ``0..n_queries-1``), then score descending, equal scores in any order (``-0.0``
+    next to ``0.0``): a sort of the scores' bits made to order as the numbers do, then a stable sort by query (a radix
+    sort for at most 2**15 queries); faster than Arrow's sort on both keys."""
+    bits = np.ascontiguousarray(score, dtype=np.float64).view(_U64)
+    negative = (bits >> _U64(63)).astype(bool)
+    descending = np.where(negative, bits, ~(bits | _U64(1 << 63)))  # larger numbers, smaller keys
+    by_score = np.argsort(descending)
+    codes = query[by_score].astype(np.int16 if n_queries <= 2**15 else np.int32)
+    return by_score[np.argsort(codes, kind="stable")]
 
 
 def _tied_groups_order(tied: np.ndarray, doc_ids: pa.Array) -> np.ndarray | None:

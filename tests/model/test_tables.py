@@ -76,7 +76,25 @@ def test_bad_values_are_named_by_row(rows, message):
         tables.run(rows)
 
 
-ALPHABET = ["a", "Z", "7", " ", "\t", "\x00", "\x1f", "\x7f", "\x80", "\x85", "\x9f", "\xa0", "\xc2", "é", "Ā", "\u2028", "😀"]
+ALPHABET = [
+    "a",
+    "Z",
+    "7",
+    " ",
+    "\t",
+    "\x00",
+    "\x1f",
+    "\x7f",
+    "\x80",
+    "\x85",
+    "\x9f",
+    "\xa0",
+    "\xc2",
+    "é",
+    "Ā",
+    "\u2028",
+    "😀",
+]
 
 
 @pytest.mark.parametrize("seed", range(30))
