@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
-from itertools import chain, repeat
+from itertools import chain
 from operator import itemgetter
 
 import numpy as np
@@ -136,10 +136,12 @@ def frame(source, columns: tuple[str, ...], what: str) -> pd.DataFrame:
             inner = [(q, docs.keys(), docs.values()) for q, docs in source.items()]
         except AttributeError:
             raise InputError(f"{what} as a dict must map query_id -> {{doc_id: {value}}}") from None
-        query_ids = list(chain.from_iterable(repeat(q, len(keys)) for q, keys, _ in inner))
         doc_ids = list(chain.from_iterable(keys for _, keys, _ in inner))
         values = list(chain.from_iterable(values for _, _, values in inner))
-        table = _columns(dict(zip(("query_id", "doc_id", value), (query_ids, doc_ids, values), strict=True)))
+        table = _columns({"doc_id": doc_ids, value: values})
+        sizes = np.fromiter((len(keys) for _, keys, _ in inner), dtype=np.int64, count=len(inner))
+        queries = _column([q for q, _, _ in inner])  # each query id converted once, then repeated for its docs
+        table.insert(0, "query_id", queries.take(np.repeat(np.arange(len(inner)), sizes)).reset_index(drop=True))
     elif isinstance(source, Iterable) and not isinstance(source, str | bytes):
         items = source if isinstance(source, list | tuple) else list(source)
         data = _namedtuple_columns(items, columns)
