@@ -5,9 +5,12 @@ Input (seeded): graded qrels, 100 judged docs per query, and a run of 1000 docs 
 ir_measures' ``Qrel``/``ScoredDoc`` lists, then as dicts of dicts and as PyTerrier frames (``qid, docno,
 label``/``score``). For each form the floor is ``ir_measures.calc_aggregate([nDCG@10], ...)`` (pytrec_eval);
 pytrec_eval reads a PyTerrier frame renamed to ir_measures' columns (as PyTerrier does); ours read it as
-it is. Each row's ``x_floor`` is taken against the floor of its form.
+it is. Each row's ``x_floor`` is taken against the floor of its form. The variants of a form are timed in
+rounds, each round calling every variant once (best of ``--repeat``, default 3), so that a burst of load on a
+shared machine falls on the floor and on ours alike; each row also records its best CPU seconds (this process's,
+every thread). A last table prints the ratios alone, forms by measure sets.
 
-    python benchmarks/bench_calling_forms.py [--queries 200] [--quick]
+    python benchmarks/bench_calling_forms.py [--queries 200] [--repeat 3] [--quick]
 
 ``--quick``: 5 queries, nothing saved (a smoke test).
 """
@@ -15,6 +18,7 @@ it is. Each row's ``x_floor`` is taken against the floor of its form.
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 import pandas as pd
@@ -63,6 +67,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="5 queries, nothing saved: a smoke test")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds; each variant's best is kept")
     args = parser.parse_args()
     if args.quick:
         args.queries = 5
@@ -83,16 +88,45 @@ def main() -> None:
         quick=args.quick,
     )
     for form, (q, r) in forms.items():
-        floor = None  # the first row of each form: pytrec_eval's nDCG@10
+        calls = {}
         for label, names in measures.items():
             parsed = [ir_measures.parse_measure(n) for n in names]
-            if form == "PyTerrier frames" and label.startswith("nDCG"):  # ir_measures reads its own column names
-                q, r = (f.rename(columns=IR_MEASURES_NAMES) for f in (q, r))
-            call = lambda p=parsed, q=q, r=r: ir_measures.calc_aggregate(p, q, r)  # noqa: E731
-            variant = f"{label}, {form}"
-            floor = floor or variant
-            report.time(variant, call, floor=floor)
+            if label.startswith("nDCG") and form == "PyTerrier frames":  # ir_measures reads its own column names
+                qq, rr = (f.rename(columns=IR_MEASURES_NAMES) for f in (q, r))
+            else:
+                qq, rr = q, r
+            calls[f"{label}, {form}"] = lambda p=parsed, q=qq, r=rr: ir_measures.calc_aggregate(p, q, r)
+        floor = next(iter(calls))  # the first variant of each form: pytrec_eval's nDCG@10
+        for variant, (seconds, cpu) in rounds(calls, args.repeat).items():
+            report.add(variant, seconds, floor=floor, cpu=cpu)
     report.save()
+    print_matrix(report.ratios(), list(forms), list(measures)[1:])
+
+
+def rounds(calls: dict, repeat: int) -> dict[str, tuple[float, float]]:
+    """``repeat`` rounds, each calling every one of ``calls`` once: per call its best wall and CPU seconds."""
+    best = {name: (float("inf"), float("inf")) for name in calls}
+    for _ in range(repeat):
+        for name, call in calls.items():
+            wall, cpu = time.perf_counter(), time.process_time()
+            call()
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
+    return best
+
+
+def print_matrix(rows: list[dict], forms: list[str], measure_sets: list[str]) -> None:
+    """The ratios to pytrec_eval's nDCG@10 on the same objects, wall (CPU), forms by measure sets."""
+    by_variant = {r["variant"]: r for r in rows}
+    floors = {r["variant"]: r for r in rows if r["variant"] == r["floor"]}
+    print(f"\n{'x pytrec_eval nDCG@10, wall (CPU)':34s}" + "".join(f"{m:>32s}" for m in measure_sets))
+    for form in forms:
+        cells = []
+        for measures in measure_sets:
+            row = by_variant[f"{measures}, {form}"]
+            cpu = row["cpu"] / floors[row["floor"]]["cpu"]
+            cells.append(f"{row['x_floor']:.2f}x ({cpu:.2f}x)")
+        print(f"{form:34s}" + "".join(f"{c:>32s}" for c in cells))
 
 
 if __name__ == "__main__":
