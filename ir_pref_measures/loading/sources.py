@@ -62,6 +62,9 @@ def is_records(source) -> bool:
         )
     if not isinstance(source, list | tuple) or not source or hasattr(source, "_fields"):
         return False
+    kinds = set(map(type, source))
+    if len(kinds) == 1 and hasattr(next(iter(kinds)), "_fields"):  # namedtuples of one class: the class decides
+        source = source[:1]
     return all(
         (hasattr(item, "doc_id") or hasattr(item, "doc_id_a")) and not is_pandas(item, "NDFrame") for item in source
     )

@@ -92,3 +92,17 @@ def test_judgment_sets(tmp_path):
     assert len(sets["both"].edge_src) == 1 and sets["both"].graded.sum() == 2
     with pytest.raises(InputError, match="named twice"):
         sources.judgment_sets([f"a={qrels}", f"a={prefs}"])
+
+
+def test_one_table_of_records_is_told_from_a_list_of_sources():
+    """A list of namedtuples of one class is one table whatever its length (the class decides, once); a list that
+    mixes them with other items is not, and neither is a list of sources."""
+    ScoredDoc = namedtuple("ScoredDoc", "query_id doc_id score")
+    Point = namedtuple("Point", "x y")
+    rows = [ScoredDoc("q", f"d{i}", float(i)) for i in range(1000)]
+    assert sources.is_records(rows)
+    assert sources.is_records(tuple(rows))
+    assert not sources.is_records([Point(1, 2), Point(3, 4)])
+    assert not sources.is_records([*rows, "run.txt"])
+    assert not sources.is_records(["qrels.txt", "prefs.txt"])
+    assert not sources.is_records([pd.DataFrame({"doc_id": ["a"]})])
