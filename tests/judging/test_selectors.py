@@ -160,7 +160,7 @@ def test_rating_driven_never_repeats_a_pair_and_ends_with_all_pairs():
 
 def test_rating_driven_asks_first_about_the_docs_it_knows_least():
     docs = [f"d{i}" for i in range(10)]
-    selector = RatingDriven({"q": docs}, seed=0, batch=5)
+    selector = RatingDriven({"q": docs}, seed=0, batch=5, uniform=0.0)
     first = selector.next_round("q", [])
     seen = [d for p in first for d in (p.first, p.second)]
     assert len(set(seen)) == 10  # with nothing known, five questions cover all ten docs
@@ -245,13 +245,16 @@ def test_top_ranks_keep_each_run_to_its_depth():
     assert ranks[0][best] == 1
 
 
-def with_runs(seed: int, docs: int, count: int, depth: int, batch: int):
-    """One query's graded docs, ``count`` random systems, their weights to ``depth`` and the selector given them."""
+def with_runs(seed: int, docs: int, count: int, depth: int, batch: int, uniform: float = 0.0):
+    """One query's graded docs, ``count`` random systems, their weights to ``depth`` and the selector given them
+    (targeted only by default: the weights decide every question)."""
     grades = graded(seed, queries=1, docs=docs)
     runs = systems(grades, count=count, seed=seed)
     pool = sorted(grades["q0"])
     w = disagreement(pool, top_ranks(runs, depth)["q0"], depth)
-    return grades, pool, w, lambda: RatingDriven({"q0": pool}, seed=seed + 1, batch=batch, runs=runs, depth=depth)
+    return grades, pool, w, lambda: RatingDriven(
+        {"q0": pool}, seed=seed + 1, batch=batch, runs=runs, depth=depth, uniform=uniform
+    )
 
 
 def test_rating_with_runs_asks_first_where_the_systems_disagree_most():
