@@ -51,6 +51,7 @@ from ir_pref_measures.leaderboards.sparse_ratings import bradley_terry_battles
 
 PRIOR = 1.0
 UNIFORM = 0.5  # the defensive share: every second question is drawn uniformly
+DRAWS = 32  # draws of a uniform pair by rejection before the open pairs are listed
 TIE = 1e-9  # scores within this relative distance of the best tie: the warm and the cold fit choose alike
 
 
@@ -180,11 +181,17 @@ def uniform_slot(slot: int, share: float) -> bool:
 
 
 def uniform_pair(asked: np.ndarray, rng: np.random.Generator) -> tuple[int, int] | None:
-    """A pair ``(i, j)``, ``i < j``, drawn uniformly among those not ``asked`` (``None``: none left)."""
+    """A pair ``(i, j)``, ``i < j``, drawn uniformly among those not ``asked`` (its diagonal set; ``None``: none
+    left): up to :data:`DRAWS` draws of two docs, the first pair not asked (rejection sampling, fast while most
+    pairs are open), else a draw among the open pairs listed."""
+    n = len(asked)
+    for i, j in rng.integers(n, size=(DRAWS, 2)) if n > 1 else ():
+        if not asked[i, j]:
+            return (int(min(i, j)), int(max(i, j)))
     open_ = np.flatnonzero(np.triu(~asked, 1))
     if not len(open_):
         return None
-    return divmod(int(open_[rng.integers(len(open_))]), len(asked))
+    return divmod(int(open_[rng.integers(len(open_))]), n)
 
 
 class Targets:
