@@ -253,8 +253,11 @@ def with_runs(seed: int, docs: int, count: int, depth: int, batch: int, uniform:
     runs = systems(grades, count=count, seed=seed)
     pool = sorted(grades["q0"])
     w = disagreement(pool, top_ranks(runs, depth)["q0"], depth)
-    return grades, pool, w, lambda: RatingDriven(
-        {"q0": pool}, seed=seed + 1, batch=batch, runs=runs, depth=depth, uniform=uniform
+    return (
+        grades,
+        pool,
+        w,
+        lambda: RatingDriven({"q0": pool}, seed=seed + 1, batch=batch, runs=runs, depth=depth, uniform=uniform),
     )
 
 
