@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging import SimulatedJudge, Store, combine, runner
+from ir_pref_measures.judging import SimulatedJudge, Store, combine, loop
 from ir_pref_measures.judging.selectors import (
     AllPairs,
     BinaryInsertion,
@@ -289,7 +289,7 @@ def test_within_a_budget_no_pair_is_asked_twice_and_the_same_seed_asks_the_same(
     asked = []
     for _ in range(2):
         with Store(":memory:") as store:
-            report = runner.run(store, make(name, grades, 3), SimulatedJudge(grades, seed=2, noise=0.2), budget=budget)
+            report = loop(store, make(name, grades, 3), SimulatedJudge(grades, seed=2, noise=0.2), budget=budget)
             asked.append([(r.pair, r.round) for r in store.requests()])
         assert report.asked == len(asked[-1]) <= budget
         for q in grades:  # the process may name a pair again: its verdict is reused, never asked again

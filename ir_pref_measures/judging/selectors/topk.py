@@ -97,6 +97,7 @@ class TopK:
         rest: RatingDriven | None = None,
     ):
         self.grades, self.seed, self.rest = grades, seed, rest
+        self.name = "topk" if rest is None else f"topk+{rest.name}"
         self.k = max(k, 1)
         self.p = p if p > self.k else self.k + 1
         self.f = f if f > self.p else self.p + 1
