@@ -11,12 +11,14 @@ data and, for each, three seeded perturbations (the top 30 shuffled within conse
 ranks): twelve systems of graded quality. Their ordering by mean ``ppref@10`` under the judgments collected is
 compared (Kendall's tau, tau_AP) with the ordering under the judge's answers to every pair of the pools (``--truth
 recorded``: under the recorded judgments only). The rating-driven selector is given the systems (it asks where they
-disagree within depth 10); ``rating-docs`` is the same selector without them (where the docs' ratings are least
-certain). The table gives the mean and the standard deviation over the seeds.
+disagree within depth 10, every second question uniform); ``rating-targeted`` is its targeted rule alone (no
+uniform share); ``rating-docs`` is the selector without the systems (where the docs' ratings are least certain).
+``topk+rating`` is the top-k process with the systems' rating-driven selector beyond it (one for one alongside
+the process, alone once it is done). The table gives the mean and the standard deviation over the seeds.
 
     python benchmarks/simulate_judging_dl2019.py [--testdata ../shared/testdata] [--seeds 5] [--measure ppref@10]
         [--pools depth|candidates] [--fallback qrels|coin] [--truth all|recorded] [--budgets 0.1 0.25 0.5]
-        [--selectors random topk insertion rating rating-docs] [-o table.csv] [--plot tau.png]
+        [--selectors random topk topk+rating insertion rating ...] [-o table.csv] [--plot tau.png]
 """
 
 from __future__ import annotations
@@ -77,7 +79,11 @@ def main() -> None:
     parser.add_argument("-o", "--output", help="the table of every seed (CSV)")
     parser.add_argument("--budgets", nargs="+", type=float, default=[0.1, 0.25, 0.5], help="shares of the pairs")
     parser.add_argument("--per-topic", nargs="+", type=int, help="judgments per topic instead of shares")
-    parser.add_argument("--selectors", nargs="+", default=["random", "topk", "insertion", "rating", "rating-docs"])
+    parser.add_argument(
+        "--selectors",
+        nargs="+",
+        default=["random", "topk", "topk+rating", "insertion", "rating", "rating-targeted", "rating-docs"],
+    )
     parser.add_argument("--fallback", choices=("qrels", "coin"), default="qrels", help="pairs never recorded")
     parser.add_argument("--pools", choices=("depth", "candidates"), default="depth", help="the docs judged")
     parser.add_argument("--truth", choices=("all", "recorded"), default="all", help="the reference judgments")
@@ -104,7 +110,9 @@ def main() -> None:
         "topk": lambda seed: TopK(grades, seed),
         "insertion": lambda seed: BinaryInsertion(pools, seed),
         "rating": lambda seed: RatingDriven(pools, seed, runs=runs, depth=10),
+        "rating-targeted": lambda seed: RatingDriven(pools, seed, runs=runs, depth=10, uniform=0.0),
         "rating-docs": lambda seed: RatingDriven(pools, seed),
+        "topk+rating": lambda seed: TopK(grades, seed, rest=RatingDriven(pools, seed, runs=runs, depth=10)),
     }
     selectors = {name: makers[name] for name in args.selectors}
     start = time.perf_counter()

@@ -17,12 +17,12 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from ir_pref_measures.commands.options import non_negative, positive_int, probability
+from ir_pref_measures.commands.options import non_negative, positive_int, probability, share
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.database import shown
 
-SELECTORS = ("all", "random", "topk", "insertion", "rating")
+SELECTORS = ("all", "random", "topk", "topk+rating", "insertion", "rating")
 EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
 STORE_HELP = "the SQLite file of the effort, or a PostgreSQL URL (postgresql://user@host:port/database)"
 
@@ -107,6 +107,10 @@ def add_parser(subparsers) -> None:
     plan.add_argument("--k", type=positive_int, default=5, help="topk: depth of the top (default: 5)")
     plan.add_argument("--f", type=positive_int, default=9, help="topk: stage-1 pool threshold (default: 9)")
     plan.add_argument("--p", type=positive_int, default=7, help="topk: stage-1 pairings (default: 7)")
+    plan.add_argument(
+        "--uniform", type=share, default=0.5,
+        help="rating, topk+rating: the share of questions drawn uniformly (default: 0.5; 0: all targeted)",
+    )  # fmt: skip
     plan.set_defaults(action=_plan)
 
     run_action = actions.add_parser("run", help="judge to a budget; resumes where a run stopped")
@@ -204,7 +208,7 @@ def _plan(args) -> None:
 
     planned = effort.plan(
         args.store, args.selector, qrels=args.qrels, runs=args.runs, depth=args.depth, seed=args.seed,
-        rule=args.rule, reask=args.reask, batch=args.batch, k=args.k, f=args.f, p=args.p,
+        rule=args.rule, reask=args.reask, batch=args.batch, k=args.k, f=args.f, p=args.p, uniform=args.uniform,
     )  # fmt: skip
     sys.stdout.write(
         f"{shown(args.store)}: {planned['queries']} queries, {planned['docs']} docs, {planned['pairs']} pairs\n"

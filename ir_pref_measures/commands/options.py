@@ -32,6 +32,11 @@ def probability(text: str) -> float:
     return _parsed(text, float, lambda v: 0 < v < 1, "lie strictly between 0 and 1")
 
 
+def share(text: str) -> float:
+    """A number from 0 to 1, both included (a share)."""
+    return _parsed(text, float, lambda v: 0 <= v <= 1, "lie between 0 and 1")
+
+
 def _parsed(text: str, kind: type, allowed, requirement: str):
     """``text`` as ``kind`` (int or float); argparse's error, saying what was expected, when it is not one or
     ``allowed`` rejects it."""

@@ -4,8 +4,10 @@ is this on the command line.
 
 The settings kept in the store (table ``effort``): ``selector`` (one of :data:`SELECTORS`), ``seed``, ``rule``
 (the combination rule), ``reask``, the docs to judge (``qrels``: graded candidates; or ``runs`` pooled to
-``depth``) and the selector's parameters (``k``, ``f``, ``p`` of ``topk``; ``batch``). An effort keeps them: a
-later call with other settings is refused, so every run of one effort asks the same questions.
+``depth``) and the selector's parameters (``k``, ``f``, ``p`` of ``topk``; ``batch``; ``uniform``, the share of
+uniform questions of ``rating``). An effort keeps them: a later call with other settings is refused, so every run
+of one effort asks the same questions. An effort of ``rating`` stored without ``uniform`` (made before the share
+existed) keeps the rule it was made with: every question targeted.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ir_pref_measures.judging.export import export_lines
 from ir_pref_measures.judging.judges import JUDGES
 from ir_pref_measures.judging.protocol import Judge
 from ir_pref_measures.judging.selectors import (
+    UNIFORM,
     AllPairs,
     BinaryInsertion,
     RatingDriven,
@@ -34,7 +37,8 @@ from ir_pref_measures.judging.selectors import (
 )
 from ir_pref_measures.judging.store import Store
 
-SELECTORS = ("all", "random", "topk", "insertion", "rating")
+SELECTORS = ("all", "random", "topk", "topk+rating", "insertion", "rating")
+RATED = ("rating", "topk+rating")  # the selectors with a share of uniform questions
 
 
 def plan(
@@ -51,6 +55,7 @@ def plan(
     k: int = 5,
     f: int = 9,
     p: int = 7,
+    uniform: float = UNIFORM,
 ) -> dict[str, int]:
     """Create (or reopen with the same settings) the effort at ``path``; returns the queries, docs and all-pairs
     cost of its pools."""
@@ -60,13 +65,16 @@ def plan(
         raise InputError(f"unknown combination rule {rule!r}", expected=f"one of {', '.join(RULES)}")
     if (qrels is None) == (not runs):
         raise InputError("name the docs to judge: graded qrels (candidates) or runs (pooled to a depth), not both")
-    if selector == "topk" and qrels is None:
-        raise InputError("the topk selector starts from graded qrels: give qrels")
+    if selector.startswith("topk") and qrels is None:
+        raise InputError(f"the {selector} selector starts from graded qrels: give qrels")
     settings = {"selector": selector, "seed": seed, "rule": rule, "reask": reask, "batch": batch}
     settings |= {"qrels": os.path.abspath(qrels)} if qrels else {"runs": json.dumps([os.path.abspath(r) for r in runs])}
     settings |= {"depth": depth} if runs else {}
-    settings |= {"k": k, "f": f, "p": p} if selector == "topk" else {}
+    settings |= {"k": k, "f": f, "p": p} if selector.startswith("topk") else {}
     with Store(path) as store:
+        made = store.settings()
+        if selector in RATED and not ("selector" in made and "uniform" not in made):  # an older effort keeps its rule
+            settings["uniform"] = uniform
         stored = store.settle(settings)
     chosen = selector_of(stored)
     costs = all_pairs_cost(chosen.pools)
@@ -79,7 +87,8 @@ def selector_of(settings: dict[str, str]) -> Selector:
     grades = read_grades(settings["qrels"]) if "qrels" in settings else None
     pools = graded_pools(grades) if grades is not None else depth_pools(_runs(settings), int(settings["depth"]))
     topk = {key: int(settings[key]) for key in ("k", "f", "p") if key in settings}
-    return build_selector(settings["selector"], int(settings["seed"]), pools, grades, batch, **topk)
+    uniform = float(settings.get("uniform", 0.0))  # stored without: made with every question targeted
+    return build_selector(settings["selector"], int(settings["seed"]), pools, grades, batch, **topk, uniform=uniform)
 
 
 def build_selector(
@@ -93,18 +102,21 @@ def build_selector(
     p: int = 7,
     runs=None,
     depth: int = 10,
+    uniform: float = UNIFORM,
 ) -> Selector:
     """The selector ``name`` (:data:`SELECTORS`) over ``pools``; ``topk`` takes its candidates from ``grades``;
-    ``rating`` with ``runs`` asks where the runs disagree within ``depth``."""
-    if name == "topk":
-        return TopK(grades, seed, k, f, p)
+    ``rating`` with ``runs`` asks where the runs disagree within ``depth``, a share ``uniform`` of its questions
+    uniform; ``topk+rating`` is ``topk`` with that ``rating`` over ``pools`` beyond its process."""
+    if name.startswith("topk"):
+        rest = RatingDriven(pools, seed, batch, runs=runs, depth=depth, uniform=uniform) if name != "topk" else None
+        return TopK(grades, seed, k, f, p, rest=rest)
     if name == "all":
         return AllPairs(pools, seed, batch)
     if name == "random":
         return random_pairs(pools, seed, batch or 1)
     if name == "insertion":
         return BinaryInsertion(pools, seed)
-    return RatingDriven(pools, seed, batch, runs=runs, depth=depth)
+    return RatingDriven(pools, seed, batch, runs=runs, depth=depth, uniform=uniform)
 
 
 def _runs(settings: dict[str, str]) -> dict[str, str]:

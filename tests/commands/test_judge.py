@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ir_pref_measures.commands import main
 from ir_pref_measures.parsing.preferences import read_judging_log
 
@@ -67,3 +69,19 @@ def test_an_option_of_another_judge_is_refused(tmp_path, capsys):
     assert "--judgments is an option of the replay judge" in capsys.readouterr().err
     assert main([*common, "--judge", "replay", "--judgments", str(qrels), "--noise", "0.1"]) == 2
     assert "--noise is an option of the simulated judge" in capsys.readouterr().err
+
+
+def test_topk_with_rating_beyond_it_spends_the_budget_and_records_its_share(tmp_path, capsys):
+    qrels, _ = files(tmp_path)
+    store = str(tmp_path / "e.sqlite")
+    assert main(["judge", "plan", store, "--selector", "topk+rating", "--qrels", str(qrels), "--uniform", "1"]) == 0
+    assert capsys.readouterr().out == f"{store}: 3 queries, 18 docs, 45 pairs\n"  # every doc graded above 0
+    judge = ["--judge", "simulated", "--qrels", str(qrels), "--judge-seed", "4"]
+    assert main(["judge", "run", store, *judge]) == 0  # no budget: the process, then every other pair
+    assert capsys.readouterr().out.startswith("asked 45, answered 45")
+    assert main(["judge", "status", store]) == 0
+    status = dict(line.split("\t") for line in capsys.readouterr().out.splitlines())
+    assert status["selector"] == "topk+rating" and status["uniform"] == "1.0"
+    with pytest.raises(SystemExit):
+        main(["judge", "plan", str(tmp_path / "f.sqlite"), "--qrels", str(qrels), "--uniform", "1.5"])
+    assert "'1.5' must lie between 0 and 1" in capsys.readouterr().err

@@ -41,3 +41,26 @@ def test_a_postgresql_store_is_planned_once(postgresql_server, tmp_path, capsys)
     assert capsys.readouterr().out == f"{url}: 1 queries, 2 docs, 1 pairs\n"
     assert main(["judge", "plan", url, "--selector", "random", "--qrels", str(qrels)]) == 2
     assert "selector: stored 'all', given 'random'" in capsys.readouterr().err
+
+
+def test_a_rating_effort_keeps_the_rule_it_was_made_with(tmp_path):
+    """A new rating effort stores its share of uniform questions; one stored without it (made before the share
+    existed) keeps asking every question by the targeted rule, also when it is planned again."""
+    from ir_pref_measures.judging import RatingDriven, Store, plan, selector_of
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q1 0 d{d} {d % 3 + 1}\n" for d in range(12)))
+    plan(tmp_path / "new.sqlite", "rating", qrels=str(qrels), seed=3, batch=4)
+    with Store(tmp_path / "new.sqlite") as store:
+        assert store.settings()["uniform"] == "0.5" and selector_of(store.settings()).uniform == 0.5
+    old = tmp_path / "old.sqlite"
+    with Store(old) as store:  # the settings an effort of the targeted rule stored
+        store.settle({"selector": "rating", "seed": 3, "rule": "majority", "reask": False, "batch": 4})
+        store.settle({"qrels": str(qrels.resolve())})
+    plan(old, "rating", qrels=str(qrels), seed=3, batch=4)
+    with Store(old) as store:
+        settings = store.settings()
+    pools = {"q1": [f"d{d}" for d in range(12)]}
+    assert "uniform" not in settings
+    assert selector_of(settings).next_round("q1", []) == RatingDriven(pools, 3, 4, uniform=0.0).next_round("q1", [])
+    assert selector_of(settings).next_round("q1", []) != RatingDriven(pools, 3, 4).next_round("q1", [])

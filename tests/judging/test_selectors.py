@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging import SimulatedJudge, combine
+from ir_pref_measures.judging import SimulatedJudge, Store, combine, loop
 from ir_pref_measures.judging.selectors import (
     AllPairs,
     BinaryInsertion,
@@ -24,7 +24,7 @@ from ir_pref_measures.judging.selectors import (
     random_pairs,
 )
 from ir_pref_measures.judging.selectors.base import top_ranks
-from ir_pref_measures.judging.selectors.rating import disagreement
+from ir_pref_measures.judging.selectors.rating import disagreement, uniform_slot
 from ir_pref_measures.leaderboards import bradley_terry
 from ir_pref_measures.leaderboards.ratings import points_matrix
 
@@ -65,10 +65,11 @@ def make(name: str, grades, seed: int):
         "rating": lambda: RatingDriven(pools, seed, batch=4),
         "rating-runs": lambda: RatingDriven(pools, seed, batch=4, runs=systems(grades), depth=5),
         "topk": lambda: TopK(grades, seed, k=2, f=5, p=3),
+        "topk-rest": lambda: TopK(grades, seed, k=2, f=5, p=3, rest=RatingDriven(pools, seed, runs=systems(grades))),
     }[name]()
 
 
-SELECTORS = ("all", "random", "insertion", "rating", "rating-runs", "topk")
+SELECTORS = ("all", "random", "insertion", "rating", "rating-runs", "topk", "topk-rest")
 
 
 @pytest.mark.parametrize("name", SELECTORS)
@@ -160,7 +161,7 @@ def test_rating_driven_never_repeats_a_pair_and_ends_with_all_pairs():
 
 def test_rating_driven_asks_first_about_the_docs_it_knows_least():
     docs = [f"d{i}" for i in range(10)]
-    selector = RatingDriven({"q": docs}, seed=0, batch=5)
+    selector = RatingDriven({"q": docs}, seed=0, batch=5, uniform=0.0)
     first = selector.next_round("q", [])
     seen = [d for p in first for d in (p.first, p.second)]
     assert len(set(seen)) == 10  # with nothing known, five questions cover all ten docs
@@ -245,13 +246,19 @@ def test_top_ranks_keep_each_run_to_its_depth():
     assert ranks[0][best] == 1
 
 
-def with_runs(seed: int, docs: int, count: int, depth: int, batch: int):
-    """One query's graded docs, ``count`` random systems, their weights to ``depth`` and the selector given them."""
+def with_runs(seed: int, docs: int, count: int, depth: int, batch: int, uniform: float = 0.0):
+    """One query's graded docs, ``count`` random systems, their weights to ``depth`` and the selector given them
+    (targeted only by default: the weights decide every question)."""
     grades = graded(seed, queries=1, docs=docs)
     runs = systems(grades, count=count, seed=seed)
     pool = sorted(grades["q0"])
     w = disagreement(pool, top_ranks(runs, depth)["q0"], depth)
-    return grades, pool, w, lambda: RatingDriven({"q0": pool}, seed=seed + 1, batch=batch, runs=runs, depth=depth)
+    return (
+        grades,
+        pool,
+        w,
+        lambda: RatingDriven({"q0": pool}, seed=seed + 1, batch=batch, runs=runs, depth=depth, uniform=uniform),
+    )
 
 
 def test_rating_with_runs_asks_first_where_the_systems_disagree_most():
@@ -269,3 +276,81 @@ def test_rating_with_runs_asks_every_disputed_pair_before_any_other_and_ends_wit
     assert 0 < disputed < 45 and all(x > 0 for x in weights[:disputed]) and not any(weights[disputed:])
     assert len(asked) == 45 == len({frozenset((p.first, p.second)) for p in asked})
     assert make_selector().next_round("q0", history[:5]) == selector.next_round("q0", history[:5])  # a resumed run
+
+
+def unordered(pairs) -> list[frozenset]:
+    return [frozenset((p.first, p.second)) for p in pairs]
+
+
+@pytest.mark.parametrize("name", ["rating", "rating-runs", "topk-rest"])
+@pytest.mark.parametrize("budget", [5, 17, 40])
+def test_within_a_budget_no_pair_is_asked_twice_and_the_same_seed_asks_the_same(name, budget):
+    grades = graded(9, queries=2, docs=14)
+    asked = []
+    for _ in range(2):
+        with Store(":memory:") as store:
+            report = loop(store, make(name, grades, 3), SimulatedJudge(grades, seed=2, noise=0.2), budget=budget)
+            asked.append([(r.pair, r.round) for r in store.requests()])
+        assert report.asked == len(asked[-1]) <= budget
+        for q in grades:  # the process may name a pair again: its verdict is reused, never asked again
+            mine = unordered(p for p, _ in asked[-1] if p.query_id == q)
+            assert len(mine) == len(set(mine))
+    assert asked[0] == asked[1]
+    if name != "topk-rest":  # a reused verdict still counts in the round the runner cuts to the budget
+        assert len(asked[0]) == budget
+
+
+@pytest.mark.parametrize("share", [0.0, 0.25, 0.5, 1 / 3, 1.0])
+def test_uniform_slots_are_the_share_of_every_prefix(share):
+    slots = [uniform_slot(t, share) for t in range(200)]
+    assert all(sum(slots[:m]) == math.floor(m * share + 1e-12) for m in range(201))
+
+
+def test_rating_with_every_question_uniform_asks_a_uniform_sample():
+    grades = graded(0, queries=1, docs=6)
+    runs = systems(grades, count=3)
+    counts = {}
+    for seed in range(3000):
+        selector = RatingDriven({"q0": sorted(grades["q0"])}, seed, batch=1, runs=runs, depth=3, uniform=1.0)
+        (pair,) = selector.next_round("q0", [])
+        key = tuple(sorted((pair.first, pair.second)))
+        counts[key] = counts.get(key, 0) + 1
+    assert len(counts) == 15 and max(counts.values()) < 260 and min(counts.values()) > 140  # 200 expected
+
+
+def test_rating_mixes_targeted_and_uniform_questions_one_for_one():
+    """With the default share, a round's first question is the targeted rule's (the most disputed pair: no
+    verdicts yet), its second is drawn uniformly among the others."""
+    grades = graded(3, queries=1, docs=12)
+    runs = systems(grades, count=5, seed=3)
+    docs = sorted(grades["q0"])
+    w = disagreement(docs, top_ranks(runs, 4)["q0"], 4)
+    firsts, seconds = set(), set()
+    for seed in range(200):
+        first, second = RatingDriven({"q0": docs}, seed, batch=2, runs=runs, depth=4).next_round("q0", [])
+        firsts.add(w[docs.index(first.first), docs.index(first.second)])
+        seconds.add(frozenset((second.first, second.second)))
+    assert firsts == {w.max()} and w.max() > 0
+    assert len(seconds) > 50  # of 65: about 62 expected from 200 uniform draws
+
+
+def test_topk_with_rest_runs_the_same_process_and_asks_beyond_it():
+    grades = graded(4, queries=2, docs=20, grades=5)
+    pools = {q: sorted(g) for q, g in grades.items()}
+    judge = SimulatedJudge(grades)  # answers by grade: the same whatever else is asked
+    for q in grades:
+        plain = TopK(grades, 6, k=2, f=5, p=3)
+        history, process = drive(plain, judge, q)
+        extended = TopK(grades, 6, k=2, f=5, p=3, rest=RatingDriven(pools, 6, runs=systems(grades)))
+        wide, asked = drive(extended, judge, q)
+        assert len(set(unordered(asked))) == 190  # beyond the process: every pair of the pool
+        assert extended.prefs(q, wide) == plain.prefs(q, history) != {}
+        for r, pairs in enumerate(history):  # each round of the process, with as many questions beyond it
+            round_asked = [v.pair for v in wide[r]]
+            assert round_asked[::2] == [v.pair for v in pairs] and len(round_asked) == 2 * len(pairs)
+
+
+def test_topk_rest_must_hold_the_candidates():
+    grades = {"q": {"a": 2.0, "b": 1.0, "c": 1.0}}
+    with pytest.raises(InputError, match="candidates of query q"):
+        TopK(grades, rest=RatingDriven({"q": ["a", "b"]}))

@@ -11,7 +11,7 @@ from ir_pref_measures.judging.selectors.base import (
 )
 from ir_pref_measures.judging.selectors.insertion import BinaryInsertion
 from ir_pref_measures.judging.selectors.pairs import AllPairs, random_pairs
-from ir_pref_measures.judging.selectors.rating import RatingDriven
+from ir_pref_measures.judging.selectors.rating import UNIFORM, RatingDriven
 from ir_pref_measures.judging.selectors.topk import TopK
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "RatingDriven",
     "Selector",
     "TopK",
+    "UNIFORM",
     "all_pairs_cost",
     "depth_pools",
     "graded_pools",

@@ -23,10 +23,19 @@ pairs of systems (``n_ij``: the systems that rank ``i`` above ``j``). Each quest
 maximising ``w_ij p_ij (1 - p_ij) (1/info_i + 1/info_j)``: the pairs that the most pairs of systems disagree on,
 whose outcome is least certain under the current ratings; once every pair of positive weight is asked, the
 pairs left by the docs' uncertainty alone. The selector reads the runs, never an answer it has not asked for.
+
+**Defensive mixture** (Hesterberg, *Weighted average importance sampling and defensive mixture distributions*,
+Technometrics 1995): a targeted sample over-represents the pairs it targets, while a measure such as ppref (a ratio
+over the judged pairs of a ranking) is estimated without bias by a uniform sample of pairs. A share ``uniform`` of
+the questions (:data:`UNIFORM`, a half, by default) is therefore drawn uniformly among the pairs not yet asked:
+question ``t`` of a query (``t`` = the verdicts before its round + its place in the round) is uniform when
+``floor((t + 1) uniform) > floor(t uniform)``, so every second question is uniform whatever the rounds, and any
+pair keeps a chance of at least ``uniform`` times its uniform one. ``uniform=0`` is the targeted rule alone.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -41,6 +50,8 @@ from ir_pref_measures.judging.selectors.base import History, query_rng, shown, t
 from ir_pref_measures.leaderboards.sparse_ratings import bradley_terry_battles
 
 PRIOR = 1.0
+UNIFORM = 0.5  # the defensive share: every second question is drawn uniformly
+DRAWS = 32  # draws of a uniform pair by rejection before the open pairs are listed
 TIE = 1e-9  # scores within this relative distance of the best tie: the warm and the cold fit choose alike
 
 
@@ -74,7 +85,8 @@ def disagreement(docs: Sequence[str], ranks: Sequence[Mapping[str, int]], depth:
 
 class RatingDriven:
     """Rating-driven selection over ``pools[query]`` (module docstring), ``batch`` questions a round; with
-    ``runs`` (name -> a run file or table), by the systems' disagreement within ``depth``."""
+    ``runs`` (name -> a run file or table), by the systems' disagreement within ``depth``; a share ``uniform`` of
+    the questions drawn uniformly (0: every question targeted, the rule before the defensive mixture)."""
 
     name = "rating"
 
@@ -86,10 +98,14 @@ class RatingDriven:
         prior: float = PRIOR,
         runs: Mapping[str, object] | None = None,
         depth: int = 10,
+        uniform: float = UNIFORM,
     ) -> None:
         if not prior > 0:
             raise InputError(f"the rating-driven selector needs a positive prior (the L2 penalty), not {prior}")
+        if not 0 <= uniform <= 1:
+            raise InputError(f"the share of uniform questions must be in [0, 1], not {uniform}")
         self.pools, self.seed, self.batch, self.prior, self.depth = pools, seed, batch, prior, depth
+        self.uniform = uniform
         self._fits: dict[str, Fit] = {}  # per query: the last fit, reused when the history extends its verdicts
         self._ranks = None if runs is None else top_ranks(runs, depth)
         self._weights: dict[str, np.ndarray] = {}
@@ -123,60 +139,104 @@ class RatingDriven:
         return fit
 
     def next_round(self, query_id: str, history: History) -> list[Pair]:
+        size = self.batch or max(1, len(set(self.pools[query_id])) // 10)
+        return self.pick(query_id, history, size)
+
+    def pick(self, query_id: str, history: History, size: int, exclude: Sequence[Pair] = ()) -> list[Pair]:
+        """Up to ``size`` questions not asked in ``history`` nor among ``exclude`` (questions of the same round
+        chosen by another rule): each a uniform slot (:func:`uniform_slot`) or a targeted one (module
+        docstring), in the order of their slots."""
         fit = self.ratings(query_id, history)
         docs, beta, a, b, n = fit.docs, fit.beta, fit.a, fit.b, len(fit.docs)
         asked = np.zeros((n, n), dtype=bool)
         asked[a, b] = asked[b, a] = True
+        index = {d: i for i, d in enumerate(docs)}
+        for pair in exclude:
+            asked[index[pair.first], index[pair.second]] = asked[index[pair.second], index[pair.first]] = True
         np.fill_diagonal(asked, True)
         p = expit(beta[a] - beta[b])
         info = self.prior + np.bincount(a, p * (1 - p), n) + np.bincount(b, p * (1 - p), n)
         rng = query_rng(self.seed, query_id, len(history))
         tiebreak = rng.permutation(n)  # position of each doc in a random order: the earlier wins a tie
-        size = self.batch or max(1, n // 10)
         weights = self.weights(query_id, docs)
-        if weights is not None:
-            pairs = by_systems(weights, asked, beta, info, tiebreak, size)
-            return shown(query_id, [(docs[i], docs[j]) for i, j in pairs], rng)
-        open_ = ~asked.all(axis=1)
+        target = Targets(beta, tiebreak, weights)
         picks: list[tuple[str, str]] = []
-        for _ in range(size):
-            if not open_.any():
+        for slot in range(len(a), len(a) + size):
+            pair = uniform_pair(asked, rng) if uniform_slot(slot, self.uniform) else target.next(asked, info)
+            if pair is None:
                 break
-            i = first_of_best(np.where(open_, 1.0 / info, -np.inf), tiebreak)
-            q = expit(beta[i] - beta)
-            gain = np.where(asked[i], -np.inf, q * (1 - q) * (1.0 / info[i] + 1.0 / info))
-            j = first_of_best(gain, tiebreak)
+            i, j = pair
             picks.append((docs[i], docs[j]))
             asked[i, j] = asked[j, i] = True
-            info[i] += q[j] * (1 - q[j])
-            info[j] += q[j] * (1 - q[j])
-            open_[i], open_[j] = ~asked[i].all(), ~asked[j].all()
+            outcome = target.outcome(i, j)
+            info[i] += outcome
+            info[j] += outcome
         return shown(query_id, picks, rng)
 
 
-def by_systems(
-    weights: np.ndarray, asked: np.ndarray, beta: np.ndarray, info: np.ndarray, tiebreak: np.ndarray, size: int
-) -> list[tuple[int, int]]:
-    """Up to ``size`` pairs ``(i, j)``, ``i < j``, not ``asked``, each maximising ``w_ij p_ij (1 - p_ij) (1/info_i
-    + 1/info_j)`` among the pairs of positive weight, else ``p_ij (1 - p_ij) (1/info_i + 1/info_j)`` (module
-    docstring); each pick counted in ``asked`` and both docs' ``info``. Ties go to the lowest ``tiebreak``
-    (lexicographically over the two docs)."""
-    n = len(beta)
-    asked, info = asked.copy(), info.copy()
-    p = expit(beta[:, None] - beta[None, :])
-    outcome = p * (1 - p)
-    order = (tiebreak[:, None] * n + tiebreak[None, :]).ravel()
-    picks: list[tuple[int, int]] = []
-    for _ in range(size):
+def uniform_slot(slot: int, share: float) -> bool:
+    """Whether question ``slot`` of a query (0 = its first) is drawn uniformly: ``floor((slot + 1) share) >
+    floor(slot share)``, so that of any first ``m`` questions ``floor(m share)`` are uniform, whatever the rounds."""
+    return math.floor((slot + 1) * share) > math.floor(slot * share)
+
+
+def uniform_pair(asked: np.ndarray, rng: np.random.Generator) -> tuple[int, int] | None:
+    """A pair ``(i, j)``, ``i < j``, drawn uniformly among those not ``asked`` (its diagonal set; ``None``: none
+    left): up to :data:`DRAWS` draws of two docs, the first pair not asked (rejection sampling, fast while most
+    pairs are open), else a draw among the open pairs listed."""
+    n = len(asked)
+    for i, j in rng.integers(n, size=(DRAWS, 2)) if n > 1 else ():
+        if not asked[i, j]:
+            return (int(min(i, j)), int(max(i, j)))
+    open_ = np.flatnonzero(np.triu(~asked, 1))
+    if not len(open_):
+        return None
+    return divmod(int(open_[rng.integers(len(open_))]), n)
+
+
+class Targets:
+    """The targeted rule of one round (module docstring) over the log-strengths ``beta``: by the docs'
+    uncertainty, or with the systems' disagreement ``weights`` by theirs; ties go to the lowest ``tiebreak``."""
+
+    def __init__(self, beta: np.ndarray, tiebreak: np.ndarray, weights: np.ndarray | None) -> None:
+        self.beta, self.tiebreak, self.weights = beta, tiebreak, weights
+        n = len(beta)
+        if weights is not None:  # the n x n outcome variances and the order of the pairs, once a round
+            p = expit(beta[:, None] - beta[None, :])
+            self.variance = p * (1 - p)
+            self.order = (tiebreak[:, None] * n + tiebreak[None, :]).ravel()
+
+    def outcome(self, i: int, j: int) -> float:
+        """``p_ij (1 - p_ij)``: the variance of the outcome of the pair under the ratings."""
+        p = expit(self.beta[i] - self.beta[j])
+        return float(p * (1 - p))
+
+    def next(self, asked: np.ndarray, info: np.ndarray) -> tuple[int, int] | None:
+        """The next targeted pair given the pairs ``asked`` and the docs' ``info`` (``None``: none left)."""
+        return self.by_docs(asked, info) if self.weights is None else self.by_systems(asked, info)
+
+    def by_docs(self, asked: np.ndarray, info: np.ndarray) -> tuple[int, int] | None:
+        """The least certain doc ``i`` with an open pair, and its partner maximising ``p_ij (1 - p_ij) (1/info_i +
+        1/info_j)``."""
+        open_ = ~asked.all(axis=1)
+        if not open_.any():
+            return None
+        i = first_of_best(np.where(open_, 1.0 / info, -np.inf), self.tiebreak)
+        q = expit(self.beta[i] - self.beta)
+        gain = np.where(asked[i], -np.inf, q * (1 - q) * (1.0 / info[i] + 1.0 / info))
+        return i, first_of_best(gain, self.tiebreak)
+
+    def by_systems(self, asked: np.ndarray, info: np.ndarray) -> tuple[int, int] | None:
+        """The pair ``(i, j)``, ``i < j``, not asked, maximising ``w_ij p_ij (1 - p_ij) (1/info_i + 1/info_j)``
+        among the pairs of positive weight, else ``p_ij (1 - p_ij) (1/info_i + 1/info_j)``; ties by the two
+        docs' ``tiebreak``, lexicographically."""
         open_ = np.triu(~asked, 1)
         if not open_.any():
-            break
-        spread = outcome * (1.0 / info[:, None] + 1.0 / info[None, :])
-        weighted = open_ & (weights > 0)
-        gain = np.where(weighted, weights * spread, -np.inf) if weighted.any() else np.where(open_, spread, -np.inf)
-        i, j = divmod(first_of_best(gain.ravel(), order), n)
-        picks.append((i, j))
-        asked[i, j] = asked[j, i] = True
-        info[i] += outcome[i, j]
-        info[j] += outcome[i, j]
-    return picks
+            return None
+        spread = self.variance * (1.0 / info[:, None] + 1.0 / info[None, :])
+        weighted = open_ & (self.weights > 0)
+        if weighted.any():
+            gain = np.where(weighted, self.weights * spread, -np.inf)
+        else:
+            gain = np.where(open_, spread, -np.inf)
+        return divmod(first_of_best(gain.ravel(), self.order), len(info))

@@ -12,15 +12,26 @@ becomes ``p + 1``, as ``prefj.py`` does. With ties a stage-1 round may keep ever
 its matches); then stage 2 follows at once, where ``prefj.py`` would repeat stage 1 for ever. A stage 1 that
 leaves fewer than 2 docs ends the process without a top-k (``prefj.py`` stops there too). :meth:`TopK.prefs`
 gives ``prefj.py``'s ``prefs`` qrels.
+
+**Beyond the process** (``rest``, off by default): the process spends a budget on the top docs only, and stops
+whatever the budget. Given ``rest``, a :class:`~ir_pref_measures.judging.selectors.rating.RatingDriven` selector
+over a wider pool (the systems' pools), each round of the process is interleaved one for one with as many
+questions of ``rest`` (questions ``rest`` picks given every verdict so far, none asked before nor in the round),
+so that a budget that cuts the process short still buys the questions of ``rest`` in equal share; once the
+process is done, ``rest`` asks alone, round by round, to the budget. The process's own rounds, pairings and top-k
+are those it has without ``rest`` (a pair ``rest`` asked before is not asked again: its verdict is reused).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import chain, zip_longest
 
+from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.protocol import Pair
 from ir_pref_measures.judging.selectors.base import History, all_pairs, query_rng, shown, verdicts_by_pair
+from ir_pref_measures.judging.selectors.rating import RatingDriven
 
 K, F, P = 5, 9, 7
 BONUS = 100.0  # prefs: a top-k doc's value is its score + the max grade + 100
@@ -71,16 +82,27 @@ class State:
 
 
 class TopK:
-    """``prefj.py``'s process over graded qrels ``grades`` (``{query: {doc: grade}}``), with ``k``, ``f``, ``p``."""
+    """``prefj.py``'s process over graded qrels ``grades`` (``{query: {doc: grade}}``), with ``k``, ``f``, ``p``;
+    with ``rest``, the questions beyond the process (module docstring)."""
 
     name = "topk"
 
-    def __init__(self, grades: Mapping[str, Mapping[str, float]], seed: int = 0, k: int = K, f: int = F, p: int = P):
-        self.grades, self.seed = grades, seed
+    def __init__(
+        self,
+        grades: Mapping[str, Mapping[str, float]],
+        seed: int = 0,
+        k: int = K,
+        f: int = F,
+        p: int = P,
+        rest: RatingDriven | None = None,
+    ):
+        self.grades, self.seed, self.rest = grades, seed, rest
+        self.name = "topk" if rest is None else f"topk+{rest.name}"
         self.k = max(k, 1)
         self.p = p if p > self.k else self.k + 1
         self.f = f if f > self.p else self.p + 1
-        self.pools = {q: candidates(g, self.k) for q, g in grades.items()}
+        self.candidates = {q: candidates(g, self.k) for q, g in grades.items()}
+        self.pools = self.candidates if rest is None else widened(self.candidates, rest.pools)
 
     def _pairs(self, query_id: str, pool: list[str], round: int, stalled: bool) -> tuple[list[Pair], bool]:
         rng = query_rng(self.seed, query_id, round)
@@ -90,7 +112,7 @@ class TopK:
 
     def state(self, query_id: str, history: History) -> State:
         """The process after the rounds of ``history``."""
-        pool, stalled = sorted(self.pools[query_id]), False
+        pool, stalled = sorted(self.candidates.get(query_id, [])), False
         if len(pool) <= 1:
             return State([], dict.fromkeys(pool, 1.0), True)
         for round, verdicts in enumerate(history):
@@ -119,7 +141,13 @@ class TopK:
 
     def next_round(self, query_id: str, history: History) -> list[Pair]:
         state = self.state(query_id, history)
-        return [] if state.done else self._pairs(query_id, state.pool, len(history), state.stalled)[0]
+        process = [] if state.done else self._pairs(query_id, state.pool, len(history), state.stalled)[0]
+        if self.rest is None:
+            return process
+        if not process:
+            return self.rest.next_round(query_id, history)
+        beyond = self.rest.pick(query_id, history, len(process), exclude=process)
+        return [pair for pair in chain.from_iterable(zip_longest(process, beyond)) if pair is not None]
 
     def prefs(self, query_id: str, history: History) -> dict[str, float]:
         """``prefj.py``'s ``prefs``: every graded doc keeps its grade, a top-k doc gets score + max grade + 100;
@@ -127,6 +155,19 @@ class TopK:
         state = self.state(query_id, history)
         if not state.done:
             return {}
-        grades = dict(self.grades[query_id])
+        grades = dict(self.grades.get(query_id, {}))
         top = max([0.0, *grades.values()])
         return grades | {d: s + top + BONUS for d, s in state.topk.items()}
+
+
+def widened(candidates: Mapping[str, list[str]], wider: Mapping[str, object]) -> dict[str, list[str]]:
+    """The pools of the process with ``rest``: ``wider`` (rest's pools), which must hold every candidate."""
+    for query_id, docs in candidates.items():
+        missing = sorted(set(docs) - set(wider.get(query_id, ())))
+        if missing:
+            raise InputError(
+                f"the top-k candidates of query {query_id} are not all in the pool of the questions beyond the "
+                f"process ({', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''})",
+                expected="rest's pools holding every graded candidate",
+            )
+    return {q: sorted(set(docs)) for q, docs in sorted(wider.items())}
