@@ -194,11 +194,12 @@ def _preferences(
         a, b = positions[i], positions[j]
         if rpp:
             la, lb = levels[i], levels[j]
+            ahead, behind = la < lb, la > lb  # shared by the three weightings
         for m in measures:
             if m.kind != "preference":
                 continue
             if m.family in kernels.RPP_WEIGHTS:
-                sums = kernels.rpp_sums(la, lb, level_starts, omega[m.family]) * factor[m.family]
+                sums = kernels.rpp_sums(ahead, behind, level_starts, omega[m.family]) * factor[m.family]
                 value = np.add.reduceat(sums, query_levels, axis=1) / total
             elif m.family == "lexiprecision":
                 value = kernels.lexiprecision(a, b, relevant.starts)

@@ -46,13 +46,19 @@ def level_index(starts: np.ndarray, width: int) -> np.ndarray:
     return np.arange(1, width + 1) - np.repeat(starts, counts)
 
 
-def sort_segments(ranks: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Sort every row of ``ranks`` (runs x columns, ``inf`` = unretrieved) ascending within each segment."""
+def segment_order(ranks: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per row of ``ranks`` (runs x columns, ``inf`` = unretrieved), the columns in ascending rank order within each
+    segment (a stable sort: unretrieved docs keep their column order)."""
     width = ranks.shape[1]
     finite = np.where(np.isinf(ranks), 0, ranks)
     big = float(finite.max(initial=0)) + 2
     keys = segment_ids(starts, width) * big + np.where(np.isinf(ranks), big - 1, ranks)
-    return np.take_along_axis(ranks, np.argsort(keys, axis=1, kind="stable"), axis=1)
+    return np.argsort(keys, axis=1, kind="stable")
+
+
+def sort_segments(ranks: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Sort every row of ``ranks`` (runs x columns, ``inf`` = unretrieved) ascending within each segment."""
+    return np.take_along_axis(ranks, segment_order(ranks, starts), axis=1)
 
 
 def rpp_weights(name: str, starts: np.ndarray, width: int) -> np.ndarray:
@@ -67,16 +73,19 @@ def rpp_weights(name: str, starts: np.ndarray, width: int) -> np.ndarray:
     raise ValueError(f"unknown RPP weighting {name!r}; known: {', '.join(RPP_WEIGHTS)}")
 
 
-def rpp_sums(a: np.ndarray, b: np.ndarray, starts: np.ndarray, omega: np.ndarray) -> np.ndarray:
+def rpp_sums(ahead: np.ndarray, behind: np.ndarray, starts: np.ndarray, omega: np.ndarray) -> np.ndarray:
     """Unnormalised RPP per segment, ``sum_k omega(k) sgn(a_k, b_k)``, as (wins - losses) so that it is
-    exactly antisymmetric; rows of ``a`` and ``b`` are run pairs."""
-    wins = np.add.reduceat(np.where(a < b, omega, 0.0), starts, axis=1)
-    losses = np.add.reduceat(np.where(a > b, omega, 0.0), starts, axis=1)
+    exactly antisymmetric; rows are run pairs, ``ahead`` is ``a < b`` and ``behind`` is ``a > b`` (computed once for
+    every weighting ``omega``)."""
+    wins = np.add.reduceat(np.where(ahead, omega, 0.0), starts, axis=1)
+    losses = np.add.reduceat(np.where(behind, omega, 0.0), starts, axis=1)
     return wins - losses
 
 
-def _signs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return (a < b).astype(np.int8) - (a > b).astype(np.int8)
+def _sign_at(a: np.ndarray, b: np.ndarray, columns: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """``sgn(a_k, b_k)`` at column ``columns`` of each row and segment where ``found``, else 0 (int8)."""
+    x, y = _at(a, columns), _at(b, columns)
+    return np.where(found, (x < y).astype(np.int8) - (x > y).astype(np.int8), 0).astype(np.int8)
 
 
 def _at(values: np.ndarray, columns: np.ndarray) -> np.ndarray:
@@ -93,8 +102,7 @@ def _first_difference(a: np.ndarray, b: np.ndarray, starts: np.ndarray) -> tuple
 
 def lexiprecision(a: np.ndarray, b: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """``sgn(a_k, b_k)`` at the first k where the position vectors differ, else 0 (int8)."""
-    first, found = _first_difference(a, b, starts)
-    return np.where(found, _at(_signs(a, b), first), 0).astype(np.int8)
+    return _sign_at(a, b, *_first_difference(a, b, starts))
 
 
 def rrlexiprecision(a: np.ndarray, b: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -107,7 +115,7 @@ def lexirecall(a: np.ndarray, b: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """``sgn(a_k, b_k)`` at the last k where the position vectors differ, else 0 (int8)."""
     columns = np.where(a != b, np.arange(a.shape[1]), -1)
     last = np.maximum.reduceat(columns, starts, axis=1)
-    return np.where(last >= 0, _at(_signs(a, b), last), 0).astype(np.int8)
+    return _sign_at(a, b, last, last >= 0)
 
 
 def segment_sizes(starts: np.ndarray, width: int) -> np.ndarray:
@@ -124,7 +132,8 @@ def _ranked(p: np.ndarray, starts: np.ndarray, grades: np.ndarray | None = None)
     retrieved = np.zeros(rows * len(starts))
     if grades is None:
         return graded.Ranked(query, p.ravel(), np.ones(p.size), retrieved)
-    return graded.Ranked.of(query, p.ravel(), np.broadcast_to(grades, p.shape).ravel(), retrieved)
+    order = segment_order(p, starts)  # the order of Ranked.of (by query, then rank; stable), one sort per row
+    return graded.Ranked(query, np.take_along_axis(p, order, axis=1).ravel(), grades[order].ravel(), retrieved)
 
 
 def _per_run(values: np.ndarray, p: np.ndarray, starts: np.ndarray) -> np.ndarray:
