@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from ir_pref_measures.comparison.rbo import rbo_between
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.loading import sources
@@ -315,6 +314,10 @@ def _rbo_values(
     and (ties, p, depth), whose four scores serve every measure that differs only in its score."""
     out: dict[str, np.ndarray] = {}
     wanted = [m for m in measures if m.kind == "similarity"]
+    if not wanted:
+        return out
+    from ir_pref_measures.comparison.rbo import rbo_between  # its kernels are imported when an RBO is asked for
+
     for options in dict.fromkeys((m.ties, m.persistence, m.depth) for m in wanted):
         ties, p, depth = options
         cut = min(depth, topk or np.inf)
