@@ -289,10 +289,10 @@ def comparison_of_ranks(
     """:func:`comparison` once the runs are read: ``ranks`` (runs x relevant docs, :func:`relevant_ranks` of each
     run of ``names``) and, for the RBO measures, the ``runs`` themselves (``None`` where not needed)."""
     run_i, run_j = pairs
-    positions = kernels.sort_segments(ranks, relevant.starts)
-    run_values = {
-        m.name: m.spec.kernel(positions, ranks, relevant.grades, relevant.starts, m) for m in measures if m.is_metric
-    }
+    order = kernels.segment_order(ranks, relevant.starts)
+    positions = np.take_along_axis(ranks, order, axis=1)
+    grades = relevant.grades[order]  # the grade of the doc at each position
+    run_values = {m.name: m.spec.kernel(positions, grades, relevant.starts, m) for m in measures if m.is_metric}
     pair_values = _preferences(measures, ranks, positions, relevant, pairs, graded_rpp)
     pair_values |= {name: values[run_i] - values[run_j] for name, values in run_values.items()}
     pair_values |= _rbo_values(measures, runs, relevant.query_ids, pairs, topk)

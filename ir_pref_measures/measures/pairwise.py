@@ -125,15 +125,13 @@ def segment_sizes(starts: np.ndarray, width: int) -> np.ndarray:
 
 def _ranked(p: np.ndarray, starts: np.ndarray, grades: np.ndarray | None = None) -> graded.Ranked:
     """A position array as the judged docs of trec_eval's kernels: one query per (row, segment), each column a
-    relevant doc of grade 1 (or ``grades``, one per column, and ranks in any order). A position array is sorted
-    within each segment, so its rows, flattened, are in (query, rank) order already."""
+    relevant doc of grade 1 (or of ``grades``, the grade of the doc at each position). A position array is sorted
+    within each segment (stably: unretrieved docs in column order, as :meth:`graded.Ranked.of` would leave them), so
+    its rows, flattened, are in (query, rank) order already."""
     rows, width = p.shape
     query = (np.arange(rows)[:, None] * len(starts) + segment_ids(starts, width)).ravel()
     retrieved = np.zeros(rows * len(starts))
-    if grades is None:
-        return graded.Ranked(query, p.ravel(), np.ones(p.size), retrieved)
-    order = segment_order(p, starts)  # the order of Ranked.of (by query, then rank; stable), one sort per row
-    return graded.Ranked(query, np.take_along_axis(p, order, axis=1).ravel(), grades[order].ravel(), retrieved)
+    return graded.Ranked(query, p.ravel(), np.ones(p.size) if grades is None else grades.ravel(), retrieved)
 
 
 def _per_run(values: np.ndarray, p: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -171,8 +169,9 @@ def r_precision(p: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return _per_run(graded.r_precision(_ranked(p, starts)), p, starts)
 
 
-def ndcg(ranks: np.ndarray, grades: np.ndarray, starts: np.ndarray, k: float = np.inf) -> np.ndarray:
+def ndcg(p: np.ndarray, grades: np.ndarray, starts: np.ndarray, k: float = np.inf) -> np.ndarray:
     """nDCG (Jarvelin and Kekalainen 2002) with the grade as gain, as trec_eval:
     ``sum_{d: rank(d) <= k} g(d) / log2(rank(d)+1)`` over the ideal DCG of the k largest grades (all
-    relevant docs, retrieved or not). ``ranks`` need not be sorted; ``grades`` are per column."""
-    return _per_run(graded.ndcg(_ranked(ranks, starts, grades), k), ranks, starts)
+    relevant docs, retrieved or not). ``grades``: the grade of the doc at each position of ``p``
+    (:func:`segment_order` gives the columns of the positions)."""
+    return _per_run(graded.ndcg(_ranked(p, starts, grades), k), p, starts)
