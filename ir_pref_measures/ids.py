@@ -251,6 +251,26 @@ def intern(*parts) -> tuple[list[np.ndarray], np.ndarray]:
     return codes, as_objects(vocabulary)
 
 
+def intern_blocks(values) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`intern` of one column whose equal values come in one block each, as the query ids of a run file: the
+    blocks found by one comparison of neighbours, the vocabulary sorted from their first values, the codes repeated
+    over the blocks (no hash of every value); any other column (a value in two blocks, nulls) by :func:`intern`."""
+    text = as_text(values)
+    if len(text) > 1 and not text.null_count:
+        change = as_numpy(pc.not_equal(text.slice(1), text.slice(0, len(text) - 1)))
+        starts = np.flatnonzero(np.r_[True, change])
+        if len(starts) <= len(text) // 4:  # few blocks; many (a column of distinct values): hashing is faster
+            firsts = text.take(arrow(starts))
+            order = as_numpy(pc.array_sort_indices(firsts))
+            vocabulary = firsts.take(arrow(order))
+            if not pc.any(pc.equal(vocabulary.slice(1), vocabulary.slice(0, len(order) - 1))).as_py():
+                place = np.empty(len(order), dtype=np.int32)
+                place[order] = np.arange(len(order), dtype=np.int32)
+                return np.repeat(place, np.diff(np.r_[starts, len(text)])), as_objects(vocabulary)
+    (codes,), vocabulary = intern(text)
+    return codes, vocabulary
+
+
 def lookup(values, vocabulary: pa.Array) -> np.ndarray:
     """Position of each value in ``vocabulary`` (int64), -1 where it is absent; by hashing."""
     found = pc.index_in(as_text(values), value_set=vocabulary)

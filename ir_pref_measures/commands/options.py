@@ -4,7 +4,6 @@ work starts."""
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -106,6 +105,8 @@ def dask_client(address: str | None, timeout: float | None = None) -> Iterator:
     except ImportError:
         raise InputError("--dask needs Dask", expected="pip install 'ir-pref-measures[dask]'") from None
     if address == "local":
+        import logging
+
         with LocalCluster(processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster:
             with Client(cluster) as client:
                 yield client

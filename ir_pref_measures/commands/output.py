@@ -19,7 +19,6 @@ import errno
 import io
 import os
 import re
-import secrets
 import stat
 import sys
 from collections.abc import Iterable, Iterator, Mapping
@@ -169,7 +168,7 @@ def replacing(path: str | os.PathLike) -> Iterator[str]:
 def _create(prefix: str, suffix: str) -> str:
     """A new empty file ``prefix<random>suffix``, made with mode 0o666 less the umask (as ``open`` makes one)."""
     for _ in range(100):
-        candidate = f"{prefix}{secrets.token_hex(4)}{suffix}"
+        candidate = f"{prefix}{os.urandom(4).hex()}{suffix}"  # secrets.token_hex(4), without importing it
         try:
             os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
         except FileExistsError:

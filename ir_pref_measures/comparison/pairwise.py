@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from ir_pref_measures.comparison.rbo import rbo_between
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.loading import sources
@@ -194,11 +193,12 @@ def _preferences(
         a, b = positions[i], positions[j]
         if rpp:
             la, lb = levels[i], levels[j]
+            ahead, behind = la < lb, la > lb  # shared by the three weightings
         for m in measures:
             if m.kind != "preference":
                 continue
             if m.family in kernels.RPP_WEIGHTS:
-                sums = kernels.rpp_sums(la, lb, level_starts, omega[m.family]) * factor[m.family]
+                sums = kernels.rpp_sums(ahead, behind, level_starts, omega[m.family]) * factor[m.family]
                 value = np.add.reduceat(sums, query_levels, axis=1) / total
             elif m.family == "lexiprecision":
                 value = kernels.lexiprecision(a, b, relevant.starts)
@@ -289,10 +289,10 @@ def comparison_of_ranks(
     """:func:`comparison` once the runs are read: ``ranks`` (runs x relevant docs, :func:`relevant_ranks` of each
     run of ``names``) and, for the RBO measures, the ``runs`` themselves (``None`` where not needed)."""
     run_i, run_j = pairs
-    positions = kernels.sort_segments(ranks, relevant.starts)
-    run_values = {
-        m.name: m.spec.kernel(positions, ranks, relevant.grades, relevant.starts, m) for m in measures if m.is_metric
-    }
+    order = kernels.segment_order(ranks, relevant.starts)
+    positions = np.take_along_axis(ranks, order, axis=1)
+    grades = relevant.grades[order]  # the grade of the doc at each position
+    run_values = {m.name: m.spec.kernel(positions, grades, relevant.starts, m) for m in measures if m.is_metric}
     pair_values = _preferences(measures, ranks, positions, relevant, pairs, graded_rpp)
     pair_values |= {name: values[run_i] - values[run_j] for name, values in run_values.items()}
     pair_values |= _rbo_values(measures, runs, relevant.query_ids, pairs, topk)
@@ -314,6 +314,10 @@ def _rbo_values(
     and (ties, p, depth), whose four scores serve every measure that differs only in its score."""
     out: dict[str, np.ndarray] = {}
     wanted = [m for m in measures if m.kind == "similarity"]
+    if not wanted:
+        return out
+    from ir_pref_measures.comparison.rbo import rbo_between  # its kernels are imported when an RBO is asked for
+
     for options in dict.fromkeys((m.ties, m.persistence, m.depth) for m in wanted):
         ties, p, depth = options
         cut = min(depth, topk or np.inf)

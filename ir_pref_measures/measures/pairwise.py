@@ -46,13 +46,19 @@ def level_index(starts: np.ndarray, width: int) -> np.ndarray:
     return np.arange(1, width + 1) - np.repeat(starts, counts)
 
 
-def sort_segments(ranks: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Sort every row of ``ranks`` (runs x columns, ``inf`` = unretrieved) ascending within each segment."""
+def segment_order(ranks: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per row of ``ranks`` (runs x columns, ``inf`` = unretrieved), the columns in ascending rank order within each
+    segment (a stable sort: unretrieved docs keep their column order)."""
     width = ranks.shape[1]
     finite = np.where(np.isinf(ranks), 0, ranks)
     big = float(finite.max(initial=0)) + 2
     keys = segment_ids(starts, width) * big + np.where(np.isinf(ranks), big - 1, ranks)
-    return np.take_along_axis(ranks, np.argsort(keys, axis=1, kind="stable"), axis=1)
+    return np.argsort(keys, axis=1, kind="stable")
+
+
+def sort_segments(ranks: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Sort every row of ``ranks`` (runs x columns, ``inf`` = unretrieved) ascending within each segment."""
+    return np.take_along_axis(ranks, segment_order(ranks, starts), axis=1)
 
 
 def rpp_weights(name: str, starts: np.ndarray, width: int) -> np.ndarray:
@@ -67,16 +73,19 @@ def rpp_weights(name: str, starts: np.ndarray, width: int) -> np.ndarray:
     raise ValueError(f"unknown RPP weighting {name!r}; known: {', '.join(RPP_WEIGHTS)}")
 
 
-def rpp_sums(a: np.ndarray, b: np.ndarray, starts: np.ndarray, omega: np.ndarray) -> np.ndarray:
+def rpp_sums(ahead: np.ndarray, behind: np.ndarray, starts: np.ndarray, omega: np.ndarray) -> np.ndarray:
     """Unnormalised RPP per segment, ``sum_k omega(k) sgn(a_k, b_k)``, as (wins - losses) so that it is
-    exactly antisymmetric; rows of ``a`` and ``b`` are run pairs."""
-    wins = np.add.reduceat(np.where(a < b, omega, 0.0), starts, axis=1)
-    losses = np.add.reduceat(np.where(a > b, omega, 0.0), starts, axis=1)
+    exactly antisymmetric; rows are run pairs, ``ahead`` is ``a < b`` and ``behind`` is ``a > b`` (computed once for
+    every weighting ``omega``)."""
+    wins = np.add.reduceat(np.where(ahead, omega, 0.0), starts, axis=1)
+    losses = np.add.reduceat(np.where(behind, omega, 0.0), starts, axis=1)
     return wins - losses
 
 
-def _signs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return (a < b).astype(np.int8) - (a > b).astype(np.int8)
+def _sign_at(a: np.ndarray, b: np.ndarray, columns: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """``sgn(a_k, b_k)`` at column ``columns`` of each row and segment where ``found``, else 0 (int8)."""
+    x, y = _at(a, columns), _at(b, columns)
+    return np.where(found, (x < y).astype(np.int8) - (x > y).astype(np.int8), 0).astype(np.int8)
 
 
 def _at(values: np.ndarray, columns: np.ndarray) -> np.ndarray:
@@ -93,8 +102,7 @@ def _first_difference(a: np.ndarray, b: np.ndarray, starts: np.ndarray) -> tuple
 
 def lexiprecision(a: np.ndarray, b: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """``sgn(a_k, b_k)`` at the first k where the position vectors differ, else 0 (int8)."""
-    first, found = _first_difference(a, b, starts)
-    return np.where(found, _at(_signs(a, b), first), 0).astype(np.int8)
+    return _sign_at(a, b, *_first_difference(a, b, starts))
 
 
 def rrlexiprecision(a: np.ndarray, b: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -107,7 +115,7 @@ def lexirecall(a: np.ndarray, b: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """``sgn(a_k, b_k)`` at the last k where the position vectors differ, else 0 (int8)."""
     columns = np.where(a != b, np.arange(a.shape[1]), -1)
     last = np.maximum.reduceat(columns, starts, axis=1)
-    return np.where(last >= 0, _at(_signs(a, b), last), 0).astype(np.int8)
+    return _sign_at(a, b, last, last >= 0)
 
 
 def segment_sizes(starts: np.ndarray, width: int) -> np.ndarray:
@@ -117,14 +125,13 @@ def segment_sizes(starts: np.ndarray, width: int) -> np.ndarray:
 
 def _ranked(p: np.ndarray, starts: np.ndarray, grades: np.ndarray | None = None) -> graded.Ranked:
     """A position array as the judged docs of trec_eval's kernels: one query per (row, segment), each column a
-    relevant doc of grade 1 (or ``grades``, one per column, and ranks in any order). A position array is sorted
-    within each segment, so its rows, flattened, are in (query, rank) order already."""
+    relevant doc of grade 1 (or of ``grades``, the grade of the doc at each position). A position array is sorted
+    within each segment (stably: unretrieved docs in column order, as :meth:`graded.Ranked.of` would leave them), so
+    its rows, flattened, are in (query, rank) order already."""
     rows, width = p.shape
     query = (np.arange(rows)[:, None] * len(starts) + segment_ids(starts, width)).ravel()
     retrieved = np.zeros(rows * len(starts))
-    if grades is None:
-        return graded.Ranked(query, p.ravel(), np.ones(p.size), retrieved)
-    return graded.Ranked.of(query, p.ravel(), np.broadcast_to(grades, p.shape).ravel(), retrieved)
+    return graded.Ranked(query, p.ravel(), np.ones(p.size) if grades is None else grades.ravel(), retrieved)
 
 
 def _per_run(values: np.ndarray, p: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -162,8 +169,9 @@ def r_precision(p: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return _per_run(graded.r_precision(_ranked(p, starts)), p, starts)
 
 
-def ndcg(ranks: np.ndarray, grades: np.ndarray, starts: np.ndarray, k: float = np.inf) -> np.ndarray:
+def ndcg(p: np.ndarray, grades: np.ndarray, starts: np.ndarray, k: float = np.inf) -> np.ndarray:
     """nDCG (Jarvelin and Kekalainen 2002) with the grade as gain, as trec_eval:
     ``sum_{d: rank(d) <= k} g(d) / log2(rank(d)+1)`` over the ideal DCG of the k largest grades (all
-    relevant docs, retrieved or not). ``ranks`` need not be sorted; ``grades`` are per column."""
-    return _per_run(graded.ndcg(_ranked(ranks, starts, grades), k), ranks, starts)
+    relevant docs, retrieved or not). ``grades``: the grade of the doc at each position of ``p``
+    (:func:`segment_order` gives the columns of the positions)."""
+    return _per_run(graded.ndcg(_ranked(p, starts, grades), k), p, starts)

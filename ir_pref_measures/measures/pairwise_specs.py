@@ -22,9 +22,9 @@ CITE_RBO = "M. Corsi, J. Urbano. The treatment of ties in rank-biased overlap. S
 class PairwiseSpec:
     """A measure of two runs on one query, named as ``pref_eval`` names it: ``NAME[_VARIANT...][@A[,B]]``.
     ``kind``: ``preference`` (run i vs run j, antisymmetric), ``difference`` (M(run i) − M(run j), M computed by
-    ``kernel(positions, ranks, grades, starts, measure)``) or ``similarity`` (symmetric). ``at``: the parameters
-    written after ``@``, in order; ``variants``: those written as ``_suffixes``; ``needs``: those that must be given;
-    ``zero_is_none``: a cutoff of 0 means none (pref_eval's ``rbp@g,0``)."""
+    ``kernel(positions, grades, starts, measure)``, ``grades`` those of the docs at the positions) or ``similarity``
+    (symmetric). ``at``: the parameters written after ``@``, in order; ``variants``: those written as ``_suffixes``;
+    ``needs``: those that must be given; ``zero_is_none``: a cutoff of 0 means none (pref_eval's ``rbp@g,0``)."""
 
     name: str
     kind: str
@@ -54,20 +54,20 @@ _PAIRWISE = [
     _preference("lexirecall", "sgn at the last k where p and q differ", CITE_LR, ("LR", "sgnLR")),
     _preference("lexiprecision", "sgn at the first k where p and q differ", CITE_LP, ("sgnLP",)),
     _preference("rrlexiprecision", "1/p_k − 1/q_k at the first k where p and q differ", CITE_LP, ("rrLP",)),
-    _difference("ap", "average precision", lambda p, r, g, s, m: between.average_precision(p, s, m.cutoff)),
+    _difference("ap", "average precision", lambda p, g, s, m: between.average_precision(p, s, m.cutoff)),
     _difference(
         "rbp",
         "rank-biased precision, binary gain, no residual (persistence 0.5 by default)",
-        lambda p, r, g, s, m: between.rank_biased_precision(p, s, m.persistence, m.cutoff),
+        lambda p, g, s, m: between.rank_biased_precision(p, s, m.persistence, m.cutoff),
         at=("persistence", "cutoff"),
         defaults={"persistence": 0.5},
         zero_is_none=True,
     ),
-    _difference("rr", "reciprocal rank", lambda p, r, g, s, m: between.reciprocal_rank(p, s, m.cutoff)),
-    _difference("ndcg", "nDCG, the grade as gain", lambda p, r, g, s, m: between.ndcg(r, g, s, m.cutoff)),
-    _difference("rp", "R-precision", lambda p, r, g, s, m: between.r_precision(p, s), at=()),
-    _difference("p", "precision at k", lambda p, r, g, s, m: between.precision(p, s, m.cutoff), needs=("cutoff",)),
-    _difference("r", "recall at k", lambda p, r, g, s, m: between.recall(p, s, m.cutoff), needs=("cutoff",)),
+    _difference("rr", "reciprocal rank", lambda p, g, s, m: between.reciprocal_rank(p, s, m.cutoff)),
+    _difference("ndcg", "nDCG, the grade as gain", lambda p, g, s, m: between.ndcg(p, g, s, m.cutoff)),
+    _difference("rp", "R-precision", lambda p, g, s, m: between.r_precision(p, s), at=()),
+    _difference("p", "precision at k", lambda p, g, s, m: between.precision(p, s, m.cutoff), needs=("cutoff",)),
+    _difference("r", "recall at k", lambda p, g, s, m: between.recall(p, s, m.cutoff), needs=("cutoff",)),
     PairwiseSpec(
         "rbo",
         "similarity",

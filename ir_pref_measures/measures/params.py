@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ir_pref_measures.measures.image_grid import ORDERS
+ORDERS = ("left_right", "weighted", "middle", "bottom_top", "manhattan", "euclidean")  # image_grid's examination orders
 
 
 def _integer(value) -> bool:

@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.files import Columns, RawFile
-from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern, lookup, ranges, string_hashes
+from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern_blocks, lookup, ranges, string_hashes
 
 _U64 = np.uint64
 _KEY_ROWS = 1 << 15  # run entries keyed at a time: the temporary arrays stay in cache and are reused
@@ -182,8 +182,8 @@ class Ranking:
         """``source``: the file's columns, to name a line in messages (``None``: a table)."""
         if not len(score):
             raise InputError("the run is empty", path=None if source is None else source.name)
-        (q,), query_ids = intern(query)
-        if source is not None and _scores_increase(q, score):
+        q, query_ids = intern_blocks(query)
+        if source is not None and _scores_increase(q, score, len(query_ids)):
             warnings.warn(
                 f"{source.name}: the scores increase down the lines of every query: are the rank and score columns "
                 "swapped? Runs are ranked by the score column (the 5th), descending",
@@ -206,14 +206,18 @@ class Ranking:
         return ranking
 
 
-def _scores_increase(query: np.ndarray, score: np.ndarray) -> bool:
+def _scores_increase(query: np.ndarray, score: np.ndarray, n_queries: int) -> bool:
     """True when, in file order, the last line of every query scores above its first (queries whose first and last
     lines score the same aside, at least one query left): the rank and score columns of a run file swapped
-    (``q Q0 doc 0.93 1``). ``query``: the query code of each line."""
-    order = np.argsort(query, kind="stable")
-    starts = np.flatnonzero(np.r_[True, query[order][1:] != query[order][:-1]])
-    ends = np.r_[starts[1:], len(order)] - 1
-    change = score[order[ends]] - score[order[starts]]
+    (``q Q0 doc 0.93 1``). ``query``: the query code (``0..n_queries-1``) of each line."""
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+    if len(starts) == n_queries:  # each query one block of lines (a run file as written): no sort
+        first, last = score[starts], score[np.r_[starts[1:], len(query)] - 1]
+    else:
+        order = np.argsort(query, kind="stable")
+        starts = np.flatnonzero(np.r_[True, query[order][1:] != query[order][:-1]])
+        first, last = score[order[starts]], score[order[np.r_[starts[1:], len(order)] - 1]]
+    change = last - first
     return bool((change > 0).any() and not (change < 0).any())
 
 

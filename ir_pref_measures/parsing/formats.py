@@ -44,7 +44,6 @@ from ir_pref_measures.parsing.arrow import (
     SPACE,
     arrow_table,
     canonical,
-    empty_field,
     has_c1,
     loose_separators,
     release_parser_memory,
@@ -58,7 +57,7 @@ _CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
 _FIELD = re.compile(r"[^ \t]+")  # fields are separated by ASCII tabs and spaces only
 _CONTROL_CHUNK = 1 << 20
-_SCAN_CHUNK = 1 << 20  # bytes of a file checked at a time by the fast path of read_columns
+_SCAN_CHUNK = 1 << 18  # bytes of a file checked at a time by the fast path of read_columns (its masks stay in cache)
 
 
 @dataclass(frozen=True)
@@ -249,35 +248,33 @@ def _check_exact(columns: Columns, values: np.ndarray, index: int, field: str, l
 
 def _regular_file_table(path: str | os.PathLike, names: list[str], used: dict[str, pa.DataType]) -> pa.Table | None:
     """The table of a regular file, parsed by Arrow from ``path``: ``None`` when the file is not regular (its
-    checks, made chunk by chunk with numpy, find a byte-order mark, gzip, a control character, a tab or CR, a
-    ``#`` or an empty field; a blank line shows in the count of lines) or does not parse; the caller then
-    loads it."""
+    checks, made chunk by chunk with three passes of numpy, find a byte-order mark, gzip, a control character, a tab
+    or CR, a ``#``, an empty field (two separators meet, or a line starts or ends with one) or a blank line) or does
+    not parse; the caller then loads it."""
     lines = 0
     with opened(path) as handle:
-        buffer = bytearray(_SCAN_CHUNK + 1)  # one byte carried over from the chunk before
+        buffer = bytearray(_SCAN_CHUNK + 1)  # one byte carried over from the chunk before; read into, never copied
         view = memoryview(buffer)
         carried = 0
-        while True:
-            size = handle.readinto(view[carried:])
-            if not size:
-                break
-            chunk = bytes(view[: carried + size])
-            if not carried and (chunk[:2] == GZIP_MAGIC or chunk[:2] in BOM_STARTS):
+        while size := handle.readinto(view[carried:]):
+            end = carried + size
+            if not carried and bytes(buffer[: min(end, 2)]) in (GZIP_MAGIC, *BOM_STARTS):
                 return None
-            if b"#" in chunk or b"\x7f" in chunk:  # bytes' own search: faster than a pass of numpy
+            if buffer.find(b"#", 0, end) >= 0 or buffer.find(b"\x7f", 0, end) >= 0:  # memchr: no pass of numpy
                 return None
-            part = np.frombuffer(chunk, dtype=np.uint8)
-            newline, space = part == NEWLINE, part == SPACE
-            control = np.count_nonzero(part[carried:] < 0x20) - np.count_nonzero(newline[carried:])
+            part = np.frombuffer(buffer, dtype=np.uint8, count=end)
+            newlines = int(np.count_nonzero(part[carried:] == NEWLINE))
+            separator = part <= SPACE  # a space or a line end, once no control character is left
             if (
-                control  # a tab, CR or control character
-                or empty_field(space, newline)
-                or (not carried and part[0] == SPACE)
-                or (b"\xc2" in chunk and has_c1(part))
+                np.count_nonzero(part[carried:] < SPACE) != newlines  # a tab, CR or control character
+                or (separator[1:] & separator[:-1]).any()  # an empty field or a blank line
+                or (not carried and part[0] <= SPACE)
+                or (buffer.find(b"\xc2", 0, end) >= 0 and has_c1(part))
             ):
                 return None
-            lines += int(np.count_nonzero(newline[carried:]))
-            buffer[0] = buffer[carried + size - 1]
+            del part, separator  # the buffer is read into again
+            lines += newlines
+            buffer[0] = buffer[end - 1]
             carried = 1
     if not carried or buffer[0] == SPACE:  # an empty file, or one that ends with an empty field
         return None

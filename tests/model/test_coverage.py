@@ -56,6 +56,10 @@ def test_a_run_file_with_rank_and_score_swapped_is_named(tmp_path):
     swapped.write_text("".join(f"q{q} Q0 d{k} 0.{9 - k} {k + 1} x\n" for q in range(3) for k in range(5)))
     with pytest.warns(UserWarning, match=r"swapped\.run: the scores increase down the lines of every query"):
         ipm.as_ranking(str(swapped))
+    interleaved = tmp_path / "interleaved.run"  # the queries' lines mixed: the same check, after a sort by query
+    interleaved.write_text("".join(f"q{q} Q0 d{k} 0.{9 - k} {k + 1} x\n" for k in range(5) for q in range(3)))
+    with pytest.warns(UserWarning, match=r"interleaved\.run: the scores increase down the lines of every query"):
+        ipm.as_ranking(str(interleaved))
     fine = tmp_path / "fine.run"
     fine.write_text("".join(f"q{q} Q0 d{k} {k + 1} {9 - k} x\n" for q in range(3) for k in range(5)))
     tied = tmp_path / "tied.run"  # equal scores: nothing increases
