@@ -6,25 +6,26 @@ script that uses names both versions have (an older path is tried when a top-lev
 are written once, by the benchmarks' own input writers, and both versions read the same files. For each workload
 the two interpreters run in turn, old, new, old, new, ... (``--repeat`` rounds), each run in a fresh process
 through :func:`harness.run_child` (wall and CPU seconds, the process's own peak RSS); a row keeps the best of its
-rounds (the shortest times, the largest peak) and says whether the two versions printed the same output. The load
+rounds (the shortest times, the largest peak) and says whether the two versions printed the same output (values
+printed to 9 decimals, so that a difference in the last bits of a float is not one). The load
 average is printed before and after: on a shared machine, read the ratios, not the seconds.
 
 Workloads (moderate sizes: the whole table takes some minutes; ``--quick``: tiny inputs, one round):
 
 * scale (``bench_scale.py``), trec_eval (``bench_trec_eval.py``: nDCG@10 through the engine): its four ``eval``
-  commands on 1,000 queries x 1,000 docs with graded qrels and preference pairs;
+  commands on 2,000 queries x 1,000 docs with graded qrels and preference pairs;
 * ppref (``bench_ppref.py``), pgc (``bench_pgc.py``): ``eval`` of the ppref family from graded qrels and from
   explicit preferences (the transitive closure), ``eval`` of PGC and Compatibility; on TREC CAsT 2019 (the
   reference test data, when present) ``experiment`` of PGC and Compatibility on the 16 runs, with and without the
   crowd preferences;
-* large_query (``bench_large_query.py``): one query of 20,000 graded docs plus 100 explicit pairs, PGC and APpref;
-* compare (``bench_compare.py``): ``compare`` on 10 runs, all measures and ``-m rpp``;
-* experiment (``bench_experiment.py``): ``experiment`` with seven measures and a baseline on 5 runs;
+* large_query (``bench_large_query.py``): one query of 100,000 graded docs plus 100 explicit pairs, PGC and APpref;
+* compare (``bench_compare.py``): ``compare`` on 10 runs x 1,000 queries, all measures and ``-m rpp``;
+* experiment (``bench_experiment.py``): ``experiment`` with seven measures and a baseline on 5 runs x 1,000 queries;
 * tied_rbo (``bench_tied_rbo.py``): ``rbo`` between two of those runs (scores with three decimals: ties);
-* leaderboard (``bench_leaderboard.py``): ``leaderboard`` of 100 systems from 200,000 battles, 200 rounds;
-* judges (``bench_judges.py``): ``judges`` on four judges' pairs (agreement, reliability, bootstrap);
+* leaderboard (``bench_leaderboard.py``): ``leaderboard`` of 100 systems from 1,000,000 battles, 200 rounds;
+* judges (``bench_judges.py``): ``judges`` on four judges' pairs (agreement, reliability, 1,000 bootstrap samples);
 * tukey (``bench_tukey.py``): ``randomised_tukey`` (B = 10,000) and ``tukey_hsd`` on 20 systems x 100 topics;
-* dask (``bench_dask.py``): ``dask.evaluate`` of two runs of 4,000 queries (Dask's threaded scheduler);
+* dask (``bench_dask.py``): ``dask.evaluate`` of two runs of 8,000 queries (Dask's threaded scheduler);
 * calling forms (``bench_calling_forms.py``): ``ir_measures.calc_aggregate`` of the ppref family and PGC on
   namedtuple lists, dicts of dicts and PyTerrier frames.
 
@@ -74,7 +75,7 @@ except ImportError:  # a version before the stats package
 
 x = np.load(sys.argv[1])
 shuffled = randomised_tukey(x, int(sys.argv[2]), np.random.default_rng(0))
-print(np.round(shuffled.p, 12).tolist(), np.round(tukey_hsd(x).p, 12).tolist())
+print(np.round(shuffled.p, 9).tolist(), np.round(tukey_hsd(x).p, 9).tolist())
 """
 
 CALLING_FORMS = """
@@ -90,7 +91,7 @@ with open(sys.argv[1], "rb") as file:
 measures = [ir_measures.parse_measure(name) for name in ("ppref@10", "rpref@10", "APpref", "PGC(p=0.8)")]
 for form, (qrels, run) in forms.items():
     means = ir_measures.calc_aggregate(measures, qrels, run)
-    print(form, sorted((str(measure), round(value, 12)) for measure, value in means.items()))
+    print(form, sorted((str(measure), round(value, 9)) for measure, value in means.items()))
 """
 
 DASK = """
@@ -106,7 +107,7 @@ qrels = dd.from_pandas(pd.read_pickle(qrels_path), npartitions=int(partitions))
 for path in runs:
     run = dd.from_pandas(pd.read_pickle(path), npartitions=int(partitions))
     values = ir_pref_measures.dask.evaluate(qrels, run, ["nDCG@10", "ppref@10", "APpref"])
-    means = values.compute(scheduler="threads").groupby("measure")["value"].mean().round(12)
+    means = values.compute(scheduler="threads").groupby("measure")["value"].mean().round(9)
     print(path.rsplit("/", 1)[-1], sorted(means.items()))
 """
 
@@ -120,16 +121,16 @@ SKIPPED = ("bench_judging.py", "bench_web.py", "bench_llm_judge.py", "simulate_j
 class Sizes:
     """The input sizes of the workloads."""
 
-    scale_queries: int = 1000
-    ppref_queries: int = 50
-    large_query_docs: int = 20_000
-    compare_queries: int = 200
-    experiment: tuple[int, int, int] = (5, 500, 1000)  # runs, queries, docs
+    scale_queries: int = 2000
+    ppref_queries: int = 200
+    large_query_docs: int = 100_000
+    compare_queries: int = 1000
+    experiment: tuple[int, int, int] = (5, 1000, 1000)  # runs, queries, docs
     tukey: tuple[int, int, int] = (20, 100, 10_000)  # systems, topics, shuffles
-    leaderboard: tuple[int, int, int, int] = (100, 200_000, 1000, 200)  # systems, battles, queries, rounds
-    judges: tuple[int, int, int] = (50, 1000, 200)  # queries, votes per judge and query, bootstrap samples
-    dask: tuple[int, int, int, int] = (4000, 100, 2, 1000)  # queries, docs, runs, queries per partition
-    calling_forms_queries: int = 100
+    leaderboard: tuple[int, int, int, int] = (100, 1_000_000, 1000, 200)  # systems, battles, queries, rounds
+    judges: tuple[int, int, int] = (100, 2000, 1000)  # queries, votes per judge and query, bootstrap samples
+    dask: tuple[int, int, int, int] = (8000, 100, 2, 1000)  # queries, docs, runs, queries per partition
+    calling_forms_queries: int = 200
     cast: bool = True  # the TREC CAsT 2019 workloads, when the reference test data is there
 
 
@@ -234,14 +235,12 @@ def write_inputs(root: Path, sizes: Sizes) -> dict[str, list[str]]:
     work[label] = [str(root / "dask_evaluate.py"), str(folder / "qrels.pkl"), str(queries // chunk), *runs]
 
     qrels, run = bench_calling_forms.make_input(sizes.calling_forms_queries)
-    forms = {
-        "namedtuple lists": (qrels, run),
-        "dicts of dicts": (bench_calling_forms.as_dicts(qrels, "relevance"), bench_calling_forms.as_dicts(run, "score")),
-        "PyTerrier frames": (
-            bench_calling_forms.as_pyterrier(qrels, "relevance"),
-            bench_calling_forms.as_pyterrier(run, "score"),
-        ),
-    }
+    forms = {"namedtuple lists": (qrels, run)}
+    for form, convert in (
+        ("dicts of dicts", bench_calling_forms.as_dicts),
+        ("PyTerrier frames", bench_calling_forms.as_pyterrier),
+    ):
+        forms[form] = (convert(qrels, "relevance"), convert(run, "score"))
     with open(root / "forms.pkl", "wb") as file:
         pickle.dump(forms, file)
     work["calling forms: calc_aggregate, 3 forms"] = [str(root / "calling_forms.py"), str(root / "forms.pkl")]
