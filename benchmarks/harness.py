@@ -85,15 +85,15 @@ class Child:
     stdout: str
 
 
-def run_child(command: list[str], cwd: Path, timeout: float | None = None) -> Child:
-    """Run ``command`` (``ir-pref-measures ARGS`` or ``SCRIPT ARGS``) in a fresh Python process from ``cwd`` (never
-    the checkout root, whose source tree would shadow the installed package); ``RuntimeError`` when it fails or
-    outlives ``timeout`` seconds."""
+def run_child(command: list[str], cwd: Path, timeout: float | None = None, python: str = sys.executable) -> Child:
+    """Run ``command`` (``ir-pref-measures ARGS`` or ``SCRIPT ARGS``) in a fresh process of the interpreter
+    ``python`` (by default this one) from ``cwd`` (never the checkout root, whose source tree would shadow the
+    installed package); ``RuntimeError`` when it fails or outlives ``timeout`` seconds."""
     cpu = _children_cpu()
     start = time.perf_counter()
     try:
         done = subprocess.run(
-            [sys.executable, "-c", PEAK_REPORTER, *command], cwd=cwd, capture_output=True, text=True, timeout=timeout
+            [python, "-c", PEAK_REPORTER, *command], cwd=cwd, capture_output=True, text=True, timeout=timeout
         )
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"timed out after {timeout:.0f} s") from None
@@ -114,6 +114,11 @@ def best_child(
         runs.append(run_child(command, cwd, timeout))
         if check is not None:
             check(runs[-1].stdout)
+    return fastest(runs)
+
+
+def fastest(runs: list[Child]) -> Child:
+    """The best of ``runs`` of one command: the shortest wall and CPU times, the largest peak, the last output."""
     return Child(min(r.seconds for r in runs), min(r.cpu for r in runs), max(r.peak_mb for r in runs), runs[-1].stdout)
 
 

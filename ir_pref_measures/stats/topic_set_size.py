@@ -28,8 +28,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, stats
-from scipy.special import gammaln
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.stats.anova import anova
@@ -65,6 +63,8 @@ def t_test_power(n: int, min_difference: float, variance: float, alpha: float = 
     per-topic score variance ``variance`` (differences: twice it)."""
     _check(alpha, min_difference=abs(min_difference) or np.nan, variance=variance)
     _check_topics(n)
+    from scipy import stats  # imported when used: scipy.stats takes most of a second to import
+
     df = n - 1
     critical = stats.t.isf(alpha / 2, df)
     noncentrality = math.sqrt(n) * min_difference / math.sqrt(2 * variance)
@@ -78,6 +78,8 @@ def anova_power(n: int, systems: int, min_range: float, variance: float, alpha: 
     _check_topics(n)
     if not isinstance(systems, int | np.integer) or systems < 2:
         raise InputError(f"the number of systems must be an integer of at least 2, not {systems!r}")
+    from scipy import stats
+
     dfn, dfd = systems - 1, systems * (n - 1)
     critical = stats.f.isf(alpha, dfn, dfd)
     return float(stats.ncf.sf(critical, dfn, dfd, n * min_range**2 / (2 * variance)))
@@ -88,6 +90,9 @@ def expected_ci_width(n: int, variance: float, alpha: float = ALPHA) -> float:
     ``n`` topics (module docstring)."""
     _check(alpha, variance=variance)
     _check_topics(n)
+    from scipy import stats
+    from scipy.special import gammaln
+
     sd = math.sqrt(2 * variance) * math.sqrt(2 / (n - 1)) * math.exp(gammaln(n / 2) - gammaln((n - 1) / 2))
     return float(2 * stats.t.isf(alpha / 2, n - 1) * sd / math.sqrt(n))
 
@@ -126,6 +131,8 @@ def ci_topics(width: float, variance: float, alpha: float = ALPHA) -> int:
 
 def _detectable(power, variance: float, beta: float) -> float:
     """The smallest effect whose ``power(effect)`` reaches ``1 - beta``, by root finding on the monotone power."""
+    from scipy import optimize
+
     high = math.sqrt(variance)
     while power(high) < 1 - beta:
         high *= 2

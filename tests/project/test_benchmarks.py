@@ -52,8 +52,30 @@ def _results() -> dict[str, str]:
 
 
 def test_every_benchmark_has_a_smoke_size():
-    scripts = {p.name for p in BENCHMARKS.glob("*.py")} - {"harness.py", "tables.py"}
+    scripts = {p.name for p in BENCHMARKS.glob("*.py")} - {"harness.py", "tables.py", "versions.py"}
     assert scripts == set(SMOKE)
+
+
+def test_versions_compares_an_install_with_itself(tmp_path):
+    """``versions.py --quick`` with this interpreter as old and as new: a row per workload of the benchmarks it
+    covers, every one run under both, and both printed the same output (each workload is deterministic)."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "versions.py"), "--old", sys.executable, "--new", sys.executable, "--quick"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    table = done.stdout[done.stdout.index("| workload |") :].splitlines()
+    assert table[0].split(" | ")[1:8] == ["old s", "new s", "new/old", "old CPU s", "new CPU s", "old MB", "new MB"]
+    rows = {line.split(" | ")[0].removeprefix("| "): line.split(" | ")[-1].rstrip(" |") for line in table[2:]}
+    covered = {name.split(":")[0] for name in rows}
+    assert covered >= {"scale", "ppref", "pgc", "large_query", "compare", "experiment", "tied_rbo", "leaderboard"}
+    assert covered >= {"judges", "tukey", "dask", "calling forms"}
+    assert set(rows.values()) == {"same"}, rows
+    assert "load average at start" in done.stdout and "load average at end" in done.stdout
 
 
 @pytest.mark.parametrize("script", sorted(SMOKE))
