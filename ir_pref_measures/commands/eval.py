@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
-from ir_pref_measures.model.judgments import combine
 from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
 
 
@@ -89,9 +88,8 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
 
     with ThreadPoolExecutor(1) as reader:  # the run is read while the judgments are (Arrow and numpy free the GIL)
         reading = reader.submit(sources.ranking, args.run)
-        parts = [] if args.qrels == "-" else [sources.judgments(args.qrels, preference_format=args.prefs_format)]
-        parts += [sources.judgments(p, preference_format=args.prefs_format) for p in args.prefs]
-        judgments = parts[0] if len(parts) == 1 else combine(*parts)
+        qrels = [] if args.qrels == "-" else [args.qrels]
+        judgments = sources.named_judgments([*qrels, *args.prefs], preference_format=args.prefs_format)
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
     judged = judged_ranks(run, judgments)  # the judged docs looked up once, for both checks
     check_judged(run, judgments, ranks=judged)
