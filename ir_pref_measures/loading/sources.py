@@ -23,6 +23,7 @@ a query, or listed twice in a query of a run, is an error. Every mistake is an
 
 from __future__ import annotations
 
+import glob
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -39,6 +40,7 @@ from ir_pref_measures.parsing import formats, preferences
 JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "log", "prefs", "qrels_prefs")
 TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's, with judgment groups: never detected, always named
 DEFAULT_SET = "judgments"  # the name of the judgment set when one unnamed set is given
+GLOB_CHARACTERS = frozenset("*?[")
 
 if TYPE_CHECKING:  # pandas (and the table converters) are imported when a table is given or made
     import pandas as pd
@@ -90,6 +92,40 @@ def resolve(source: str | os.PathLike, format: str | None = None) -> Location:
         return Location(path=text, format=format)
     irds.load(text)  # an unknown ID: "neither an existing file nor a known ir_datasets ID", with close matches
     return Location(dataset=text)
+
+
+def paths(source) -> list[str] | None:
+    """The files of a path (``FORMAT:PATH`` too), a glob (sorted) or a list of paths; ``None`` for anything else (an
+    ir_datasets ID, a table)."""
+    if isinstance(source, os.PathLike):
+        return [os.fspath(source)]
+    if isinstance(source, str):
+        named_format = source.partition(":")[0] in JUDGMENT_FORMATS
+        return _glob(source) or ([source] if os.path.lexists(source) or named_format else None)
+    if isinstance(source, Sequence) and source and all(isinstance(s, str | os.PathLike) for s in source):
+        return [os.fspath(s) for s in source]
+    return None
+
+
+def _glob(text: str) -> list[str] | None:
+    """The files a glob names (sorted), or ``None`` when ``text`` is no glob."""
+    if not GLOB_CHARACTERS & set(text) or os.path.lexists(text):
+        return None
+    files = sorted(glob.glob(text))
+    if not files:
+        raise InputError(f"{text}: no file matches this pattern")
+    return files
+
+
+def locations(source, format: str | None = None) -> list[Location]:
+    """Every file a path or a glob names (:func:`paths`), or the ir_datasets ID a string names, resolved
+    (:func:`resolve`; ``format``: the format of files whose name does not say it); a list: those of each source."""
+    if isinstance(source, list | tuple):
+        return [location for each in source for location in locations(each, format)]
+    files = paths(source)
+    if files is None:  # an ir_datasets ID (an unknown one names the closest known IDs)
+        return [resolve(os.fspath(source))]
+    return [resolve(path, format) for path in files]
 
 
 # -- judgments ---------------------------------------------------------------------------------------------
@@ -145,7 +181,7 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
     if isinstance(source, Judgments):
         return source
     if isinstance(source, str | os.PathLike):
-        return located(resolve(source, format), preference_format, group=group, repeated=repeated)
+        return read_source(source, format, preference_format, group=group, repeated=repeated)
     named = {} if group is None else {"group": group}
     graded = {**named, "repeated": repeated}
     if is_frame(source):
@@ -160,12 +196,19 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
     return Judgments.from_qrels(source, **graded)
 
 
-def located(
-    location: Location, preference_format: str | None = None, *, group: str | None = None, repeated: str = "error"
+def read_source(
+    source: str | os.PathLike,
+    format: str | None = None,
+    preference_format: str | None = None,
+    *,
+    group: str | None = None,
+    repeated: str = "error",
 ) -> Judgments:
-    """The judgments of a resolved string source (:func:`resolve`): an ir_datasets ID's qrels, or a file in its
-    named format, else in the format its lines show (``preference_format``: where several preference formats
-    fit). ``group`` and ``repeated`` as :func:`judgments` takes them."""
+    """The judgments a string names, resolved once (:func:`resolve`): an ir_datasets ID's qrels, or a file in its
+    named format (``format`` if its name does not say it), else in the format its lines show
+    (``preference_format``: where several preference formats fit). ``group`` and ``repeated`` as
+    :func:`judgments` takes them."""
+    location = resolve(source, format)
     named = {} if group is None else {"group": group}
     graded = {**named, "repeated": repeated}
     if location.dataset is not None:
@@ -317,12 +360,12 @@ def _joined_parts(spec: str) -> list[str]:
 
 def named_judgments(specs: Sequence[str], preference_format: str | None = None) -> Judgments:
     """The union of the judgments that a command line names, each spec a path, ``FORMAT:PATH``, an ir_datasets ID
-    or ``SOURCE+SOURCE...`` (:func:`joined`): every source resolved (:func:`resolve`), then read (:func:`located`)."""
+    or ``SOURCE+SOURCE...`` (:func:`joined`), each source read by :func:`read_source`."""
     parts = []
     for spec in specs:
         joined = []
         for source in _joined_parts(spec):
-            joined.append(located(resolve(source), preference_format))
+            joined.append(read_source(source, preference_format=preference_format))
         parts.append(union(joined))
     return union(parts)
 
