@@ -86,8 +86,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
     set_n_jobs(args.n_jobs)
     with ThreadPoolExecutor(1) as reader:  # the run is read while the judgments are (Arrow and numpy free the GIL)
         reading = reader.submit(sources.ranking, args.run)
-        qrels = [] if args.qrels == "-" else [args.qrels]
-        judgments = sources.named_judgments([*qrels, *args.prefs], preference_format=args.prefs_format)
+        judgments = sources.named_judgments(_judgment_specs(args), preference_format=args.prefs_format)
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
     judged = judged_ranks(run, judgments)  # the judged docs looked up once, for both checks
     check_judged(run, judgments, ranks=judged)
@@ -115,12 +114,16 @@ def _on_cluster(args: argparse.Namespace, measures: list) -> list:
 
     from ir_pref_measures.dask.dataframes import evaluate_frames, located_frames, run_frame
 
-    qrels = [] if args.qrels == "-" else [args.qrels]
     by_name = {str(measure): measure for measure in measures}
     with dask_client(args.dask, args.dask_timeout):
-        judged = located_frames(sources.locations([*qrels, *args.prefs]), preference_format=args.prefs_format)
+        judged = located_frames(sources.locations(_judgment_specs(args)), preference_format=args.prefs_format)
         frame = evaluate_frames(judged, run_frame(args.run), list(by_name)).compute()
     return [Metric(query_id=q, measure=by_name[m], value=v) for q, m, v in frame.itertuples(index=False)]
+
+
+def _judgment_specs(args: argparse.Namespace) -> list[str]:
+    """QRELS (unless ``-``) and every ``--prefs``, as given."""
+    return ([] if args.qrels == "-" else [args.qrels]) + args.prefs
 
 
 def _measures(texts: list[str]) -> list:
