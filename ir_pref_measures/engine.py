@@ -227,19 +227,39 @@ def evaluate(measures, run, *, judgments=None, qrels=None) -> list:
     (``qrels`` itself when both are given). Both see the run's ranks rather than its scores: every measure sees the
     one order (score descending as float64, then doc id descending), where pytrec_eval alone would compare scores
     as 32-bit floats."""
-    from ir_pref_measures.loading import checks, sources
+    from ir_pref_measures.loading import sources
 
     given = judgments if judgments is not None else qrels
     judgments = given if isinstance(given, Judgments) else sources.judgments(given)
-    theirs = [m for m in measures if not is_catalog_measure(m)]
-    table = None
-    if theirs and qrels is not None and given is not qrels:
-        table = checks.integer_qrels([m for m in measures if not is_package_measure(m)], qrels)
-    else:
-        checks.check_integer_grades([m for m in measures if not is_package_measure(m)], judgments)
-    ranking = sources.ranking(run)
+    table = _graded_table(measures, judgments, None if given is qrels else qrels)
+    return _metrics(measures, sources.ranking(run), judgments, table)
+
+
+def run_metrics(measures, ranking: Ranking, judgments: Judgments) -> list:
+    """:func:`evaluate` on a run and judgments read already (the ``eval`` command's): the same checks, the same
+    list."""
+    table = _graded_table(measures, judgments, None)
+    return _metrics(measures, ranking, judgments, table)
+
+
+def _graded_table(measures, judgments: Judgments, qrels):
+    """The check of integer grades for ir_measures' measures, before anything is computed; the table of ``qrels``
+    (given beside ``judgments``) that ir_measures then reads, else ``None``."""
+    from ir_pref_measures.loading import checks
+
+    graded = [m for m in measures if not is_package_measure(m)]
+    if qrels is not None and not all(map(is_catalog_measure, measures)):
+        return checks.integer_qrels(graded, qrels)
+    checks.check_integer_grades(graded, judgments)
+    return None
+
+
+def _metrics(measures, ranking: Ranking, judgments: Judgments, table) -> list:
+    """Ours by the kernels, ir_measures' others by ir_measures (on ``table``, else the graded judgments), sorted
+    by query id, then in the order of ``measures``."""
     catalog = [m for m in measures if is_catalog_measure(m)]
     metrics = _catalog_metrics(catalog, judgments, ranking) if catalog else []
+    theirs = [m for m in measures if not is_catalog_measure(m)]
     if theirs:
         import ir_measures
 

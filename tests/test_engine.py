@@ -363,3 +363,36 @@ def test_ir_measures_measures_read_the_graded_docs_of_combined_judgments(seed):
     for key, value in expected.items():
         assert found[key] == pytest.approx(value, abs=1e-12)
     assert {m.query_id for m in got if str(m.measure) == "ppref@5"} == {"q1", "q2", "q3"}
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_run_metrics_on_inputs_read_already_are_those_of_evaluate_on_the_sources(seed):
+    """``eval`` reads its inputs once and hands the engine a Ranking and Judgments: the same metrics, in the same
+    order, as :func:`evaluate` reading the sources itself; the same refusal of grades pytrec_eval cannot take."""
+    import ir_measures
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    qrels = pd.DataFrame(
+        {
+            "query_id": rng.choice(["q1", "q2", "q3", "q4"], n),
+            "doc_id": [f"d{i}" for i in range(n)],
+            "relevance": rng.integers(0, 4, n),
+        }
+    )
+    run = qrels.sample(frac=1.0, random_state=int(rng.integers(0, 2**31))).drop(columns="relevance")
+    run = run.assign(score=rng.normal(size=n).round(1))
+    measures = [ir_pref_measures.ppref @ 5, ir_pref_measures.APpref, ir_pref_measures.PGC]
+    measures += [ir_measures.parse_measure(m) for m in ("nDCG@5", "P@3", "Bpref")]
+    expected = engine.evaluate(measures, run, judgments=qrels)
+    got = engine.run_metrics(measures, sources.ranking(run), sources.judgments(qrels))
+    assert [(m.query_id, str(m.measure), m.value) for m in got] == [
+        (m.query_id, str(m.measure), m.value) for m in expected
+    ]
+    halves = qrels.assign(relevance=qrels["relevance"] + 0.5)
+    with pytest.raises(InputError) as direct:
+        engine.evaluate(measures, run, judgments=halves)
+    with pytest.raises(InputError) as read:
+        engine.run_metrics(measures, sources.ranking(run), sources.judgments(halves))
+    assert str(read.value) == str(direct.value)

@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
-from ir_pref_measures.model.judgments import combine
 from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
 
 
@@ -51,12 +50,9 @@ def run(args: argparse.Namespace) -> None:
     from ir_measures.__main__ import OUTPUT_FORMATS, SUMMARY_QID
     from ir_measures.util import Metric
 
-    from ir_pref_measures.engine import set_n_jobs
-
     if args.no_summary and not args.by_query:
         raise InputError("--no_summary (-n) only goes with --by_query (-q)")
     measures = _measures(args.measures)
-    set_n_jobs(args.n_jobs)
     if args.qrels == "-" and not args.prefs:
         raise InputError("no judgments: QRELS is '-' and no --prefs file was given")
     if args.dask:
@@ -77,21 +73,20 @@ def run(args: argparse.Namespace) -> None:
 
 
 def _locally(args: argparse.Namespace, measures: list) -> list:
-    """Per-query metrics in query id order, computed in this process."""
+    """Per-query metrics in query id order, computed in this process (on ``--n-jobs`` threads)."""
     import ir_measures
 
     from ir_pref_measures.adapters.ir_measures import PreferenceProvider
-    from ir_pref_measures.engine import evaluate
+    from ir_pref_measures.engine import run_metrics, set_n_jobs
     from ir_pref_measures.loading.checks import check_judged
     from ir_pref_measures.measures.names import is_package_measure
     from ir_pref_measures.model.coverage import judged_ranks, warn_unjudged
     from ir_pref_measures.parsing.names import run_name
 
+    set_n_jobs(args.n_jobs)
     with ThreadPoolExecutor(1) as reader:  # the run is read while the judgments are (Arrow and numpy free the GIL)
         reading = reader.submit(sources.ranking, args.run)
-        parts = [] if args.qrels == "-" else [sources.judgments(args.qrels, preference_format=args.prefs_format)]
-        parts += [sources.judgments(p, preference_format=args.prefs_format) for p in args.prefs]
-        judgments = parts[0] if len(parts) == 1 else combine(*parts)
+        judgments = sources.named_judgments(_judgment_specs(args), preference_format=args.prefs_format)
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
     judged = judged_ranks(run, judgments)  # the judged docs looked up once, for both checks
     check_judged(run, judgments, ranks=judged)
@@ -109,20 +104,26 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         position = {measure: i for i, measure in enumerate(measures)}
         results.sort(key=lambda metric: (metric.query_id, position[metric.measure]))
         return results
-    return evaluate(measures, run, judgments=judgments)
+    return run_metrics(measures, run, judgments)
 
 
 def _on_cluster(args: argparse.Namespace, measures: list) -> list:
-    """Per-query metrics in query id order, read and computed on the Dask cluster of ``--dask``."""
+    """Per-query metrics in query id order, computed on the Dask cluster of ``--dask``: the judgments are resolved
+    here (:func:`~ir_pref_measures.loading.sources.locations`) and read on the workers, as the run is."""
     from ir_measures.util import Metric
 
-    from ir_pref_measures.dask.dataframes import evaluate
+    from ir_pref_measures.dask.dataframes import evaluate_frames, located_frames, run_frame
 
-    judgments = [] if args.qrels == "-" else [args.qrels]
     by_name = {str(measure): measure for measure in measures}
     with dask_client(args.dask, args.dask_timeout):
-        frame = evaluate([*judgments, *args.prefs], args.run, measures, preference_format=args.prefs_format).compute()
+        judged = located_frames(sources.locations(_judgment_specs(args)), preference_format=args.prefs_format)
+        frame = evaluate_frames(judged, run_frame(args.run), list(by_name)).compute()
     return [Metric(query_id=q, measure=by_name[m], value=v) for q, m, v in frame.itertuples(index=False)]
+
+
+def _judgment_specs(args: argparse.Namespace) -> list[str]:
+    """QRELS (unless ``-``) and every ``--prefs``, as given."""
+    return ([] if args.qrels == "-" else [args.qrels]) + args.prefs
 
 
 def _measures(texts: list[str]) -> list:

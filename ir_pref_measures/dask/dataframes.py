@@ -17,7 +17,6 @@ Dask: M. Rocklin. Dask: parallel computation with blocked algorithms and task sc
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Mapping, Sequence
 
@@ -51,7 +50,6 @@ from ir_pref_measures.parsing import formats, preferences
 QRELS = "qrels"
 PREFERENCES = "preferences"
 PARQUET_SUFFIXES = (".parquet", ".pq")
-GLOB_CHARACTERS = frozenset("*?[")
 COLUMNS = {
     "run": {"query_id": "str", "doc_id": "str", "score": "float64"},
     QRELS: {"query_id": "str", "doc_id": "str", "relevance": "float64", "line": "int64"},
@@ -105,28 +103,6 @@ def _judgment_kind(path: str, format: str | None, preference_format: str | None 
 # -- inputs as dask DataFrames ----------------------------------------------------------------------------
 
 
-def _files(text: str) -> list[str] | None:
-    """The files a glob names (sorted), or ``None`` when ``text`` is no glob."""
-    if not GLOB_CHARACTERS & set(text) or os.path.lexists(text):
-        return None
-    files = sorted(glob.glob(text))
-    if not files:
-        raise InputError(f"{text}: no file matches this pattern")
-    return files
-
-
-def _paths(source) -> list[str] | None:
-    """The files of a path, a glob or a list of paths; ``None`` for anything else (an ID, a table)."""
-    if isinstance(source, os.PathLike):
-        return [os.fspath(source)]
-    if isinstance(source, str):
-        named_format = source.partition(":")[0] in sources.JUDGMENT_FORMATS
-        return _files(source) or ([source] if os.path.lexists(source) or named_format else None)
-    if isinstance(source, Sequence) and source and all(isinstance(s, str | os.PathLike) for s in source):
-        return [os.fspath(s) for s in source]
-    return None
-
-
 def _from_tasks(tasks: list, columns: Mapping[str, str]) -> dd.DataFrame:
     return dd.from_delayed(tasks, meta=_empty(columns), verify_meta=False)
 
@@ -152,7 +128,7 @@ def _table(source, kind: str, read) -> dd.DataFrame:
         if "query_id" not in frame.columns:
             raise InputError(f"the {kind} table has no query_id (or qid) column (found {list(source.columns)})")
         return frame if isinstance(frame, dd.DataFrame) else dd.from_pandas(frame, npartitions=1, sort=False)
-    paths = _paths(source)
+    paths = sources.paths(source)
     if paths is None and isinstance(source, str):
         raise InputError("no such file", path=source)
     if paths is None:
@@ -178,20 +154,27 @@ def judgment_frames(
     if isinstance(source, dd.DataFrame | pd.DataFrame):
         kind = PREFERENCES if "doc_id_a" in source.columns else QRELS
         return [(kind, _table(source, kind, None))]
-    paths = _paths(source)
-    if paths is None:  # an ir_datasets ID (an unknown one names the closest known IDs)
-        location = sources.resolve(os.fspath(source))
-        return [(QRELS, _from_tasks([dask.delayed(_read_qrels)(location, repeated)], COLUMNS[QRELS]))]
-    named = [sources.resolve(p, format) for p in paths]
-    if _is_parquet(paths):
-        frame = tables.standard_columns(dd.read_parquet(paths))
+    located = sources.locations(source, format)
+    if all(location.path is not None for location in located) and _is_parquet([at.path for at in located]):
+        frame = tables.standard_columns(dd.read_parquet([at.path for at in located]))
         return [(PREFERENCES if "doc_id_a" in frame.columns else QRELS, frame)]
-    detected = iter(  # formats not named: detected on the workers from the files' lines, in one round trip
-        dask.compute(*[dask.delayed(_judgment_kind)(n.path, None, preference_format) for n in named if not n.format])
-    )
+    return located_frames(located, preference_format=preference_format, repeated=repeated)
+
+
+def located_frames(
+    located: Sequence[sources.Location], *, preference_format: str | None = None, repeated: str = "error"
+) -> list[tuple[str, dd.DataFrame]]:
+    """Judgments resolved by the input layer (:func:`ir_pref_measures.loading.sources.locations`: ir_datasets IDs,
+    files with or without their format) as :func:`judgment_frames` gives them, read on the workers; the formats not
+    named are detected on the workers from the files' lines, in one round trip."""
+    unnamed = [at.path for at in located if at.dataset is None and not at.format]
+    detected = iter(dask.compute(*[dask.delayed(_judgment_kind)(path, None, preference_format) for path in unnamed]))
     parts = []
-    for location in named:
-        kind = _judgment_kind(location.path, location.format) if location.format else next(detected)
+    for location in located:
+        if location.dataset is not None:
+            kind = QRELS
+        else:
+            kind = _judgment_kind(location.path, location.format) if location.format else next(detected)
         task = (
             dask.delayed(_read_qrels)(location, repeated)
             if kind == QRELS
@@ -298,8 +281,21 @@ def evaluate(
     """
     names = _measure_names(measures)
     found = judgment_frames(judgments, format=format, preference_format=preference_format)
-    kinds, frames = zip(*found, strict=True)
-    *parts, run_part = by_query(frames, [run_frame(run)], npartitions)
+    return evaluate_frames(found, run_frame(run), names, npartitions=npartitions, aggregate=aggregate)
+
+
+def evaluate_frames(
+    judgments: Sequence[tuple[str, dd.DataFrame]],
+    run: dd.DataFrame,
+    names: list[str],
+    *,
+    npartitions: int | None = None,
+    aggregate: bool = False,
+) -> dd.DataFrame:
+    """:func:`evaluate` on inputs read already: ``judgments`` as :func:`judgment_frames` (or :func:`located_frames`)
+    gives them, ``run`` as :func:`run_frame` gives it, the measures by their validated names, each once."""
+    kinds, frames = zip(*judgments, strict=True)
+    *parts, run_part = by_query(frames, [run], npartitions)
     values = dd.map_partitions(
         _evaluate_partition,
         run_part,

@@ -23,13 +23,14 @@ a query, or listed twice in a query of a run, is an error. Every mistake is an
 
 from __future__ import annotations
 
+import glob
 import os
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ir_pref_measures.errors import InputError
+from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.ids import is_pandas
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
@@ -39,6 +40,7 @@ from ir_pref_measures.parsing import formats, preferences
 JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "log", "prefs", "qrels_prefs")
 TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's, with judgment groups: never detected, always named
 DEFAULT_SET = "judgments"  # the name of the judgment set when one unnamed set is given
+GLOB_CHARACTERS = frozenset("*?[")
 
 if TYPE_CHECKING:  # pandas (and the table converters) are imported when a table is given or made
     import pandas as pd
@@ -95,6 +97,40 @@ def resolve(source: str | os.PathLike, format: str | None = None) -> Location:
     return Location(dataset=text)
 
 
+def paths(source) -> list[str] | None:
+    """The files of a path (``FORMAT:PATH`` too), a glob (sorted) or a list of paths; ``None`` for anything else (an
+    ir_datasets ID, a table)."""
+    if isinstance(source, os.PathLike):
+        return [os.fspath(source)]
+    if isinstance(source, str):
+        named_format = source.partition(":")[0] in JUDGMENT_FORMATS
+        return _glob(source) or ([source] if os.path.lexists(source) or named_format else None)
+    if isinstance(source, Sequence) and source and all(isinstance(s, str | os.PathLike) for s in source):
+        return [os.fspath(s) for s in source]
+    return None
+
+
+def _glob(text: str) -> list[str] | None:
+    """The files a glob names (sorted), or ``None`` when ``text`` is no glob."""
+    if not GLOB_CHARACTERS & set(text) or os.path.lexists(text):
+        return None
+    files = sorted(glob.glob(text))
+    if not files:
+        raise InputError(f"{text}: no file matches this pattern")
+    return files
+
+
+def locations(source, format: str | None = None) -> list[Location]:
+    """Every file a path or a glob names (:func:`paths`), or the ir_datasets ID a string names, resolved
+    (:func:`resolve`; ``format``: the format of files whose name does not say it); a list: those of each source."""
+    if isinstance(source, list | tuple):
+        return [location for each in source for location in locations(each, format)]
+    files = paths(source)
+    if files is None:  # an ir_datasets ID (an unknown one names the closest known IDs)
+        return [resolve(os.fspath(source))]
+    return [resolve(path, format) for path in files]
+
+
 # -- judgments ---------------------------------------------------------------------------------------------
 
 
@@ -145,27 +181,12 @@ def judgments(
 
 
 def _judgments(source, format, preference_format, group, repeated) -> Judgments:
-    named = {} if group is None else {"group": group}
-    graded = {**named, "repeated": repeated}
     if isinstance(source, Judgments):
         return source
     if isinstance(source, str | os.PathLike):
-        location = resolve(source, format)
-        if location.dataset is not None:
-            return Judgments.from_qrels(qrels_table(location, repeated="keep"), checked=True, **graded)
-        if location.format in TREC_EVAL_FORMATS:
-            if group is not None:
-                raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
-            from ir_pref_measures.loading.groups import read_judgments
-
-            return Judgments.from_trec_prefs(read_judgments(location.path, location.format), checked=True)
-        raw = location.path if location.format else formats.load(location.path)  # named: read from its path
-        if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
-            return _judging_log(raw, named)
-        chosen = location.format or preferences.detect_format(raw, preference_format)
-        if chosen == "qrels":
-            return Judgments.from_qrels(formats.read_columns(raw, formats.QRELS), **graded)
-        return Judgments.from_preferences(preferences.preference_columns(raw, chosen), checked=True, **named)
+        return read_source(source, format, preference_format, group=group, repeated=repeated)
+    named = {} if group is None else {"group": group}
+    graded = {**named, "repeated": repeated}
     if is_frame(source):
         if "doc_id_a" in source.columns:
             return Judgments.from_preferences(source, **named)
@@ -178,18 +199,50 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
     return Judgments.from_qrels(source, **graded)
 
 
+def read_source(
+    source: str | os.PathLike,
+    format: str | None = None,
+    preference_format: str | None = None,
+    *,
+    group: str | None = None,
+    repeated: str = "error",
+) -> Judgments:
+    """The judgments a string names, resolved once (:func:`resolve`): an ir_datasets ID's qrels, or a file in its
+    named format (``format`` if its name does not say it), else in the format its lines show
+    (``preference_format``: where several preference formats fit). ``group`` and ``repeated`` as
+    :func:`judgments` takes them."""
+    location = resolve(source, format)
+    named = {} if group is None else {"group": group}
+    graded = {**named, "repeated": repeated}
+    if location.dataset is not None:
+        return Judgments.from_qrels(_dataset_qrels(location.dataset, "keep"), checked=True, **graded)
+    if location.format in TREC_EVAL_FORMATS:
+        if group is not None:
+            raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
+        from ir_pref_measures.loading.groups import read_judgments
+
+        return Judgments.from_trec_prefs(read_judgments(location.path, location.format), checked=True)
+    raw = location.path if location.format else formats.load(location.path)  # named: read from its path
+    if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
+        return _judging_log(raw, named)
+    chosen = location.format or preferences.detect_format(raw, preference_format)
+    if chosen == "qrels":
+        return Judgments.from_qrels(formats.read_columns(raw, formats.QRELS), **graded)
+    return Judgments.from_preferences(preferences.preference_columns(raw, chosen), checked=True, **named)
+
+
 def _judging_log(source, named: dict) -> Judgments:
-    return Judgments.from_preferences(_judging_log_columns(source, stacklevel=5), checked=True, **named)
+    return Judgments.from_preferences(_judging_log_columns(source), checked=True, **named)
 
 
-def _judging_log_columns(source, stacklevel: int) -> formats.Columns:
+def _judging_log_columns(source) -> formats.Columns:
     """Clarke's judging log (``@ topic docA docB J``): ``!`` a preference for docA, ``=`` a tie; a warning counts
     the lines without a usable answer (``?``), which are no judgment."""
     columns, unusable = preferences.judging_log_preferences(source)
     if unusable:
         warnings.warn(
             f"{columns.name}: {unusable} of {len(columns) + unusable} lines have no usable answer (?): not judgments",
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
     return columns
 
@@ -204,7 +257,7 @@ def preference_rows(source: str | os.PathLike, format: str | None = None) -> pd.
         raise InputError(f"{source}: graded or trec_eval judgments, not a file of preference judgments")
     raw = formats.load(location.path)
     if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
-        return _judging_log_columns(raw, stacklevel=3).frame()
+        return _judging_log_columns(raw).frame()
     return preferences.read_preferences(raw, location.format)
 
 
@@ -235,16 +288,14 @@ def groups(sources: Mapping[str, object], *, format: str | None = None) -> Judgm
         if not isinstance(name, str) or not name or any(c.isspace() for c in name):
             raise InputError(f"a judgment group name must be a non-empty string without spaces, not {name!r}")
         parts.append(judgments(source, format=format, group=name))
-    return parts[0] if len(parts) == 1 else combine(*parts)
+    return union(parts)
 
 
 def combined(*sources, preference_format: str | None = None) -> Judgments:
     """The union of the judgments of several sources (:func:`~ir_pref_measures.model.judgments.combine`);
     ``preference_format``: the format of the preference files among them, where detection cannot tell."""
     parts = [judgments(s, preference_format=preference_format) for s in sources if s is not None]
-    if not parts:
-        raise InputError("no judgments: give graded qrels, preferences, or both")
-    return parts[0] if len(parts) == 1 else combine(*parts)
+    return union(parts)
 
 
 def load_combined(qrels, prefs, *, format: str | None = None) -> Judgments:
@@ -268,9 +319,7 @@ def load_combined(qrels, prefs, *, format: str | None = None) -> Judgments:
     parts = [] if qrels is None else [judgments(qrels, format="qrels")]
     if prefs is not None:
         parts.append(judgments(prefs, format=format))
-    if not parts:
-        raise InputError("no judgments: give graded qrels, preferences, or both")
-    return parts[0] if len(parts) == 1 else combine(*parts)
+    return union(parts)
 
 
 def split_name(spec: str) -> tuple[str | None, str]:
@@ -299,16 +348,36 @@ def grouped(specs: Iterable[str], *, preference_format: str | None = None) -> Ju
     parts = [combined(*unnamed, preference_format=preference_format)] if unnamed else []
     if named:
         parts.append(groups(named, format=preference_format))
-    if not parts:
-        raise InputError("no judgments: give graded qrels, preferences, or both")
-    return parts[0] if len(parts) == 1 else combine(*parts)
+    return union(parts)
 
 
 def joined(spec: str, preference_format: str | None = None) -> Judgments:
     """The judgments of ``SOURCE[+SOURCE...]``: ``+`` joins sources into their union (:func:`combined`), unless
     the whole text names an existing file."""
-    parts = spec.split("+") if "+" in spec and not os.path.lexists(spec) else [spec]
-    return combined(*parts, preference_format=preference_format)
+    return combined(*_joined_parts(spec), preference_format=preference_format)
+
+
+def _joined_parts(spec: str) -> list[str]:
+    return spec.split("+") if "+" in spec and not os.path.lexists(spec) else [spec]
+
+
+def named_judgments(specs: Sequence[str], preference_format: str | None = None) -> Judgments:
+    """The union of the judgments that a command line names, each spec a path, ``FORMAT:PATH``, an ir_datasets ID
+    or ``SOURCE+SOURCE...`` (:func:`joined`), each source read by :func:`read_source`."""
+    parts = []
+    for spec in specs:
+        joined = []
+        for source in _joined_parts(spec):
+            joined.append(read_source(source, preference_format=preference_format))
+        parts.append(union(joined))
+    return union(parts)
+
+
+def union(parts: Sequence[Judgments]) -> Judgments:
+    """The one judgment set of ``parts``, or their union (:func:`~ir_pref_measures.model.judgments.combine`)."""
+    if not parts:
+        raise InputError("no judgments: give graded qrels, preferences, or both")
+    return parts[0] if len(parts) == 1 else combine(*parts)
 
 
 def judgment_sets(specs: Iterable[str], format: str | None = None) -> dict[str, Judgments]:
@@ -336,7 +405,7 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
     if isinstance(source, str | os.PathLike):
         source = resolve(source, "qrels")
     if isinstance(source, Location) and source.dataset is not None:
-        return tables.qrels(irds.qrels(source.dataset), repeated=repeated)
+        return _dataset_qrels(source.dataset, repeated)
     if isinstance(source, Location):
         if source.format not in (None, "qrels"):
             raise InputError(f"{source.path}: graded qrels are needed here, not {source.format} preferences")
@@ -347,6 +416,13 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
     if repeated == "error":
         tables.reject_repeated(table, source)
     return table
+
+
+def _dataset_qrels(dataset_id: str, repeated: str) -> pd.DataFrame:
+    """The qrels of an ir_datasets ID, validated (:func:`ir_pref_measures.model.tables.qrels`)."""
+    from ir_pref_measures.model import tables
+
+    return tables.qrels(irds.qrels(dataset_id), repeated=repeated)
 
 
 # -- runs -------------------------------------------------------------------------------------------------

@@ -106,3 +106,39 @@ def test_one_table_of_records_is_told_from_a_list_of_sources():
     assert not sources.is_records([*rows, "run.txt"])
     assert not sources.is_records(["qrels.txt", "prefs.txt"])
     assert not sources.is_records([pd.DataFrame({"doc_id": ["a"]})])
+
+
+def test_locations_resolve_paths_globs_formats_and_ids_once(tmp_path, irds_home):
+    for name in ("b.txt", "a.txt", "c.dat"):
+        (tmp_path / name).write_text("q1 0 d1 1\n")
+    found = sources.locations(str(tmp_path / "*.txt"))
+    assert found == [sources.Location(path=str(tmp_path / n)) for n in ("a.txt", "b.txt")]  # sorted
+    assert sources.locations(f"pairs:{tmp_path / 'c.dat'}") == [
+        sources.Location(path=str(tmp_path / "c.dat"), format="pairs")
+    ]
+    assert sources.locations(str(tmp_path / "c.dat"), "qrels") == [
+        sources.Location(path=str(tmp_path / "c.dat"), format="qrels")
+    ]
+    assert sources.locations([str(tmp_path / "c.dat"), f"irds:{DL19}"]) == [
+        sources.Location(path=str(tmp_path / "c.dat")),
+        sources.Location(dataset=DL19),
+    ]
+    with pytest.raises(InputError, match="no file matches this pattern"):
+        sources.locations(str(tmp_path / "*.qrels"))
+
+
+def test_named_judgments_are_the_union_that_judgments_reads(tmp_path):
+    qrels, prefs, more = tmp_path / "qrels.txt", tmp_path / "prefs.txt", tmp_path / "more.txt"
+    qrels.write_text("q1 0 a 2\nq1 0 b 1\nq2 0 a 1\n")
+    prefs.write_text("q1 c a\nq3 a b\n")
+    more.write_text("q2 b a\n")
+    specs = [str(qrels), f"{prefs}+{more}"]
+    found = sources.named_judgments(specs, preference_format="pairs")
+    expected = sources.combined(*specs, preference_format="pairs")
+    assert found.frame().equals(expected.frame())
+    assert (found.edge_src.tolist(), found.edge_dst.tolist()) == (
+        expected.edge_src.tolist(),
+        expected.edge_dst.tolist(),
+    )
+    with pytest.raises(InputError, match="no judgments"):
+        sources.named_judgments([])
