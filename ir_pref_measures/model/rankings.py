@@ -210,10 +210,12 @@ def _scores_increase(query: np.ndarray, score: np.ndarray) -> bool:
     """True when, in file order, the last line of every query scores above its first (queries whose first and last
     lines score the same aside, at least one query left): the rank and score columns of a run file swapped
     (``q Q0 doc 0.93 1``). ``query``: the query code of each line."""
-    order = np.argsort(query, kind="stable")
-    starts = np.flatnonzero(np.r_[True, query[order][1:] != query[order][:-1]])
-    ends = np.r_[starts[1:], len(order)] - 1
-    change = score[order[ends]] - score[order[starts]]
+    if (query[1:] < query[:-1]).any():  # lines not grouped by query in query order: put them so (stable)
+        order = np.argsort(query, kind="stable")
+        query, score = query[order], score[order]
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+    ends = np.r_[starts[1:], len(query)] - 1
+    change = score[ends] - score[starts]
     return bool((change > 0).any() and not (change < 0).any())
 
 
