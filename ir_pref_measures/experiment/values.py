@@ -31,6 +31,7 @@ from ir_pref_measures.loading.checks import check_integer_grades, check_overlap
 from ir_pref_measures.measures.names import PairwiseMeasure
 from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
+from ir_pref_measures.parsing.arrow import release_freed_memory
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.progress import progress
 
@@ -91,6 +92,8 @@ def experiment_values(
                 warn_unjudged(name, ranking, main, ranks)
             for part, values in zip(parts, found.values(), strict=True):
                 values.add(name, part, ranking, (frames or {}).get(name))
+            del ranking, parts, ranks  # the run is released
+            release_freed_memory()
             bar.update()
     warn_depths(deepest)
     columns = {column: frame for values in found.values() for column, frame in values.frames().items()}

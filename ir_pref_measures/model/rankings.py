@@ -77,7 +77,7 @@ class Ranking:
         keys = np.empty(len(self.doc_text), dtype=_U64)
         for lo in range(0, len(keys), _KEY_ROWS):  # in slices: the temporary arrays stay small
             position = np.arange(lo, min(lo + _KEY_ROWS, len(keys)))
-            query = np.searchsorted(self.offsets, position, "right") - 1
+            query = _query_of(self.offsets, lo, lo + len(position))
             hashes = string_hashes(self.doc_text.slice(lo, len(position)))
             part = _key(query.astype(_U64), hashes, query_bits, rank_bits)
             keys[lo : lo + len(position)] = part | (position - self.offsets[query]).astype(_U64)
@@ -182,7 +182,7 @@ class Ranking:
         """``source``: the file's columns, to name a line in messages (``None``: a table)."""
         if not len(score):
             raise InputError("the run is empty", path=None if source is None else source.name)
-        (q,), query_ids = intern(query)
+        q, query_ids = _query_codes(query)
         if source is not None and _scores_increase(q, score):
             warnings.warn(
                 f"{source.name}: the scores increase down the lines of every query: are the rank and score columns "
@@ -206,14 +206,34 @@ class Ranking:
         return ranking
 
 
+def _query_of(offsets: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The query index of each entry ``lo:hi`` of a ranking whose queries start at ``offsets``."""
+    first, last = np.searchsorted(offsets, [lo, hi - 1], "right") - 1
+    sizes = np.diff(np.clip(offsets[first : last + 2], lo, hi))
+    return np.repeat(np.arange(first, last + 1), sizes)
+
+
+def _query_codes(query) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~ir_pref_measures.ids.intern` of the query ids of a run's lines (codes, sorted ids): when each query's
+    lines come in one block (a run file as written), only the first id of each block is interned."""
+    text = as_text(query)
+    starts = np.flatnonzero(np.r_[True, as_numpy(pc.not_equal(text.slice(1), text.slice(0, max(len(text) - 1, 0))))])
+    (codes,), query_ids = intern(text.take(arrow(starts)))
+    if len(query_ids) < len(starts):  # a query in more than one block
+        (codes,), query_ids = intern(text)
+        return codes, query_ids
+    return np.repeat(codes, np.diff(np.r_[starts, len(text)])), query_ids
+
+
 def _scores_increase(query: np.ndarray, score: np.ndarray) -> bool:
     """True when, in file order, the last line of every query scores above its first (queries whose first and last
     lines score the same aside, at least one query left): the rank and score columns of a run file swapped
     (``q Q0 doc 0.93 1``). ``query``: the query code of each line."""
-    if (query[1:] < query[:-1]).any():  # lines not grouped by query in query order: put them so (stable)
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+    if len(starts) > len(np.unique(query[starts])):  # a query's lines in more than one block: grouped (stable)
         order = np.argsort(query, kind="stable")
         query, score = query[order], score[order]
-    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+        starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
     ends = np.r_[starts[1:], len(query)] - 1
     change = score[ends] - score[starts]
     return bool((change > 0).any() and not (change < 0).any())

@@ -44,7 +44,6 @@ from ir_pref_measures.parsing.arrow import (
     SPACE,
     arrow_table,
     canonical,
-    empty_field,
     has_c1,
     loose_separators,
     release_parser_memory,
@@ -267,16 +266,16 @@ def _regular_file_table(path: str | os.PathLike, names: list[str], used: dict[st
             if b"#" in chunk or b"\x7f" in chunk:  # bytes' own search: faster than a pass of numpy
                 return None
             part = np.frombuffer(chunk, dtype=np.uint8)
-            newline, space = part == NEWLINE, part == SPACE
-            control = np.count_nonzero(part[carried:] < 0x20) - np.count_nonzero(newline[carried:])
+            newlines = int(np.count_nonzero(part[carried:] == NEWLINE))
+            separator = part <= SPACE  # with no control character: a space or a line end
             if (
-                control  # a tab, CR or control character
-                or empty_field(space, newline)
+                np.count_nonzero(part[carried:] < SPACE) != newlines  # a tab, CR or control character
+                or (separator[1:] & separator[:-1]).any()  # an empty field (or a blank line: not regular either)
                 or (not carried and part[0] == SPACE)
                 or (b"\xc2" in chunk and has_c1(part))
             ):
                 return None
-            lines += int(np.count_nonzero(newline[carried:]))
+            lines += newlines
             buffer[0] = buffer[carried + size - 1]
             carried = 1
     if not carried or buffer[0] == SPACE:  # an empty file, or one that ends with an empty field
