@@ -31,8 +31,8 @@ from ir_pref_measures.loading.checks import check_integer_grades, check_overlap
 from ir_pref_measures.measures.names import PairwiseMeasure
 from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.parsing.arrow import release_freed_memory
 from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.parsing.arrow import release_freed_memory
 from ir_pref_measures.progress import progress
 
 GROUP = 8

@@ -62,6 +62,7 @@ def t_test_power(n: int, min_difference: float, variance: float, alpha: float = 
     """The power of the two-sided paired t-test on ``n`` topics against a true mean difference ``min_difference``,
     per-topic score variance ``variance`` (differences: twice it)."""
     from scipy import stats  # imported here: importing ir_pref_measures.stats costs no scipy.stats
+
     _check(alpha, min_difference=abs(min_difference) or np.nan, variance=variance)
     _check_topics(n)
     df = n - 1
@@ -74,6 +75,7 @@ def anova_power(n: int, systems: int, min_range: float, variance: float, alpha: 
     """The power of the one-way ANOVA F test over ``systems`` systems with ``n`` topics each when the best and the
     worst system differ by ``min_range`` and the others sit at the middle."""
     from scipy import stats
+
     _check(alpha, min_range=min_range, variance=variance)
     _check_topics(n)
     if not isinstance(systems, int | np.integer) or systems < 2:
@@ -88,6 +90,7 @@ def expected_ci_width(n: int, variance: float, alpha: float = ALPHA) -> float:
     ``n`` topics (module docstring)."""
     from scipy import stats
     from scipy.special import gammaln
+
     _check(alpha, variance=variance)
     _check_topics(n)
     sd = math.sqrt(2 * variance) * math.sqrt(2 / (n - 1)) * math.exp(gammaln(n / 2) - gammaln((n - 1) / 2))
@@ -129,6 +132,7 @@ def ci_topics(width: float, variance: float, alpha: float = ALPHA) -> int:
 def _detectable(power, variance: float, beta: float) -> float:
     """The smallest effect whose ``power(effect)`` reaches ``1 - beta``, by root finding on the monotone power."""
     from scipy import optimize
+
     high = math.sqrt(variance)
     while power(high) < 1 - beta:
         high *= 2
