@@ -35,7 +35,7 @@ ranx is not a dependency of the package: ``pip install 'ir-pref-measures[bench]'
 without it its rows are marked as not installed.
 
     python benchmarks/bench_experiment.py [--runs 30] [--queries 1000] [--docs 1000] [--repeat 3] [--small]
-    python benchmarks/bench_experiment.py --scaling [--quick]   # peak RSS at 10, 30, 100 runs beside the floor
+    python benchmarks/bench_experiment.py --scaling [--quick] [--inputs DIR]   # peak RSS at 10, 30, 100 runs
 """
 
 from __future__ import annotations
@@ -380,7 +380,13 @@ def scaling(args: argparse.Namespace, folder: Path) -> None:
     from harness import Report
 
     counts = (3, 6, 12) if args.quick else (10, 30, 100)
-    write_input(max(counts), args.queries, args.docs, folder)
+    if args.inputs is not None:  # written once, kept between runs of the benchmark
+        folder = Path(args.inputs)
+        if not (folder / "runs" / f"r{max(counts) - 1:02d}.txt").exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            write_input(max(counts), args.queries, args.docs, folder)
+    else:
+        write_input(max(counts), args.queries, args.docs, folder)
     qrels = str(folder / "qrels.txt")
     (folder / "peer_floor.py").write_text(FLOOR)
     report = Report(
@@ -410,6 +416,7 @@ def main() -> None:
     parser.add_argument("--small", action="store_true", help="3 runs x 100 queries x 100 docs: a quick check")
     parser.add_argument("--scaling", action="store_true", help="peak RSS at 10, 30 and 100 runs beside the floor")
     parser.add_argument("--quick", action="store_true", help="with --scaling: 3, 6, 12 runs x 100 queries x 100 docs")
+    parser.add_argument("--inputs", help="with --scaling: a folder for the input files, written once and reused")
     args = parser.parse_args()
     if args.scaling:
         if args.quick:

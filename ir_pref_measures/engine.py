@@ -36,6 +36,7 @@ from ir_pref_measures.measures.trec_prefs import (
     trec_prefs_values,
     warn_cycles,
 )
+from ir_pref_measures.model.coverage import judged_ranks
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
@@ -44,10 +45,9 @@ class _RunInputs:
     """One run against one judgment set: the rank of every judged doc, and a cache for what every block of
     queries shares (guarded by a lock: blocks run on threads)."""
 
-    def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray):
+    def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray, doc_rank: np.ndarray | None):
         self.queries = queries  # every evaluated query of the run
-        run_query = ranking.query_index(judgments.query_ids)  # per judged query, its index in the run
-        self.doc_rank = ranking.rank_in(run_query[judgments.doc_query], judgments.doc_text)
+        self.doc_rank = judged_ranks(ranking, judgments) if doc_rank is None else doc_rank
         self.cache: dict = {}
         self.lock = threading.RLock()  # a shared computation may itself ask for another
 
@@ -185,11 +185,14 @@ def query_blocks(judgments: Judgments, queries: np.ndarray) -> list[np.ndarray]:
     return [block for block in np.split(queries, np.unique(cuts)) if len(block)]
 
 
-def evaluate_blocks(measures, judgments: Judgments, ranking: Ranking, queries: np.ndarray) -> list[np.ndarray]:
+def evaluate_blocks(
+    measures, judgments: Judgments, ranking: Ranking, queries: np.ndarray, doc_rank: np.ndarray | None = None
+) -> list[np.ndarray]:
     """Per measure, its value for each of ``queries``: computed block by block (:func:`query_blocks`), the first
     block alone (it fills the caches the blocks share), the rest on :func:`n_jobs` threads (numpy and Arrow
-    release the GIL)."""
-    run = _RunInputs(judgments, ranking, queries)
+    release the GIL). ``doc_rank``: the rank of every judged doc in the run
+    (:func:`~ir_pref_measures.model.coverage.judged_ranks`), when the caller has it."""
+    run = _RunInputs(judgments, ranking, queries, doc_rank)
 
     def block_values(block: np.ndarray) -> list[np.ndarray]:
         evaluation = _Evaluation(judgments, ranking, block, run)
@@ -205,11 +208,13 @@ def evaluate_blocks(measures, judgments: Judgments, ranking: Ranking, queries: n
     return [np.concatenate([part[m] for part in parts]) for m in range(len(measures))]
 
 
-def run_query_values(measures, judgments: Judgments, ranking: Ranking) -> tuple[np.ndarray, list[np.ndarray]]:
+def run_query_values(
+    measures, judgments: Judgments, ranking: Ranking, doc_rank: np.ndarray | None = None
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """The judged queries the run holds (their indices in ``judgments.query_ids``) and, per measure of the
-    catalog, its value for each of them."""
+    catalog, its value for each of them (``doc_rank``: as :func:`evaluate_blocks` takes it)."""
     queries = np.flatnonzero(ranking.query_index(judgments.query_ids) >= 0)
-    return queries, evaluate_blocks(measures, judgments, ranking, queries)
+    return queries, evaluate_blocks(measures, judgments, ranking, queries, doc_rank)
 
 
 def evaluate(measures, run, *, judgments=None, qrels=None) -> list:
@@ -281,11 +286,14 @@ def reads_grades_only(measure) -> bool:
     return not is_package_measure(measure)
 
 
-def catalog_values(measures, judgments: Judgments, ranking: Ranking) -> list[tuple[np.ndarray, np.ndarray]]:
+def catalog_values(
+    measures, judgments: Judgments, ranking: Ranking, doc_rank: np.ndarray | None = None
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per measure of ``measures`` (of the catalog: :func:`is_catalog_measure`), its judged query ids and its value
     for each: every judged query for ours, the queries with a graded doc for trec_eval's (:func:`reads_grades_only`),
-    as ir_measures evaluates them; a query the run lacks gets the measure's default, as in ir_measures."""
-    queries, values = run_query_values(measures, judgments, ranking)
+    as ir_measures evaluates them; a query the run lacks gets the measure's default, as in ir_measures.
+    ``doc_rank``: the rank of every judged doc in the run, when the caller has it (:func:`evaluate_blocks`)."""
+    queries, values = run_query_values(measures, judgments, ranking, doc_rank)
     graded = judgments.graded_queries
     every = []
     for measure, column in zip(measures, values, strict=True):

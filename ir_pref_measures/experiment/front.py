@@ -181,11 +181,14 @@ def Experiment(
     )  # fmt: skip
     unjudged = [] if frame_topics is None or filter_by_qrels else _unjudged(frame_topics, experiment.judged)
     summary = perquery is not True or save_dir is not None  # the tests and resampling only when the table is used
-    table, long = _tables(values, experiment, run_names, baselines, settings, round, times if mrt else None, summary)
+    per_query_rows = bool(perquery) or save_dir is not None  # the long table only when it is returned or saved
+    table, long = _tables(
+        values, experiment, run_names, baselines, settings, round, times if mrt else None, summary, per_query_rows
+    )
     if long is not None and unjudged and perquery:
         long = _with_unjudged(long, unjudged, run_names, list(values))
     if save_dir is not None:
-        save_tables(save_dir, table, long if long is not None else long_table(values, round))
+        save_tables(save_dir, table, long)
     return _output(table, long, values, perquery, dataframe, highlight)
 
 
@@ -213,22 +216,25 @@ class Results(NamedTuple):
 
 
 def _tables(
-    values, plan: Plan, run_names, baselines, settings: TestSettings, round, times, summary: bool = True
-) -> tuple:
+    values, plan: Plan, run_names, baselines, settings: TestSettings, round, times, summary: bool = True,
+    long: bool = True,
+) -> tuple:  # fmt: skip
     """The summary table (with PyTerrier's ``mrt`` column after the measures when ``times`` is given; ``None``
-    unless ``summary``) and the long table."""
+    unless ``summary``) and the long table (``None`` unless ``long``: a row per run, query and measure)."""
+    rows = long_table(values, round) if long else None
     if not summary:
-        return None, long_table(values, round)
+        return None, rows
     sums, pairwise = plan.columns(summed), plan.columns(is_pairwise)
     table = summary_table(values, run_names, baselines, settings, round, sums=sums, pairwise=pairwise)
     if times is not None:
         table.insert(1 + len(values), "mrt", [times[name] for name in run_names])
-    return table, long_table(values, round)
+    return table, rows
 
 
-def _output(table: pd.DataFrame | None, long: pd.DataFrame, values, perquery, dataframe, highlight):
+def _output(table: pd.DataFrame | None, long: pd.DataFrame | None, values, perquery, dataframe, highlight):
     """What :func:`Experiment` returns: the long table, the summary table (a DataFrame, a dict or a Styler), or
-    both (:class:`Results`; a plain tuple with ``dataframe=False``), as ``pt.Experiment``."""
+    both (:class:`Results`; a plain tuple with ``dataframe=False``), as ``pt.Experiment``. ``long``: ``None``
+    unless ``perquery``."""
     if not dataframe:
         means = (
             None
@@ -238,11 +244,13 @@ def _output(table: pd.DataFrame | None, long: pd.DataFrame, values, perquery, da
                 for _, row in table.iterrows()
             }
         )
+        if not perquery:
+            return means
         by_query = {
             i: {str(q): dict(zip(g["measure"], g["value"], strict=True)) for q, g in run.groupby("qid", sort=False)}
             for i, (_, run) in enumerate(long.groupby("name", sort=False))
         }
-        return means if not perquery else by_query if perquery is True else (means, by_query)
+        return by_query if perquery is True else (means, by_query)
     if perquery is True:
         return long
     if highlight is None:

@@ -29,9 +29,10 @@ from ir_pref_measures.experiment.pipelines import is_runtime_measure
 from ir_pref_measures.experiment.runs import stream_runs
 from ir_pref_measures.loading.checks import check_integer_grades, check_overlap
 from ir_pref_measures.measures.names import PairwiseMeasure
-from ir_pref_measures.model.coverage import depths, warn_depths, warn_unjudged
+from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.parsing.arrow import release_freed_memory
 from ir_pref_measures.progress import progress
 
 GROUP = 8
@@ -73,25 +74,42 @@ def experiment_values(
     main = next(iter(plan.sets.values()))
     main = main if restrict is None else main.restrict(restrict)
 
-    def work(name: str, ranking: Ranking) -> tuple[Ranking, list]:
+    def work(name: str, ranking: Ranking) -> tuple[Ranking, list, np.ndarray | None]:
         for judged in plan.sets.values() if check_runs else ():
             check_overlap(ranking, judged, f"run {name!r}")
-        return ranking, [part.evaluate(name, ranking) for part in found.values()]
+        parts = [values.evaluate(name, ranking) for values in found.values()]
+        if not len(ranking.doc_text):  # a run of query ids alone (timings): nothing to warn about
+            return ranking, parts, None
+        return ranking, parts, _judged_ranks(ranking, main, parts, list(found.values()))
 
     deepest: dict[str, int] = {}
     with progress(len(systems), "experiment", verbose) as bar:
-        for name, (ranking, parts) in stream_runs(systems, work, topk=topk, verbose=verbose, frames=frames, **reading):
+        for name, (ranking, parts, ranks) in stream_runs(
+            systems, work, topk=topk, verbose=verbose, frames=frames, **reading
+        ):
             deepest |= depths({name: ranking})
             if len(ranking.doc_text):  # not a run of query ids alone (timings)
-                warn_unjudged(name, ranking, main)
+                warn_unjudged(name, ranking, main, ranks)
             for part, values in zip(parts, found.values(), strict=True):
                 values.add(name, part, ranking, (frames or {}).get(name))
+            del ranking, parts, ranks  # the run is released
+            release_freed_memory()
             bar.update()
     warn_depths(deepest)
     columns = {column: frame for values in found.values() for column, frame in values.frames().items()}
     if restrict is not None:
         columns = {column: frame[frame.index.isin(restrict)] for column, frame in columns.items()}
     return {column: columns[column] for column in plan.order}
+
+
+def _judged_ranks(ranking: Ranking, judgments: Judgments, parts: list, found: list) -> np.ndarray:
+    """The rank in ``ranking`` of every doc of ``judgments`` (:func:`~ir_pref_measures.model.coverage.judged_ranks`):
+    those a judgment set's :meth:`SetValues.evaluate` looked up (``parts``, of ``found``) when it is ``judgments``,
+    else looked up here."""
+    for part, values in zip(parts, found, strict=True):
+        if part is not None and part[2] is not None and values.judgments is judgments:
+            return part[2]
+    return judged_ranks(ranking, judgments)
 
 
 @dataclass
@@ -180,17 +198,20 @@ class SetValues:
     def preferences(self) -> list[PairwiseMeasure]:
         return [m for _, m in self.measures if isinstance(m, PairwiseMeasure)]
 
-    def evaluate(self, name: str, ranking: Ranking) -> tuple[dict, np.ndarray | None]:
-        """The catalog's per-query values of ``ranking`` (:func:`~ir_pref_measures.engine.catalog_values`) and the
-        ranks of the relevant docs in it (if pairwise preferences are measured)."""
+    def evaluate(self, name: str, ranking: Ranking) -> tuple[dict, np.ndarray | None, np.ndarray | None]:
+        """The catalog's per-query values of ``ranking`` (:func:`~ir_pref_measures.engine.catalog_values`), the
+        ranks of the relevant docs in it (if pairwise preferences are measured) and the ranks of every judged doc
+        (:func:`~ir_pref_measures.model.coverage.judged_ranks`, looked up once for both; ``None`` when neither is
+        asked for)."""
         catalog = [m for m in self.ordinary if engine.is_catalog_measure(m)]
-        found = engine.catalog_values(catalog, self.judgments, ranking) if catalog else []
+        judged = judged_ranks(ranking, self.judgments) if catalog or self.preferences else None
+        found = engine.catalog_values(catalog, self.judgments, ranking, judged) if catalog else []
         values = {
             measure: pd.Series(column, index=self._index_of(query_ids))
             for measure, (query_ids, column) in zip(catalog, found, strict=True)
         }
-        ranks = relevant_ranks(ranking, self.relevant, None, name) if self.preferences else None
-        return values, ranks
+        ranks = relevant_ranks(ranking, self.relevant, None, name, judged) if self.preferences else None
+        return values, ranks, judged
 
     def _index_of(self, query_ids) -> pd.Index:
         """``query_ids`` as an index of text, one object for all the runs and measures with these queries in this
@@ -198,9 +219,9 @@ class SetValues:
         text = np.asarray(query_ids).astype(str)
         return self.indexes.setdefault((text.dtype.str, text.tobytes()), pd.Index(text))
 
-    def add(self, name: str, part: tuple[dict, np.ndarray | None], ranking: Ranking, frame=None) -> None:
+    def add(self, name: str, part: tuple, ranking: Ranking, frame=None) -> None:
         """Keep the values of :meth:`evaluate` and compute ir_measures' own (``frame``: the run as given)."""
-        values, ranks = part
+        values, ranks, _ = part
         self.names.append(name)
         others = [m for m in self.ordinary if not engine.is_catalog_measure(m)]
         by_query: dict[object, dict[str, float]] = {m: {} for m in others}

@@ -70,9 +70,14 @@ def _events(
     finite = np.isfinite(rank)
     query, rank = query[finite], rank[finite]
     correct, ordered, gain, preferred = correct[finite], ordered[finite], gain[finite], preferred[finite]
-    order = np.lexsort((rank, query))
-    query, rank = query[order], rank[order]
-    new = np.r_[True, (query[1:] != query[:-1]) | (rank[1:] != rank[:-1])] if len(query) else np.zeros(0, bool)
+    same_query = query[1:] == query[:-1]
+    if np.all((query[1:] > query[:-1]) | (same_query & (rank[1:] >= rank[:-1]))):  # in order (graded_counts')
+        order = np.arange(len(query))  # what the stable sort would give
+    else:
+        order = np.lexsort((rank, query))
+        query, rank = query[order], rank[order]
+        same_query = query[1:] == query[:-1]
+    new = np.r_[True, ~same_query | (rank[1:] != rank[:-1])] if len(query) else np.zeros(0, bool)
     group = np.cumsum(new) - 1
     n = int(new.sum())
 
@@ -299,7 +304,7 @@ def graded_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarra
 
     query_start = np.searchsorted(q, np.arange(n + 1))
     start = query_start[q]
-    by_key = np.argsort(key, kind="stable")
+    by_key = np.argsort(key, kind="stable")  # one sort of the keys serves every count below
     sorted_keys = key[by_key]
     w_by_key = np.r_[0.0, np.cumsum(w[by_key])]
     w_prefix = np.r_[0.0, np.cumsum(w)]
@@ -339,7 +344,8 @@ def graded_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarra
 
 
 def _running_count(order: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
-    """How many earlier positions hold the same key, given the keys' stable sort (``order``) and the sorted keys."""
+    """How many earlier positions hold the same key (``order``: the stable argsort of the keys, ``sorted_keys``:
+    the keys in that order)."""
     first = np.searchsorted(sorted_keys, sorted_keys, "left")
     out = np.empty(len(order), dtype=np.int64)
     out[order] = np.arange(len(order)) - first

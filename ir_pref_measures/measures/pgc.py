@@ -42,12 +42,12 @@ def ideal_order(judgments: Judgments, key: np.ndarray, queries: np.ndarray) -> n
     """Global doc indices of ``queries`` (query by query, in the order given), each query's docs in the
     Greedy PGC ideal order for the actual ranking described by ``key`` (see :func:`tie_break_priority`)."""
     doc_query, offsets = judgments.doc_query, judgments.doc_offsets
-    docs = judgments.docs_of(queries)
-    priority = tie_break_priority(judgments, key, docs)  # only the docs of ``queries``: a block costs its size
-    if judgments.only_graded:
+    docs = judgments.docs_of(queries)  # sorted: equal keys keep doc id order in a stable sort
+    if judgments.only_graded:  # grade descending, then (key, doc id): the tie-break priority, sorted at once
         position = np.empty(len(judgments), dtype=np.int64)
         position[queries] = np.arange(len(queries))
-        return docs[np.lexsort((priority, -judgments.grades[docs], position[doc_query[docs]]))]
+        return docs[np.lexsort((key[docs], -judgments.grades[docs], position[doc_query[docs]]))]
+    priority = tie_break_priority(judgments, key, docs)  # only the docs of ``queries``: a block costs its size
     src, dst, bounds = judgments.explicit_good_edges()  # the derived edges are counted from the grades
     parts = []
     for q in np.asarray(queries).tolist():

@@ -77,7 +77,7 @@ class Ranking:
         keys = np.empty(len(self.doc_text), dtype=_U64)
         for lo in range(0, len(keys), _KEY_ROWS):  # in slices: the temporary arrays stay small
             position = np.arange(lo, min(lo + _KEY_ROWS, len(keys)))
-            query = np.searchsorted(self.offsets, position, "right") - 1
+            query = _query_of(self.offsets, lo, lo + len(position))
             hashes = string_hashes(self.doc_text.slice(lo, len(position)))
             part = _key(query.astype(_U64), hashes, query_bits, rank_bits)
             keys[lo : lo + len(position)] = part | (position - self.offsets[query]).astype(_U64)
@@ -204,6 +204,13 @@ class Ranking:
             rows = [int(r) if order is None else int(order[r]) for r in repeated]
             _reject_repeated_doc(ranking, repeated[1], max(rows), source)
         return ranking
+
+
+def _query_of(offsets: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The query index of each entry ``lo:hi`` of a ranking whose queries start at ``offsets``."""
+    first, last = np.searchsorted(offsets, [lo, hi - 1], "right") - 1
+    sizes = np.diff(np.clip(offsets[first : last + 2], lo, hi))
+    return np.repeat(np.arange(first, last + 1), sizes)
 
 
 def _scores_increase(query: np.ndarray, score: np.ndarray, n_queries: int) -> bool:

@@ -5,11 +5,14 @@ A *regular* text (single spaces between fields, LF line ends, no blank or commen
 CSV reader with a space as the delimiter (:func:`arrow_table`); :func:`empty_field`, :func:`loose_separators` and
 :func:`has_c1` are the numpy checks that tell a regular text from another. Any other text is first made regular by
 :func:`canonical` (every byte classified at once with numpy, no Python loop over lines), which also gives each kept
-line's number. After a large parse, :func:`release_parser_memory` gives Arrow's freed memory back to the system.
+line's number. After a large parse, :func:`release_parser_memory` gives Arrow's freed memory back to the system;
+:func:`release_freed_memory` does the same for the C allocator's (numpy's arrays).
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
 
 import numpy as np
@@ -103,3 +106,21 @@ def release_parser_memory(size: int) -> None:
     less at the peak). A smaller file's freed memory is kept for the next parse (compare reads many runs)."""
     if size >= RELEASE_BYTES:
         pa.default_memory_pool().release_unused()
+
+
+@functools.cache
+def _malloc_trim():
+    """glibc's ``malloc_trim`` among the process's symbols (``None`` with another C library)."""
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return None
+
+
+def release_freed_memory() -> None:
+    """Give the memory the C allocator holds freed (numpy's arrays of a released run, in every thread's arena) back
+    to the system: glibc's ``malloc_trim(0)``; nothing with another C library. Called once a streamed run is
+    released, it keeps the resident memory at what is live, so that it does not creep up with the runs."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)

@@ -61,10 +61,10 @@ def _check_topics(n: int, least: int = 2) -> None:
 def t_test_power(n: int, min_difference: float, variance: float, alpha: float = ALPHA) -> float:
     """The power of the two-sided paired t-test on ``n`` topics against a true mean difference ``min_difference``,
     per-topic score variance ``variance`` (differences: twice it)."""
+    from scipy import stats  # imported here: importing ir_pref_measures.stats costs no scipy.stats
+
     _check(alpha, min_difference=abs(min_difference) or np.nan, variance=variance)
     _check_topics(n)
-    from scipy import stats  # imported when used: scipy.stats takes most of a second to import
-
     df = n - 1
     critical = stats.t.isf(alpha / 2, df)
     noncentrality = math.sqrt(n) * min_difference / math.sqrt(2 * variance)
@@ -74,12 +74,12 @@ def t_test_power(n: int, min_difference: float, variance: float, alpha: float = 
 def anova_power(n: int, systems: int, min_range: float, variance: float, alpha: float = ALPHA) -> float:
     """The power of the one-way ANOVA F test over ``systems`` systems with ``n`` topics each when the best and the
     worst system differ by ``min_range`` and the others sit at the middle."""
+    from scipy import stats
+
     _check(alpha, min_range=min_range, variance=variance)
     _check_topics(n)
     if not isinstance(systems, int | np.integer) or systems < 2:
         raise InputError(f"the number of systems must be an integer of at least 2, not {systems!r}")
-    from scipy import stats
-
     dfn, dfd = systems - 1, systems * (n - 1)
     critical = stats.f.isf(alpha, dfn, dfd)
     return float(stats.ncf.sf(critical, dfn, dfd, n * min_range**2 / (2 * variance)))
@@ -88,11 +88,11 @@ def anova_power(n: int, systems: int, min_range: float, variance: float, alpha: 
 def expected_ci_width(n: int, variance: float, alpha: float = ALPHA) -> float:
     """The expected width of the ``100 (1 - alpha)%`` t interval of the mean difference between two systems on
     ``n`` topics (module docstring)."""
-    _check(alpha, variance=variance)
-    _check_topics(n)
     from scipy import stats
     from scipy.special import gammaln
 
+    _check(alpha, variance=variance)
+    _check_topics(n)
     sd = math.sqrt(2 * variance) * math.sqrt(2 / (n - 1)) * math.exp(gammaln(n / 2) - gammaln((n - 1) / 2))
     return float(2 * stats.t.isf(alpha / 2, n - 1) * sd / math.sqrt(n))
 
