@@ -231,4 +231,4 @@ def test_quick_start_reads_gpt4o_style_pairs():
 
     quick_start = next(code for page, _, language, code in examples() if language == "python")
     assert 'load_judgments("prefs.txt", format="pairs")' in quick_start
-    assert ir_pref_measures.detect_format(str(testdata_path(*FILES["prefs.txt"]))) == "pairs"
+    assert ir_pref_measures.detect_format(str(data_path(*FILES["prefs.txt"]))) == "pairs"

@@ -29,19 +29,11 @@ sys.path.insert(0, str(HERE.parent))
 from synthetic import Qrels, Run, fmt, graded_qrels, ranked, run_from, write_lines, write_qrels  # noqa: E402
 
 SEED = 2019
-DL19_QUERIES = ["1037798", "104861", "1063750", "1106007", "1110199", "1112341", "1113437", "1114646"]
 DL20_QUERIES = ["1030303", "1037496", "1043135", "1051399", "1064670", "1071750"]
-DL21_QUERIES = ["1129560", "23287", "300025", "47210"]
 CAST_QUERIES = ["31_1", "31_2", "32_1", "32_2", "33_1"]
 # run name -> (depth, quality): CKNRM_B50 returns 50 documents per query, the others 20
-DL19_RUNS = {
-    "ICT-BERT2": (20, 1.4),
-    "ICT-CKNRM_B": (20, 1.0),
-    "ICT-CKNRM_B50": (50, 1.0),
-    "p_bm25": (20, 0.6),
-    "uogTrPot5": (20, 1.2),
-    "NLE_P_v1": (20, 1.5),
-}
+DL19_RUNS = {"ICT-BERT2": (20, 1.2), "ICT-CKNRM_B": (20, 1.0), "ICT-CKNRM_B50": (50, 1.0)}
+DL21_RUNS = {"p_bm25": (20, 0.6), "uogTrPot5": (20, 1.0), "NLE_P_v1": (20, 1.4)}
 CAST_RUNS = (1, 4, 7, 12, 16)
 ROUNDS = (10, 7, 5, 4, 3, 2, 2)  # documents per query in each round of the top-k judging process
 
@@ -49,12 +41,9 @@ ROUNDS = (10, 7, 5, 4, 3, 2, 2)  # documents per query in each round of the top-
 def make(folder: Path, seed: int = SEED) -> Path:
     """Write every stand-in under ``folder`` (the real-data tier's relative paths) and return it."""
     rng = np.random.default_rng(seed)
-    dl19 = graded_qrels(rng, DL19_QUERIES, 30, style="dl")
+    dl19 = graded_qrels(rng, query_ids(rng, 20), 30, style="dl")
     write_qrels(folder / "dl_llm_prefs_arabzadeh/qrels.dl19-passage.txt", dl19, "Q0")
-    runs = {name: run_from(rng, dl19, depth, quality, unjudged=0.6, style="dl") for name, (depth, quality) in
-            DL19_RUNS.items()}
-    for name, run in runs.items():
-        write_gz_run(folder / f"dl_llm_prefs_arabzadeh/runs/input.{name}.txt.gz", run, name)
+    runs = write_runs(rng, folder, dl19, DL19_RUNS)
     for round_no, lines in enumerate(judging_rounds(rng, dl19, runs)):
         write_lines(folder / f"dl_llm_prefs_arabzadeh/llm_pref_judgments/DL2019/judge.{round_no:02d}", lines)
     write_dl21_people(rng, folder)
@@ -65,6 +54,20 @@ def make(folder: Path, seed: int = SEED) -> Path:
     for name in ("preferences.txt", "results.txt"):  # the fixture tier's generated pairwise_pref_eval inputs
         write_lines(folder / "carterette" / name, (HERE.parent / "carterette" / name).read_text().splitlines())
     return folder
+
+
+def query_ids(rng: np.random.Generator, count: int) -> list[str]:
+    """``count`` distinct numeric query ids, as MS MARCO's."""
+    return sorted({str(rng.integers(1000, 1_200_000)) for _ in range(count)})
+
+
+def write_runs(rng: np.random.Generator, folder: Path, qrels: Qrels, shapes: dict[str, tuple[int, float]]) -> dict:
+    """The runs of ``shapes`` (name -> depth, quality) on ``qrels``, written as ``runs/input.NAME.txt.gz``."""
+    runs = {name: run_from(rng, qrels, depth, quality, unjudged=0.6, style="dl") for name, (depth, quality) in
+            shapes.items()}
+    for name, run in runs.items():
+        write_gz_run(folder / f"dl_llm_prefs_arabzadeh/runs/input.{name}.txt.gz", run, name)
+    return runs
 
 
 def write_gz_run(path: Path, run: Run, tag: str) -> None:
@@ -108,10 +111,11 @@ def judging_rounds(rng: np.random.Generator, qrels: Qrels, runs: dict[str, Run])
 
 def write_dl21_people(rng: np.random.Generator, folder: Path) -> None:
     """The same pairs judged twice: people as ``qid a b winner``, a second judge as Clarke's judging log
-    (``@ qid a b !`` a preferred, ``=`` equal)."""
+    (``@ qid a b !`` a preferred, ``=`` equal); and three runs retrieving these documents."""
     docs = {q: [f"msmarco_passage_{rng.integers(0, 70):02d}_{rng.integers(10**6, 10**9)}" for _ in range(6)]
-            for q in DL21_QUERIES}
+            for q in query_ids(rng, 40)}
     grades = {q: {doc: float(rng.integers(0, 4)) for doc in ids} for q, ids in docs.items()}
+    write_runs(rng, folder, grades, DL21_RUNS)
     people, log = [], []
     for query, ids in docs.items():
         for a, b in combinations(ids, 2):
