@@ -67,6 +67,12 @@ def data():
 
 
 @pytest.fixture
+def on_real_data() -> bool:
+    """Whether :func:`data_path` reads the real data (a test checks the real data's own numbers only then)."""
+    return TESTDATA.exists()
+
+
+@pytest.fixture
 def testdata():
     return testdata_path
 
