@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import testdata_path
+from conftest import data_path, testdata_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
@@ -316,8 +316,8 @@ def test_randomised_interval_excludes_0_only_for_significant_pairs(seed, shape):
 
 
 @pytest.fixture
-def dl19(testdata):
-    folder = testdata("dl_llm_prefs_arabzadeh")
+def dl19(data):
+    folder = data("dl_llm_prefs_arabzadeh")
     runs = {path.name.split(".")[1]: str(path) for path in sorted((folder / "runs").glob("input.*.txt.gz"))}
     return runs, str(folder / "qrels.dl19-passage.txt")
 

@@ -46,7 +46,7 @@ def make(folder: Path, seed: int = SEED) -> Path:
     runs = write_runs(rng, folder, dl19, DL19_RUNS)
     for round_no, lines in enumerate(judging_rounds(rng, dl19, runs)):
         write_lines(folder / f"dl_llm_prefs_arabzadeh/llm_pref_judgments/DL2019/judge.{round_no:02d}", lines)
-    write_dl21_people(rng, folder)
+    write_dl21_people(rng, folder, sorted(dl19)[:15])
     write_cast(rng, folder)
     write_images(rng, folder / "xie2020_image_prefs")
     write_trec_eval_tests(rng, folder / "trec_eval_prefs")
@@ -109,18 +109,21 @@ def judging_rounds(rng: np.random.Generator, qrels: Qrels, runs: dict[str, Run])
     return rounds
 
 
-def write_dl21_people(rng: np.random.Generator, folder: Path) -> None:
+def write_dl21_people(rng: np.random.Generator, folder: Path, dl19_queries: list[str]) -> None:
     """The same pairs judged twice: people as ``qid a b winner``, a second judge as Clarke's judging log
-    (``@ qid a b !`` a preferred, ``=`` equal); and three runs retrieving these documents."""
+    (``@ qid a b !`` a preferred, ``=`` equal, ``?`` no usable answer); and three runs retrieving these documents
+    (and, as the DL 2021 runs do, unjudged documents for some DL 2019 queries)."""
     docs = {q: [f"msmarco_passage_{rng.integers(0, 70):02d}_{rng.integers(10**6, 10**9)}" for _ in range(6)]
             for q in query_ids(rng, 40)}
     grades = {q: {doc: float(rng.integers(0, 4)) for doc in ids} for q, ids in docs.items()}
-    write_runs(rng, folder, grades, DL21_RUNS)
+    write_runs(rng, folder, grades | dict.fromkeys(dl19_queries, {}), DL21_RUNS)
     people, log = [], []
     for query, ids in docs.items():
         for a, b in combinations(ids, 2):
             people.append(f"{query} {a} {b} {noisy_winner(rng, grades[query], a, b, 0.1)}")
-            if grades[query][a] == grades[query][b] and rng.random() < 0.5:
+            if rng.random() < 0.1:
+                log.append(f"@ {query} {a} {b} ?")
+            elif grades[query][a] == grades[query][b] and rng.random() < 0.5:
                 log.append(f"@ {query} {a} {b} =")
             else:
                 winner = noisy_winner(rng, grades[query], a, b, 0.2)
