@@ -34,7 +34,7 @@ CAST_QUERIES = [f"{topic}_{turn}" for topic in range(31, 38) for turn in (1, 2, 
 # run name -> (depth, quality): CKNRM_B50 returns 50 documents per query, the others 20
 DL19_RUNS = {"ICT-BERT2": (20, 1.2), "ICT-CKNRM_B": (20, 1.0), "ICT-CKNRM_B50": (50, 1.0)}
 DL21_RUNS = {"p_bm25": (20, 0.6), "uogTrPot5": (20, 1.0), "NLE_P_v1": (20, 1.4)}
-CAST_RUNS = (1, 4, 7, 12, 16)
+CAST_RUNS = (1, 4, 5, 7, 12, 16)
 ROUNDS = (10, 7, 5, 4, 3, 2, 2)  # documents per query in each round of the top-k judging process
 
 
@@ -61,10 +61,14 @@ def query_ids(rng: np.random.Generator, count: int) -> list[str]:
     return sorted({str(rng.integers(1000, 1_200_000)) for _ in range(count)})
 
 
-def write_runs(rng: np.random.Generator, folder: Path, qrels: Qrels, shapes: dict[str, tuple[int, float]]) -> dict:
-    """The runs of ``shapes`` (name -> depth, quality) on ``qrels``, written as ``runs/input.NAME.txt.gz``."""
-    runs = {name: run_from(rng, qrels, depth, quality, unjudged=0.6, style="dl") for name, (depth, quality) in
-            shapes.items()}
+def write_runs(
+    rng: np.random.Generator, folder: Path, qrels: Qrels, shapes: dict[str, tuple[int, float]], style: str = "dl"
+) -> dict:
+    """The runs of ``shapes`` (name -> depth, quality) on ``qrels`` with unjudged docs of ``style``, written as
+    ``runs/input.NAME.txt.gz``."""
+    runs = {
+        name: run_from(rng, qrels, depth, quality, unjudged=1.0, style=style) for name, (depth, quality) in shapes.items()
+    }
     for name, run in runs.items():
         write_gz_run(folder / f"dl_llm_prefs_arabzadeh/runs/input.{name}.txt.gz", run, name)
     return runs
@@ -116,7 +120,7 @@ def write_dl21_people(rng: np.random.Generator, folder: Path, dl19_queries: list
     docs = {q: [f"msmarco_passage_{rng.integers(0, 70):02d}_{rng.integers(10**6, 10**9)}" for _ in range(6)]
             for q in query_ids(rng, 40)}
     grades = {q: {doc: float(rng.integers(0, 4)) for doc in ids} for q, ids in docs.items()}
-    write_runs(rng, folder, grades | dict.fromkeys(dl19_queries, {}), DL21_RUNS)
+    write_runs(rng, folder, grades | dict.fromkeys(dl19_queries, {}), DL21_RUNS, style="v2")
     people, log = [], []
     for query, ids in docs.items():
         for a, b in combinations(ids, 2):
