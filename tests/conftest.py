@@ -122,7 +122,8 @@ def pytest_configure(config):
 
     if not TESTDATA.exists():
         standins = Path(tempfile.mkdtemp(prefix="standins_"))
-        subprocess.run([sys.executable, str(FIXTURES / "standins" / "make.py"), str(standins)], check=True, stdout=subprocess.DEVNULL)
+        make = [sys.executable, str(FIXTURES / "standins" / "make.py"), str(standins)]
+        subprocess.run(make, check=True, stdout=subprocess.DEVNULL)
         os.environ[STANDINS] = str(standins)
     seed = (TESTDATA if TESTDATA.exists() else standins) / "irds_home"
     if seed.exists() and "ir_datasets" not in sys.modules:

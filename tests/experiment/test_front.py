@@ -252,10 +252,8 @@ def test_a_missing_dataset_file(runs, missing_dataset_id, irds_home):
 
 
 def test_preference_only_judgments_refuse_graded_and_pairwise_measures(runs):
-    first = list(ir_measures.read_trec_run(runs["BERT2"]))[:2]  # one preference between two docs of a run's query
-    prefs = pd.DataFrame(
-        {"query_id": [first[0].query_id], "doc_id_a": [first[0].doc_id], "doc_id_b": [first[1].doc_id], "preference": [-1]}
-    )
+    a, b = list(ir_measures.read_trec_run(runs["BERT2"]))[:2]  # one preference between two docs of a run's query
+    prefs = pd.DataFrame({"query_id": [a.query_id], "doc_id_a": [a.doc_id], "doc_id_b": [b.doc_id], "preference": [-1]})
     with pytest.raises(InputError, match="nDCG@10, rpp need graded judgments"):
         Experiment(runs, Judgments.from_preferences(prefs), ["nDCG@10", "APpref", "rpp"])
     assert len(Experiment(runs, Judgments.from_preferences(prefs), ["APpref"])) == 3

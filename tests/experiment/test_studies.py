@@ -31,9 +31,7 @@ RUNS = {
 @pytest.fixture
 def study(irds_home, data):
     runs = {name: str(data("dl_llm_prefs_arabzadeh", "runs", file)) for name, file in RUNS.items()}
-    judges = [
-        f"pairs:{data('dl_llm_prefs_arabzadeh', 'llm_pref_judgments', 'DL2019', f'judge.0{i}')}" for i in (0, 1)
-    ]
+    judges = [f"pairs:{data('dl_llm_prefs_arabzadeh', 'llm_pref_judgments', 'DL2019', f'judge.0{i}')}" for i in (0, 1)]
     return runs, judges
 
 

@@ -84,9 +84,7 @@ def test_dl2021_people_and_gpt4o(data):
     repeated samples the 95% intervals cover the all-people value at least at the nominal rate."""
     people = data("dueling_bandits_dl2021", "judgments.txt")
     gpt4o = data("dl_llm_prefs_arabzadeh", "llm_pref_judgments", "DL2021", "judge.human")
-    runs = [
-        data("dl_llm_prefs_arabzadeh", "runs", f"input.{r}.txt.gz") for r in ("p_bm25", "uogTrPot5", "NLE_P_v1")
-    ]
+    runs = [data("dl_llm_prefs_arabzadeh", "runs", f"input.{r}.txt.gz") for r in ("p_bm25", "uogTrPot5", "NLE_P_v1")]
     aligned = align({"people": str(people), "gpt4o": f"log:{gpt4o}"})
     both = sorted(set(aligned.query_ids[aligned.query[aligned.labels[:, 1] != -128]].astype(str)))
     sample = np.random.default_rng(21).choice(both, 20, replace=False)

@@ -78,8 +78,8 @@ def test_dl21_runs_on_dl19_qrels_and_swapped_columns_warn_on_the_command_line(tm
     assert main(["experiment", qrels, dl21, dl19, "-m", "nDCG@10", "--topk", "20"]) == 0
     err = capsys.readouterr().err
     judged = len({line.split()[0] for line in open(qrels)})  # 43 on the real data
-    expected = f"warning: run p_bm25: none of its retrieved documents is judged on {judged} of the {judged} judged queries (100%)"
-    assert err.count(expected) == 1 and "ICT-BERT2:" not in err, err
+    expected = f"warning: run p_bm25: none of its retrieved documents is judged on {judged} of the {judged} judged"
+    assert err.count(f"{expected} queries (100%)") == 1 and "ICT-BERT2:" not in err, err
     lines = gzip.decompress(open(dl19, "rb").read()).decode().splitlines()
     swapped = tmp_path / "input.swapped.txt"  # rank and score exchanged, as some tools write them
     swapped.write_text("".join(" ".join([*f[:3], f[4], f[3], *f[5:]]) + "\n" for f in map(str.split, lines)))

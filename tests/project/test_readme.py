@@ -1,12 +1,12 @@
 """Every example of the README and of docs/*.md runs as written; the pages' links resolve.
 
-Each fenced ```python block runs in a fresh namespace, each ```bash (or ```sh) block in ``bash -e``, in one
-folder prepared once for all of them: the files the examples name (:data:`FILES`, taken from the reference test
-data, never committed, or from its generated stand-ins). A block added to a page later is picked up without a change here; only :data:`SKIP`
-lists blocks that are not run, each with its reason (they are still parsed). A block without a language is
-output; one that starts like code is an error, so no example escapes by a missing tag. Test ids name the page
-and the line of the block's fence, e.g. ``docs/compare.md:42:python``; a traceback of a Python block gives the
-page's line numbers.
+Each fenced ```python block runs in a fresh namespace, each ```bash (or ```sh) block in ``bash -e``, in one folder
+prepared once for all of them: the files the examples name (:data:`FILES`, taken from the reference test data, never
+committed, or from its generated stand-ins). A block added to a page later is picked up without a change here; only
+:data:`SKIP` lists blocks that are not run, each with its reason (they are still parsed). A block without a language
+is output; one that starts like code is an error, so no example escapes by a missing tag. Test ids name the page and
+the line of the block's fence, e.g. ``docs/compare.md:42:python``; a traceback of a Python block gives the page's
+line numbers.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path, testdata_path
+from conftest import testdata_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats

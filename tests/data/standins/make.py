@@ -7,8 +7,8 @@ on a fresh clone. Nothing here is copied from the real data: the shapes follow t
 2019 passage qrels graded 0-3; three DL runs of 20, 20 and 50 documents per query and three more; the seven rounds of
 a GPT-4o top-k judging process as ``qid winner loser``; human preference judgments on DL 2021 in Clarke's judging log
 and as ``qid a b winner``; CAsT 2019 graded qrels, runs and crowd preferences; Xie et al.'s image-SERP files;
-trec_eval's preference test files; the fixture tier's pairwise_pref_eval inputs; a seeded ir_datasets cache of the DL 2019/2020 passage and CAsT 2019 qrels).
-To look at them::
+trec_eval's preference test files; the fixture tier's pairwise_pref_eval inputs; a seeded ir_datasets cache of the
+DL 2019/2020 passage and CAsT 2019 qrels). To look at them::
 
     python tests/data/standins/make.py /tmp/standins
 """
@@ -67,7 +67,8 @@ def write_runs(
     """The runs of ``shapes`` (name -> depth, quality) on ``qrels`` with unjudged docs of ``style``, written as
     ``runs/input.NAME.txt.gz``."""
     runs = {
-        name: run_from(rng, qrels, depth, quality, unjudged=1.0, style=style) for name, (depth, quality) in shapes.items()
+        name: run_from(rng, qrels, depth, quality, unjudged=1.0, style=style)
+        for name, (depth, quality) in shapes.items()
     }
     for name, run in runs.items():
         write_gz_run(folder / f"dl_llm_prefs_arabzadeh/runs/input.{name}.txt.gz", run, name)
@@ -96,8 +97,7 @@ def noisy_winner(rng: np.random.Generator, grades: dict[str, float], a: str, b: 
 def judging_rounds(rng: np.random.Generator, qrels: Qrels, runs: dict[str, Run]) -> list[list[str]]:
     """Rounds of a top-k judging process: every pair of the query's pool is judged (``qid winner loser``), the
     documents with the most wins go on to the next round."""
-    pools = {query: sorted({doc for run in runs.values() for doc, _ in run[query][:4]})[: ROUNDS[0]] for query in
-             qrels}
+    pools = {query: sorted({doc for run in runs.values() for doc, _ in run[query][:4]})[: ROUNDS[0]] for query in qrels}
     rounds = []
     for size in ROUNDS[1:] + (0,):
         lines, next_pools = [], {}
@@ -117,8 +117,10 @@ def write_dl21_people(rng: np.random.Generator, folder: Path, dl19_queries: list
     """The same pairs judged twice: people as ``qid a b winner``, a second judge as Clarke's judging log
     (``@ qid a b !`` a preferred, ``=`` equal, ``?`` no usable answer); and three runs retrieving these documents
     (and, as the DL 2021 runs do, unjudged documents for some DL 2019 queries)."""
-    docs = {q: [f"msmarco_passage_{rng.integers(0, 70):02d}_{rng.integers(10**6, 10**9)}" for _ in range(6)]
-            for q in query_ids(rng, 40)}
+    docs = {
+        q: [f"msmarco_passage_{rng.integers(0, 70):02d}_{rng.integers(10**6, 10**9)}" for _ in range(6)]
+        for q in query_ids(rng, 40)
+    }
     grades = {q: {doc: float(rng.integers(0, 4)) for doc in ids} for q, ids in docs.items()}
     write_runs(rng, folder, grades | dict.fromkeys(dl19_queries, {}), DL21_RUNS, style="v2")
     people, log = [], []
@@ -142,8 +144,11 @@ def write_cast(rng: np.random.Generator, folder: Path) -> None:
     qrels = graded_qrels(rng, CAST_QUERIES, 25, grades=(0, 1, 2, 3, 4))
     write_qrels(folder / "cast2019_qrels/2019qrels.txt", qrels, "Q0")
     for number in CAST_RUNS:
-        write_gz_run(folder / f"cast2019_runs_decaf/decaf_exp{number}.run.gz",
-                     run_from(rng, qrels, 30, 0.5 + number / 10), f"exp{number}")
+        write_gz_run(
+            folder / f"cast2019_runs_decaf/decaf_exp{number}.run.gz",
+            run_from(rng, qrels, 30, 0.5 + number / 10),
+            f"exp{number}",
+        )
     prefs, tournament = [], {}
     for query, grades in qrels.items():
         top = sorted(grades, key=lambda doc: (-grades[doc], doc))[:6]
@@ -191,10 +196,14 @@ def write_trec_eval_tests(rng: np.random.Generator, folder: Path) -> None:
     write_qrels(folder / "qrels.test", qrels)
     for name in ("prefs.results.test", "results.test"):
         run = ranked(run_from(rng, qrels, 15, 1.0))
-        write_lines(folder / name, [
-            f"{q}\tQ0\t{doc}\t{rank}\t{score:.4f}\tSTANDARD"
-            for q, docs in run.items() for rank, (doc, score) in enumerate(docs, start=1)
-        ])
+        write_lines(
+            folder / name,
+            [
+                f"{q}\tQ0\t{doc}\t{rank}\t{score:.4f}\tSTANDARD"
+                for q, docs in run.items()
+                for rank, (doc, score) in enumerate(docs, start=1)
+            ],
+        )
 
 
 def write_irds_home(rng: np.random.Generator, folder: Path, dl19: Qrels) -> None:
