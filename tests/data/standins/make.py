@@ -30,7 +30,7 @@ from synthetic import Qrels, Run, fmt, graded_qrels, ranked, run_from, write_lin
 
 SEED = 2019
 DL20_QUERIES = ["1030303", "1037496", "1043135", "1051399", "1064670", "1071750"]
-CAST_QUERIES = [f"{topic}_{turn}" for topic in range(31, 38) for turn in (1, 2, 3)]
+CAST_QUERIES = [f"{topic}_{turn}" for topic in range(31, 51) for turn in (1, 2)]
 # run name -> (depth, quality): CKNRM_B50 returns 50 documents per query, the others 20
 DL19_RUNS = {"ICT-BERT2": (20, 1.2), "ICT-CKNRM_B": (20, 1.0), "ICT-CKNRM_B50": (50, 1.0)}
 DL21_RUNS = {"p_bm25": (20, 0.6), "uogTrPot5": (20, 1.0), "NLE_P_v1": (20, 1.4)}
