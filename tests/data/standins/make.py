@@ -34,7 +34,7 @@ CAST_QUERIES = [f"{topic}_{turn}" for topic in range(31, 51) for turn in (1, 2)]
 # run name -> (depth, quality): CKNRM_B50 returns 50 documents per query, the others 20
 DL19_RUNS = {"ICT-BERT2": (20, 1.2), "ICT-CKNRM_B": (20, 1.0), "ICT-CKNRM_B50": (50, 1.0)}
 DL21_RUNS = {"p_bm25": (20, 0.6), "uogTrPot5": (20, 1.0), "NLE_P_v1": (20, 1.4)}
-CAST_RUNS = (1, 4, 5, 7, 12, 16)
+CAST_RUNS = (1, 3, 4, 5, 7, 12, 16)
 ROUNDS = (10, 7, 5, 4, 3, 2, 2)  # documents per query in each round of the top-k judging process
 
 
@@ -44,8 +44,10 @@ def make(folder: Path, seed: int = SEED) -> Path:
     dl19 = graded_qrels(rng, query_ids(rng, 20), 30, style="dl")
     write_qrels(folder / "dl_llm_prefs_arabzadeh/qrels.dl19-passage.txt", dl19, "Q0")
     runs = write_runs(rng, folder, dl19, DL19_RUNS)
-    for round_no, lines in enumerate(judging_rounds(rng, dl19, runs)):
+    rounds = judging_rounds(rng, dl19, runs)
+    for round_no, lines in enumerate(rounds):
         write_lines(folder / f"dl_llm_prefs_arabzadeh/llm_pref_judgments/DL2019/judge.{round_no:02d}", lines)
+    write_tournament_qrels(folder / "dl_llm_prefs_arabzadeh/prefs.dl19", rounds)
     write_dl21_people(rng, folder, sorted(dl19)[:15])
     write_cast(rng, folder)
     write_images(rng, folder / "xie2020_image_prefs")
@@ -111,6 +113,16 @@ def judging_rounds(rng: np.random.Generator, qrels: Qrels, runs: dict[str, Run])
         rounds.append(lines)
         pools = next_pools
     return rounds
+
+
+def write_tournament_qrels(path: Path, rounds: list[list[str]]) -> None:
+    """The judging rounds as graded qrels (``qid Q0 doc wins``): each doc's wins over all rounds."""
+    wins: dict[tuple[str, str], int] = {}
+    for line in (line for lines in rounds for line in lines):
+        query, winner, loser = line.split()
+        wins[query, winner] = wins.get((query, winner), 0) + 1
+        wins.setdefault((query, loser), 0)
+    write_lines(path, [f"{query} Q0 {doc} {count}" for (query, doc), count in sorted(wins.items())])
 
 
 def write_dl21_people(rng: np.random.Generator, folder: Path, dl19_queries: list[str]) -> None:
