@@ -4,7 +4,9 @@ The *fixture tier* is committed under ``tests/data/<family>/``: small inputs the
 the reference tools run on them, each with the script that recorded it; it is always present. The *real-data tier*
 (real judgments, runs and reference outputs, several without a licence) lives outside the project, in
 ``IR_PREF_MEASURES_TESTDATA`` (default ``../shared/testdata``); its tests skip when it is absent, and the run ends
-with one line saying so (see docs/testing.md).
+with one line saying so (see docs/testing.md). Without it, tests whose assertions hold on any data of its shapes
+read *stand-ins* instead (:func:`data_path`): files of the same names and formats, generated at session start by
+``tests/data/standins/make.py`` from a seed.
 """
 
 from __future__ import annotations
@@ -43,6 +45,31 @@ def fixture_path(*parts: str) -> Path:
 
 
 TIERS = {"fixtures": fixture_path, "real": testdata_path}
+
+# the folder of the generated stand-ins of the real-data tier, when it is absent (written by pytest_configure; an
+# environment variable, because test modules import this file again as a module of their own)
+STANDINS = "IR_PREF_MEASURES_STANDINS"
+
+
+def data_path(*parts: str) -> Path:
+    """A path under the real-data folder when it is present, else under the session's generated stand-ins (same
+    names and formats, a few topics): for tests whose assertions do not depend on the real numbers."""
+    if TESTDATA.exists():
+        return testdata_path(*parts)
+    path = Path(os.environ[STANDINS]).joinpath(*parts)
+    assert path.exists(), f"tests/data/standins/make.py writes no stand-in {path}"
+    return path
+
+
+@pytest.fixture
+def data():
+    return data_path
+
+
+@pytest.fixture
+def on_real_data() -> bool:
+    """Whether :func:`data_path` reads the real data (a test checks the real data's own numbers only then)."""
+    return TESTDATA.exists()
 
 
 @pytest.fixture
@@ -83,18 +110,25 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 # -- the seeded ir_datasets cache (issue 5) --
 # ir_datasets reads IR_DATASETS_HOME once, when first imported; so the session points it at a writable temporary
-# copy of ../shared/testdata/irds_home before any test module is collected (never at the shared folder itself).
-_IRDS_SEED = TESTDATA / "irds_home"
+# copy of ../shared/testdata/irds_home (or of the stand-ins' cache) before any test module is collected (never at
+# the shared folder itself).
 _irds_copy: list[Path] = []
 
 
 def pytest_configure(config):
-    if _IRDS_SEED.exists() and "ir_datasets" not in sys.modules:
-        import shutil
-        import tempfile
+    import shutil
+    import subprocess
+    import tempfile
 
+    if not TESTDATA.exists():
+        standins = Path(tempfile.mkdtemp(prefix="standins_"))
+        make = [sys.executable, str(FIXTURES / "standins" / "make.py"), str(standins)]
+        subprocess.run(make, check=True, stdout=subprocess.DEVNULL)
+        os.environ[STANDINS] = str(standins)
+    seed = (TESTDATA if TESTDATA.exists() else standins) / "irds_home"
+    if seed.exists() and "ir_datasets" not in sys.modules:
         home = Path(tempfile.mkdtemp(prefix="irds_home_"))
-        shutil.copytree(_IRDS_SEED, home, dirs_exist_ok=True, copy_function=shutil.copyfile)
+        shutil.copytree(seed, home, dirs_exist_ok=True, copy_function=shutil.copyfile)
         for folder, _, _ in os.walk(home):
             os.chmod(folder, 0o755)
         os.environ["IR_DATASETS_HOME"] = str(home)
@@ -104,14 +138,14 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     import shutil
 
-    for home in _irds_copy:
+    for home in [*_irds_copy, *([Path(os.environ.pop(STANDINS))] if STANDINS in os.environ else [])]:
         shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture
 def irds_home() -> Path:
-    """The session's copy of the seeded ir_datasets cache (DL 2019/2020 passage, CAsT 2019 qrels)."""
-    testdata_path("irds_home")
+    """The session's copy of the seeded ir_datasets cache (DL 2019/2020 passage, CAsT 2019 qrels), real or stand-in."""
+    data_path("irds_home")
     import ir_datasets
 
     assert _irds_copy, "ir_datasets was imported before tests/conftest.py could set IR_DATASETS_HOME"

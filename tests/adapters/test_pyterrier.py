@@ -22,12 +22,12 @@ MEASURES = [ir_measures.nDCG @ 10, ir_pref_measures.APpref, ir_pref_measures.PGC
 
 
 @pytest.fixture
-def dl19(irds_home, testdata):
+def dl19(irds_home, data):
     """PyTerrier's own view of the dataset (through ir_datasets) and the runs as result frames."""
     dataset = pt.get_dataset("irds:" + DL19)
     results = {}
     for name, file in RUNS.items():
-        run = pd.DataFrame(ir_measures.read_trec_run(str(testdata("dl_llm_prefs_arabzadeh", "runs", file))))
+        run = pd.DataFrame(ir_measures.read_trec_run(str(data("dl_llm_prefs_arabzadeh", "runs", file))))
         results[name] = run.rename(columns={"query_id": "qid", "doc_id": "docno"})
     return dataset.get_topics(), dataset.get_qrels(), results
 

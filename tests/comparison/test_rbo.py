@@ -38,9 +38,9 @@ def test_each_query_is_the_rbo_of_its_score_lists(ties, depth):
     assert missing.loc["q4", "max"] == pytest.approx(1.0)  # without ties, anything may follow
 
 
-def test_real_runs_with_ties(testdata):
+def test_real_runs_with_ties(data):
     """CAsT 2019 runs, whose scores tie: per query, the single-pair RBO of the run files' score lists."""
-    folder = testdata("cast2019_runs_decaf")
+    folder = data("cast2019_runs_decaf")
     frames = [
         pd.read_csv(folder / f"decaf_exp{k}.run.gz", sep=r"\s+", header=None, dtype={0: str, 2: str}) for k in (1, 7)
     ]

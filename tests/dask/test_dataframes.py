@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import testdata_path
+from conftest import data_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -45,11 +45,11 @@ def client():
 
 
 def _run(name: str) -> str:
-    return str(testdata_path("dl_llm_prefs_arabzadeh", "runs", f"input.{name}.txt.gz"))
+    return str(data_path("dl_llm_prefs_arabzadeh", "runs", f"input.{name}.txt.gz"))
 
 
 def _qrels() -> str:
-    return str(testdata_path("dl_llm_prefs_arabzadeh", "qrels.dl19-passage.txt"))
+    return str(data_path("dl_llm_prefs_arabzadeh", "qrels.dl19-passage.txt"))
 
 
 def _local(judgments, run, measures) -> pd.DataFrame:
@@ -107,7 +107,7 @@ def synthetic(n_queries: int, seed: int = 7) -> tuple[pd.DataFrame, pd.DataFrame
 
 def test_import_leaves_dask_alone():
     code = "import sys, ir_pref_measures; assert 'dask' not in sys.modules and 'distributed' not in sys.modules"
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=testdata_path())
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=data_path())
 
 
 def test_input_error_pickles():
@@ -130,7 +130,7 @@ def test_dl19_files_equal_the_local_path(client):
 
 
 def test_dl19_dataset_and_preferences_equal_the_local_path(client, irds_home):
-    prefs = str(testdata_path("dl_llm_prefs_arabzadeh", "llm_pref_judgments", "DL2019", "judge.03"))
+    prefs = str(data_path("dl_llm_prefs_arabzadeh", "llm_pref_judgments", "DL2019", "judge.03"))
     run = _run("p_bm25")
     judgments = ir_pref_measures.combine(sources.judgments(DL19), sources.judgments(prefs))
     local = _local(judgments, sources.ranking(run), MEASURES)

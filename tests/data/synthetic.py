@@ -15,12 +15,15 @@ Run = dict[str, list[tuple[str, float]]]  # query -> [(doc, score)] in file orde
 
 
 def doc_ids(rng: np.random.Generator, count: int, style: str = "cast") -> list[str]:
-    """Distinct doc ids of mixed lengths: CAsT-like (``CAR_<hex>``, ``MARCO_<n>``) or DL-like (digits)."""
+    """Distinct doc ids of mixed lengths: CAsT-like (``CAR_<hex>``, ``MARCO_<n>``), DL-like (digits) or MS MARCO
+    v2-like (``msmarco_passage_<nn>_<n>``, DL 2021)."""
     ids: set[str] = set()
     while len(ids) < count:
         number = int(rng.integers(1, 10 ** int(rng.integers(2, 8))))
         if style == "dl":
             ids.add(str(number))
+        elif style == "v2":
+            ids.add(f"msmarco_passage_{number % 70:02d}_{number}")
         else:
             ids.add(f"CAR_{number:x}" if rng.random() < 0.5 else f"MARCO_{number}")
     return sorted(ids)

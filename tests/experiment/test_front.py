@@ -30,8 +30,8 @@ SUFFIXES = ("+", "-", "p-value", "reject", "p-value corrected")
 
 
 @pytest.fixture
-def runs(testdata) -> dict[str, str]:
-    return {name: str(testdata("dl_llm_prefs_arabzadeh", "runs", file)) for name, file in RUNS.items()}
+def runs(data) -> dict[str, str]:
+    return {name: str(data("dl_llm_prefs_arabzadeh", "runs", file)) for name, file in RUNS.items()}
 
 
 @pytest.fixture
@@ -252,7 +252,8 @@ def test_a_missing_dataset_file(runs, missing_dataset_id, irds_home):
 
 
 def test_preference_only_judgments_refuse_graded_and_pairwise_measures(runs):
-    prefs = pd.DataFrame({"query_id": ["19335"], "doc_id_a": ["1017759"], "doc_id_b": ["1082489"], "preference": [-1]})
+    a, b = list(ir_measures.read_trec_run(runs["BERT2"]))[:2]  # one preference between two docs of a run's query
+    prefs = pd.DataFrame({"query_id": [a.query_id], "doc_id_a": [a.doc_id], "doc_id_b": [b.doc_id], "preference": [-1]})
     with pytest.raises(InputError, match="nDCG@10, rpp need graded judgments"):
         Experiment(runs, Judgments.from_preferences(prefs), ["nDCG@10", "APpref", "rpp"])
     assert len(Experiment(runs, Judgments.from_preferences(prefs), ["APpref"])) == 3
@@ -287,9 +288,12 @@ def test_render_formats():
         render(table, "xml")
 
 
-def test_docs_worked_example_runs_as_written(runs, irds_home, tmp_path, monkeypatch):
-    """The first Python block of docs/experiments.md, verbatim, on the runs named as in it."""
+def test_docs_worked_example_runs_as_written(runs, irds_home, testdata, tmp_path, monkeypatch):
+    """The first Python block of docs/experiments.md, verbatim, on the runs named as in it: the page shows the real
+    data's numbers."""
     import re
+
+    testdata("dl_llm_prefs_arabzadeh")
 
     from conftest import ROOT
 

@@ -20,10 +20,10 @@ MEASURES = [ir_measures.nDCG @ 10, ipm.ppref @ 10, ipm.APpref]
 
 
 @pytest.fixture
-def dl19(irds_home, testdata):
+def dl19(irds_home, data):
     dataset = pt.get_dataset("irds:" + DL19)
     frames = [
-        pd.DataFrame(ir_measures.read_trec_run(str(testdata("dl_llm_prefs_arabzadeh", "runs", f)))).rename(
+        pd.DataFrame(ir_measures.read_trec_run(str(data("dl_llm_prefs_arabzadeh", "runs", f)))).rename(
             columns={"query_id": "qid", "doc_id": "docno"}
         )
         for f in FILES

@@ -29,11 +29,9 @@ RUNS = {
 
 
 @pytest.fixture
-def study(irds_home, testdata):
-    runs = {name: str(testdata("dl_llm_prefs_arabzadeh", "runs", file)) for name, file in RUNS.items()}
-    judges = [
-        f"pairs:{testdata('dl_llm_prefs_arabzadeh', 'llm_pref_judgments', 'DL2019', f'judge.0{i}')}" for i in (0, 1)
-    ]
+def study(irds_home, data):
+    runs = {name: str(data("dl_llm_prefs_arabzadeh", "runs", file)) for name, file in RUNS.items()}
+    judges = [f"pairs:{data('dl_llm_prefs_arabzadeh', 'llm_pref_judgments', 'DL2019', f'judge.0{i}')}" for i in (0, 1)]
     return runs, judges
 
 
@@ -66,7 +64,7 @@ def study_command(runs, judge, *options) -> list[str]:
     ]
 
 
-def test_one_command_with_a_judgment_set_in_csv_latex_and_html(capsys, study):
+def test_one_command_with_a_judgment_set_in_csv_latex_and_html(capsys, study, on_real_data):
     runs, (judge, _) = study
     out, err = cli(capsys, *study_command(runs, judge, "--format", "csv"))
     table = pd.read_csv(io.StringIO(out))
@@ -90,7 +88,8 @@ def test_one_command_with_a_judgment_set_in_csv_latex_and_html(capsys, study):
     np.testing.assert_allclose(table["nDCG@10"], expected["nDCG@10 [nist]"], rtol=1e-12)
     for column in ("PGC [gpt]", "APpref [gpt]", "APpref [gpt] p-value", "APpref [gpt] p-value corrected"):
         np.testing.assert_allclose(table[column], expected[column], rtol=1e-12, equal_nan=True)
-    assert table["nDCG@10 +"].dropna().tolist() == [16, 14]  # counts print as integers
+    if on_real_data:
+        assert table["nDCG@10 +"].dropna().tolist() == [16, 14]  # counts print as integers
     assert "16.0" not in out
 
     latex, _ = cli(capsys, *study_command(runs, judge, "--format", "latex", "--round", "3"))

@@ -15,7 +15,7 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import testdata_path
+from conftest import data_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
@@ -109,12 +109,12 @@ def implied(grades, pairs):
 
 @pytest.fixture(scope="module")
 def dl21():
-    human = testdata_path("dueling_bandits_dl2021", "judgments.txt")
-    log = testdata_path(DL, "llm_pref_judgments", "DL2021", "judge.human")
+    human = data_path("dueling_bandits_dl2021", "judgments.txt")
+    log = data_path(DL, "llm_pref_judgments", "DL2021", "judge.human")
     return human, log
 
 
-def test_dl21_people_against_gpt4o_counts_and_statistics(dl21):
+def test_dl21_people_against_gpt4o_counts_and_statistics(dl21, on_real_data):
     human, log = dl21
     aligned = judges.align({"human": f"winner:{human}", "gpt4o": str(log)})
     row = judges.agreement(aligned, samples=200).iloc[0]
@@ -124,7 +124,8 @@ def test_dl21_people_against_gpt4o_counts_and_statistics(dl21):
     agree, tie, disagree = direct_counts(people, llm)
     assert (row["agree"], row["tie"], row["disagree"]) == (agree, tie, disagree)
     assert row["pairs"] == len(people.keys() & llm.keys()) == agree + tie + disagree
-    assert unusable == 2265 and judges.diagnostics(aligned).set_index("judge").loc["gpt4o", "unusable"] == unusable
+    assert unusable > 0 and (unusable == 2265 or not on_real_data)
+    assert judges.diagnostics(aligned).set_index("judge").loc["gpt4o", "unusable"] == unusable
 
     frame = aligned.frame().dropna(subset=["human", "gpt4o"])
     x, y = frame["human"].to_numpy(int), frame["gpt4o"].to_numpy(int)
@@ -151,8 +152,8 @@ def test_dl21_aligned_labels_are_the_direct_majorities(dl21, rule, direct):
 
 @pytest.fixture(scope="module")
 def dl19():
-    sources = {f"judge.0{k}": str(testdata_path(DL, "llm_pref_judgments", "DL2019", f"judge.0{k}")) for k in range(7)}
-    return sources, str(testdata_path(DL, "qrels.dl19-passage.txt"))
+    sources = {f"judge.0{k}": str(data_path(DL, "llm_pref_judgments", "DL2019", f"judge.0{k}")) for k in range(7)}
+    return sources, str(data_path(DL, "qrels.dl19-passage.txt"))
 
 
 def _pairs_lines(path):
@@ -213,7 +214,7 @@ def test_dl19_pgc_ranking_of_the_ict_runs_per_judge(dl19):
     from ir_pref_measures import Experiment
 
     sources, qrels = dl19
-    runs = [str(testdata_path(DL, "runs", f"input.ICT-{r}.txt.gz")) for r in ("BERT2", "CKNRM_B", "CKNRM_B50")]
+    runs = [str(data_path(DL, "runs", f"input.ICT-{r}.txt.gz")) for r in ("BERT2", "CKNRM_B", "CKNRM_B50")]
     chosen = {"qrels": qrels, "judge.00": sources["judge.00"], "judge.01": sources["judge.01"]}
     with pytest.warns(Warning):  # the runs' depths differ
         table = judges.system_agreement(runs, chosen, "PGC", "qrels").set_index("judge")

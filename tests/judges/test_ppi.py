@@ -78,15 +78,13 @@ def test_the_people_sample_is_checked():
         ppi_values(align(everything), runs, "ppref@5", people="people", llm="llm")
 
 
-def test_dl2021_people_and_gpt4o(testdata):
+def test_dl2021_people_and_gpt4o(data):
     """DL 2021: people's preferences (Yan et al.) and GPT-4o's on the same pairs. On a seeded sample of 20 queries
     as the people's, every run's PPI++ interval of Compatibility is narrower than the people-only one; over 100
     repeated samples the 95% intervals cover the all-people value at least at the nominal rate."""
-    people = testdata("dueling_bandits_dl2021", "judgments.txt")
-    gpt4o = testdata("dl_llm_prefs_arabzadeh", "llm_pref_judgments", "DL2021", "judge.human")
-    runs = [
-        testdata("dl_llm_prefs_arabzadeh", "runs", f"input.{r}.txt.gz") for r in ("p_bm25", "uogTrPot5", "NLE_P_v1")
-    ]
+    people = data("dueling_bandits_dl2021", "judgments.txt")
+    gpt4o = data("dl_llm_prefs_arabzadeh", "llm_pref_judgments", "DL2021", "judge.human")
+    runs = [data("dl_llm_prefs_arabzadeh", "runs", f"input.{r}.txt.gz") for r in ("p_bm25", "uogTrPot5", "NLE_P_v1")]
     aligned = align({"people": str(people), "gpt4o": f"log:{gpt4o}"})
     both = sorted(set(aligned.query_ids[aligned.query[aligned.labels[:, 1] != -128]].astype(str)))
     sample = np.random.default_rng(21).choice(both, 20, replace=False)

@@ -81,8 +81,9 @@ def test_missing_texts_are_named():
     assert texts.query("q") == QueryText("question") and texts.document("zz") is None
 
 
-def test_queries_from_the_seeded_dl_2019_cache(irds_home):
-    """The DL 2019 questions are the queries judge.py was given (topic 168216 of round 05, for one)."""
+def test_queries_from_the_seeded_dl_2019_cache(irds_home, testdata):
+    """The DL 2019 questions are the queries judge.py was given (topic 168216 of round 05, for one): real texts."""
+    testdata("irds_home")
     queries = query_texts("irds:msmarco-passage/trec-dl-2019/judged")
     assert len(queries) == 43
     assert queries["168216"] == QueryText("does legionella pneumophila cause pneumonia")

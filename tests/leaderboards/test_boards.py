@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import testdata_path
+from conftest import data_path, testdata_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles.bt import bradley_terry as direct_bradley_terry
@@ -316,7 +316,7 @@ def test_aggregate_rates_the_lines_of_compare(tmp_path):
     import subprocess
     import sys
 
-    folder = testdata_path("dl_llm_prefs_arabzadeh")
+    folder = data_path("dl_llm_prefs_arabzadeh")
     qrels, runs = (
         str(folder / "qrels.dl19-passage.txt"),
         [str(folder / "runs" / f"input.{r}.txt.gz") for r in RUNS["dl19_rpp"][1]],

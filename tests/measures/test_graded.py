@@ -94,15 +94,15 @@ def test_the_providers_ir_measures_takes_for_these_measures():
 
 
 @pytest.mark.parametrize("run", ["input.ICT-BERT2.txt.gz", "input.ICT-CKNRM_B.txt.gz"])
-def test_dl19_parity(testdata, run):
-    qrels = ir_pref_measures.read_qrels(testdata("dl_llm_prefs_arabzadeh", "qrels.dl19-passage.txt"))
-    assert_parity(MEASURES, qrels, ir_pref_measures.read_run(testdata("dl_llm_prefs_arabzadeh", "runs", run)))
+def test_dl19_parity(data, run):
+    qrels = ir_pref_measures.read_qrels(data("dl_llm_prefs_arabzadeh", "qrels.dl19-passage.txt"))
+    assert_parity(MEASURES, qrels, ir_pref_measures.read_run(data("dl_llm_prefs_arabzadeh", "runs", run)))
 
 
 @pytest.mark.parametrize("run", ["decaf_exp1.run.gz", "decaf_exp7.run.gz"])
-def test_cast2019_parity(testdata, run):
-    qrels = ir_pref_measures.read_qrels(testdata("cast2019_qrels", "2019qrels.txt"))
-    assert_parity(MEASURES, qrels, ir_pref_measures.read_run(testdata("cast2019_runs_decaf", run)))
+def test_cast2019_parity(data, run):
+    qrels = ir_pref_measures.read_qrels(data("cast2019_qrels", "2019qrels.txt"))
+    assert_parity(MEASURES, qrels, ir_pref_measures.read_run(data("cast2019_runs_decaf", run)))
 
 
 # -- random runs and qrels ---------------------------------------------------------------------------------------
@@ -212,9 +212,9 @@ def test_a_fallback_measure_mixes_with_columnar_ones():
     assert got[0].value == pytest.approx(1 / np.log2(3)) and got[1].value == expected.value and got[2].value == 0.0
 
 
-def test_eval_command_equals_pytrec_eval(testdata, capsys):
-    qrels_path = testdata("dl_llm_prefs_arabzadeh", "qrels.dl19-passage.txt")
-    run_path = testdata("dl_llm_prefs_arabzadeh", "runs", "input.ICT-BERT2.txt.gz")
+def test_eval_command_equals_pytrec_eval(data, capsys):
+    qrels_path = data("dl_llm_prefs_arabzadeh", "qrels.dl19-passage.txt")
+    run_path = data("dl_llm_prefs_arabzadeh", "runs", "input.ICT-BERT2.txt.gz")
     assert main(["eval", "-q", str(qrels_path), str(run_path), "nDCG@10", "AP", "Judged@10"]) == 0
     lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     got = {(query, name): float(value) for query, name, value in lines if query != "all"}

@@ -67,18 +67,18 @@ def test_cwl_eval_is_ir_measures_provider_of_rbp():
 
 
 @pytest.mark.parametrize("run", ["input.ICT-BERT2.txt.gz", "input.ICT-CKNRM_B.txt.gz"])
-def test_dl19_parity(testdata, run):
-    qrels = ir_pref_measures.read_qrels(testdata("dl_llm_prefs_arabzadeh", "qrels.dl19-passage.txt"))
-    run = ir_pref_measures.read_run(testdata("dl_llm_prefs_arabzadeh", "runs", run))
+def test_dl19_parity(data, run):
+    qrels = ir_pref_measures.read_qrels(data("dl_llm_prefs_arabzadeh", "qrels.dl19-passage.txt"))
+    run = ir_pref_measures.read_run(data("dl_llm_prefs_arabzadeh", "runs", run))
     assert_parity(RBPS, qrels, run)
     assert_cwl(qrels, run, 0.8, 2)
     assert_cwl(qrels, run, 0.95, 1, k=10)
 
 
 @pytest.mark.parametrize("run", ["decaf_exp1.run.gz", "decaf_exp7.run.gz"])
-def test_cast2019_parity(testdata, run):
-    qrels = ir_pref_measures.read_qrels(testdata("cast2019_qrels", "2019qrels.txt"))
-    run = ir_pref_measures.read_run(testdata("cast2019_runs_decaf", run))
+def test_cast2019_parity(data, run):
+    qrels = ir_pref_measures.read_qrels(data("cast2019_qrels", "2019qrels.txt"))
+    run = ir_pref_measures.read_run(data("cast2019_runs_decaf", run))
     assert_parity(RBPS, qrels, run)
     assert_cwl(qrels, run, 0.8, 1)
     assert_cwl(qrels, run, 0.5, 3, k=5)

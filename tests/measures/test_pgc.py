@@ -13,7 +13,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import FIXTURES, testdata_path
+from conftest import FIXTURES, data_path, testdata_path
 from ir_pref_measures.adapters.ir_measures import MEASURES, PreferenceEvaluator
 
 import ir_pref_measures as ipm
@@ -261,7 +261,7 @@ def test_pgc_ignores_input_order():
 
 def cast_pairs(folder, sep: str) -> tuple:
     """The CAsT crowd preferences in Greedy PGC's ``topic winner loser`` format, written to ``folder``."""
-    prefs = testdata_path("cast2019_toppref", "TREC-CAsT-2019.pref")
+    prefs = data_path("cast2019_toppref", "TREC-CAsT-2019.pref")
     pairs = pd.read_csv(prefs, sep=" ", header=None, names=["q", "a", "b", "w"], dtype=str)
     pairs["loser"] = np.where(pairs["w"] == pairs["a"], pairs["b"], pairs["a"])
     path = folder / "cast.pairs"
@@ -280,7 +280,7 @@ def test_greedy_pgc_command_reproduces_the_script_on_generated_inputs(run, monke
 
 def test_greedy_pgc_command_ignores_hash_seed(tmp_path):
     path, _ = cast_pairs(tmp_path, " ")
-    run = testdata_path("cast2019_runs_decaf", "decaf_exp3.run.gz")
+    run = data_path("cast2019_runs_decaf", "decaf_exp3.run.gz")
     outputs = set()
     for seed in ("0", "1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}

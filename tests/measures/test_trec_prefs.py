@@ -9,7 +9,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT, TIERS, testdata_path
+from conftest import ROOT, TIERS, data_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracles.trec_prefs import DOCS, cyclic_lines, query_values
@@ -170,14 +170,14 @@ def _has_cycle(group: pd.DataFrame) -> bool:
 
 @pytest.fixture(scope="module")
 def judges():
-    folder = testdata_path(*DL19, "llm_pref_judgments", "DL2019")
+    folder = data_path(*DL19, "llm_pref_judgments", "DL2019")
     paths = {f"judge.0{i}": folder / f"judge.0{i}" for i in range(7)}
     return paths, ipm.load_groups(paths, format="pairs")
 
 
 @pytest.fixture(scope="module")
 def dl19_run():
-    return ipm.as_ranking(testdata_path(*DL19, "runs", "input.ICT-BERT2.txt.gz"))
+    return ipm.as_ranking(data_path(*DL19, "runs", "input.ICT-BERT2.txt.gz"))
 
 
 def test_dl19_judges_as_groups(judges, dl19_run):
@@ -230,7 +230,7 @@ def test_dl19_condensed_judge_equals_the_direct_definition(judges):
     """judge.00 alone, on its smaller queries with cycles: the direct definition on the condensed groups."""
     paths, _ = judges
     judgments = ipm.load_judgments(paths["judge.00"], format="pairs")
-    run = ipm.read_run(testdata_path(*DL19, "runs", "input.ICT-BERT2.txt.gz"))
+    run = ipm.read_run(data_path(*DL19, "runs", "input.ICT-BERT2.txt.gz"))
     with pytest.warns(UserWarning, match=CYCLE_WARNING):
         got = _per_query(TREC_PREFS, judgments, run)
     lines = judgments.lines
@@ -283,7 +283,7 @@ def test_dl19_experiment_per_judge(judges, dl19_run):
 
 def test_experiment_command_with_the_seven_judges(judges, dl19_run, capsys):
     paths, judgments = judges
-    run = testdata_path(*DL19, "runs", "input.ICT-BERT2.txt.gz")
+    run = data_path(*DL19, "runs", "input.ICT-BERT2.txt.gz")
     first, *others = paths.items()
     argv = ["experiment", f"{first[0]}=pairs:{first[1]}", str(run), "--prefs-format", "pairs"]
     for name, path in others:
@@ -301,7 +301,7 @@ def test_experiment_command_with_the_seven_judges(judges, dl19_run, capsys):
 
 def test_experiment_command_with_named_groups(judges, capsys):
     paths, _ = judges
-    run = testdata_path(*DL19, "runs", "input.ICT-BERT2.txt.gz")
+    run = data_path(*DL19, "runs", "input.ICT-BERT2.txt.gz")
     argv = ["experiment", f"judge.05=pairs:{paths['judge.05']}", str(run), "--prefs", f"judge.06={paths['judge.06']}"]
     argv += ["--prefs-format", "pairs", "-m", "ppref@10", "judge.06:prefs_avgjg", "--format", "csv"]
     assert main(argv) == 0

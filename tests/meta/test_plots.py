@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import testdata_path
+from conftest import data_path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from meta.test_evaluation import preference_rows, random_values, small_runs
@@ -232,7 +232,7 @@ def test_meta_stability_pr_and_agreement_commands(tmp_path, files, capsys):
 
 
 def test_meta_agreement_command_on_xie_images(tmp_path, capsys):
-    folder = testdata_path("xie2020_image_prefs")
+    folder = data_path("xie2020_image_prefs")
     result = cli(
         capsys, "agreement", folder / "SERP_level_preference", "--gold-labels", "0", "1", "2",
         "--image-pairs", folder / "image_pairs_annotation", "--positions", folder / "Image_position.json",

@@ -23,9 +23,10 @@ QRELS = [
 
 
 @pytest.mark.parametrize(("dataset_id", "path", "n_queries", "n_lines"), QRELS)
-def test_qrels_by_id_equal_the_cached_file(irds_home, dataset_id, path, n_queries, n_lines):
+def test_qrels_by_id_equal_the_cached_file(irds_home, on_real_data, dataset_id, path, n_queries, n_lines):
     frame = irds.qrels("irds:" + dataset_id)
-    assert len(frame) == n_lines and frame["query_id"].nunique() == n_queries
+    if on_real_data:
+        assert len(frame) == n_lines and frame["query_id"].nunique() == n_queries
     expected = pd.DataFrame(ir_measures.read_trec_qrels(str(irds_home / path)))
     pd.testing.assert_frame_equal(
         frame.reset_index(drop=True),
@@ -34,12 +35,14 @@ def test_qrels_by_id_equal_the_cached_file(irds_home, dataset_id, path, n_querie
     )
 
 
-def test_topics_by_id(irds_home):
+def test_topics_by_id(irds_home, on_real_data):
     dl19 = irds.topics("irds:" + DL19)
-    assert list(dl19.columns) == ["qid", "query"] and len(dl19) == 43
+    assert list(dl19.columns) == ["qid", "query"]
     assert set(dl19["qid"]) == set(irds.qrels(DL19)["query_id"])
-    assert len(irds.topics("msmarco-passage/trec-dl-2020")) == 200
-    assert len(irds.topics("msmarco-passage/trec-dl-2020/judged")) == 54
+    dl20, dl20_judged = irds.topics("msmarco-passage/trec-dl-2020"), irds.topics("msmarco-passage/trec-dl-2020/judged")
+    assert set(dl20_judged["qid"]) == set(irds.qrels("msmarco-passage/trec-dl-2020")["query_id"]) < set(dl20["qid"])
+    if on_real_data:
+        assert (len(dl19), len(dl20), len(dl20_judged)) == (43, 200, 54)
     assert dl19["query"].str.len().gt(0).all()
 
 
@@ -49,7 +52,8 @@ def test_load_judgments_by_id(irds_home):
     for field in ("query_ids", "doc_offsets", "doc_ids", "grades"):
         np.testing.assert_array_equal(getattr(by_id, field), getattr(from_file, field))
     # one rule everywhere: a string that is no existing file is an ir_datasets ID
-    assert len(load_judgments(DL19)) == 43
+    cached = irds_home / "msmarco-passage/trec-dl-2019/qrels"
+    assert len(load_judgments(DL19)) == len({qrel.query_id for qrel in ir_measures.read_trec_qrels(str(cached))})
 
 
 def test_ids_combine_with_preference_files(irds_home, testdata):

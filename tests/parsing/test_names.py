@@ -53,16 +53,16 @@ def _output(capsys, argv) -> str:
     return capsys.readouterr().out
 
 
-def test_drop_ins_keep_the_tools_run_id_unless_asked(capsys, testdata):
-    qrels = str(testdata("cast2019_qrels", "2019qrels.txt"))
-    run = str(testdata("cast2019_runs_decaf", "decaf_exp5.run.gz"))
+def test_drop_ins_keep_the_tools_run_id_unless_asked(capsys, data):
+    qrels = str(data("cast2019_qrels", "2019qrels.txt"))
+    run = str(data("cast2019_runs_decaf", "decaf_exp5.run.gz"))
     tool = _output(capsys, ["compatibility", qrels, run])
     assert tool.splitlines()[1].startswith("exp5,")  # compatibility.py's run tag (its reference outputs)
     by_file = _output(capsys, ["compatibility", "--file-name", qrels, run])
     assert by_file == tool.replace("\nexp5,", "\ndecaf_exp5,")
     assert _output(capsys, ["compatibility", "--name", "mine", qrels, run]) == tool.replace("\nexp5,", "\nmine,")
-    prefs = testdata("dl_llm_prefs_arabzadeh", "llm_pref_judgments", "DL2019", "judge.00")
-    dl_run = str(testdata("dl_llm_prefs_arabzadeh", "runs", "input.ICT-BERT2.txt.gz"))
+    prefs = data("dl_llm_prefs_arabzadeh", "llm_pref_judgments", "DL2019", "judge.00")
+    dl_run = str(data("dl_llm_prefs_arabzadeh", "runs", "input.ICT-BERT2.txt.gz"))
     greedy = _output(capsys, ["greedy-pgc", str(prefs), dl_run])
     assert greedy.splitlines()[1].startswith(dl_run + ",")  # greedy_pgc.py's: the run path
     assert _output(capsys, ["greedy-pgc", "--file-name", str(prefs), dl_run]) == greedy.replace(

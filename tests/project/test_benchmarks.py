@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import testdata_path
+from conftest import data_path
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -82,7 +82,7 @@ def test_versions_compares_an_install_with_itself(tmp_path):
 def test_benchmark_runs_at_a_tiny_size(script, tmp_path):
     arguments = [a.format(port=_free_port()) for a in SMOKE[script]]
     if script == "simulate_judging_dl2019.py":  # the recorded judgments it replays
-        arguments += ["--testdata", str(testdata_path("dl_llm_prefs_arabzadeh").parent)]
+        arguments += ["--testdata", str(data_path("dl_llm_prefs_arabzadeh").parent)]
     before = _results()
     done = subprocess.run(
         [sys.executable, str(BENCHMARKS / script), *arguments],

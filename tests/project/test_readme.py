@@ -1,12 +1,12 @@
 """Every example of the README and of docs/*.md runs as written; the pages' links resolve.
 
-Each fenced ```python block runs in a fresh namespace, each ```bash (or ```sh) block in ``bash -e``, in one
-folder prepared once for all of them: the files the examples name (:data:`FILES`, taken from the reference test
-data; never committed). A block added to a page later is picked up without a change here; only :data:`SKIP`
-lists blocks that are not run, each with its reason (they are still parsed). A block without a language is
-output; one that starts like code is an error, so no example escapes by a missing tag. Test ids name the page
-and the line of the block's fence, e.g. ``docs/compare.md:42:python``; a traceback of a Python block gives the
-page's line numbers.
+Each fenced ```python block runs in a fresh namespace, each ```bash (or ```sh) block in ``bash -e``, in one folder
+prepared once for all of them: the files the examples name (:data:`FILES`, taken from the reference test data, never
+committed, or from its generated stand-ins). A block added to a page later is picked up without a change here; only
+:data:`SKIP` lists blocks that are not run, each with its reason (they are still parsed). A block without a language
+is output; one that starts like code is an error, so no example escapes by a missing tag. Test ids name the page and
+the line of the block's fence, e.g. ``docs/compare.md:42:python``; a traceback of a Python block gives the page's
+line numbers.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, testdata_path
+from conftest import ROOT, data_path
 
 # the pages whose examples run: the README, then every page of docs/ (a new page is picked up by itself)
 PAGES = ("README.md", *sorted(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md")))
@@ -102,11 +102,11 @@ def example_params():
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
-    """A working folder holding the files the examples name, copied from the reference test data."""
-    testdata_path()  # skips without the test data
+    """A working folder holding the files the examples name, copied from the reference test data (or from its
+    generated stand-ins when it is absent: the examples show calls and options, not the real numbers)."""
     work = tmp_path_factory.mktemp("examples")
     for name, source in FILES.items():
-        path = testdata_path(*source)
+        path = data_path(*source)
         if path.suffix == ".gz" and not name.endswith(".gz"):
             with gzip.open(path, "rb") as compressed, open(work / name, "wb") as plain:
                 shutil.copyfileobj(compressed, plain)
@@ -231,4 +231,4 @@ def test_quick_start_reads_gpt4o_style_pairs():
 
     quick_start = next(code for page, _, language, code in examples() if language == "python")
     assert 'load_judgments("prefs.txt", format="pairs")' in quick_start
-    assert ir_pref_measures.detect_format(str(testdata_path(*FILES["prefs.txt"]))) == "pairs"
+    assert ir_pref_measures.detect_format(str(data_path(*FILES["prefs.txt"]))) == "pairs"

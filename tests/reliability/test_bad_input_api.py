@@ -30,7 +30,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import run_cli, testdata_path
+from conftest import data_path, run_cli
 
 import ir_pref_measures as ipm
 from ir_pref_measures import files
@@ -997,7 +997,7 @@ def test_random_graded_sources_and_preferences_give_the_union(seed):
 
 def test_eval_with_a_second_graded_file_as_preferences(tmp_path):
     """The regression of issue 27 (10a): `eval q.txt bert.run APpref PGC --prefs p.qrels --prefs-format qrels`."""
-    data = testdata_path("dl_llm_prefs_arabzadeh")
+    data = data_path("dl_llm_prefs_arabzadeh")
     qrels = str(data / "qrels.dl19-passage.txt")
     prefs = str(data / "prefs.dl19")
     run = str(data / "runs" / "input.ICT-BERT2.txt.gz")

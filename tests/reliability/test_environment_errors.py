@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import testdata_path
+from conftest import data_path
 
 from ir_pref_measures import Experiment, InputError
 from ir_pref_measures.commands import main
@@ -390,7 +390,7 @@ def test_the_command_in_a_process_of_its_own(kind, tmp_path):
 
 def _eval(argv_home: str | None, tmp_path: Path, *, dataset: str = DL19, wrap: list[str] = ()):
     """``eval DATASET RUN nDCG@10`` in a fresh process with ``IR_DATASETS_HOME`` set to ``argv_home``."""
-    run = str(testdata_path(*RUN))
+    run = str(data_path(*RUN))
     env = {**os.environ, "IR_DATASETS_HOME": argv_home}
     return subprocess.run(
         [*wrap, sys.executable, "-m", "ir_pref_measures", "eval", dataset, run, "nDCG@10"],
@@ -443,7 +443,7 @@ def read_only_cache(tmp_path):
     """``(folder, wrap)``: a copy of the seeded cache that cannot be written, and the command prefix that makes
     it so: as root, a read-only bind mount in a mount namespace of its own (``unshare -m``); otherwise the
     copy's permission bits. Skips where neither is possible."""
-    seed = testdata_path("irds_home")
+    seed = data_path("irds_home")
     copy = tmp_path / "irds_copy"
     shutil.copytree(seed, copy, copy_function=shutil.copyfile)
     view = tmp_path / "irds_read_only"
@@ -470,7 +470,7 @@ def test_a_read_only_cache_is_read_as_it_is(read_only_cache, tmp_path, irds_home
     folder, wrap = read_only_cache
     found = _eval(str(folder), tmp_path, wrap=wrap)
     assert found.returncode == 0, found.stderr
-    assert main(["eval", DL19, str(testdata_path(*RUN)), "nDCG@10"]) == 0  # the session's writable copy
+    assert main(["eval", DL19, str(data_path(*RUN)), "nDCG@10"]) == 0  # the session's writable copy
     assert found.stdout == capsys.readouterr().out
     assert "Traceback" not in found.stderr
 

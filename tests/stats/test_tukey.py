@@ -316,8 +316,8 @@ def test_randomised_interval_excludes_0_only_for_significant_pairs(seed, shape):
 
 
 @pytest.fixture
-def dl19(testdata):
-    folder = testdata("dl_llm_prefs_arabzadeh")
+def dl19(data):
+    folder = data("dl_llm_prefs_arabzadeh")
     runs = {path.name.split(".")[1]: str(path) for path in sorted((folder / "runs").glob("input.*.txt.gz"))}
     return runs, str(folder / "qrels.dl19-passage.txt")
 
@@ -346,7 +346,7 @@ def test_tukey_in_the_table_is_the_pair_of_the_family(dl19):
         assert row["nDCG@10 effect size"] == pytest.approx(diff / math.sqrt(anova(x).residual_variance), rel=1e-12)
 
 
-def test_all_pairs_table(dl19):
+def test_all_pairs_table(dl19, on_real_data):
     runs, qrels = dl19
     names = list(runs)
     x = per_query(runs, qrels)
@@ -359,8 +359,8 @@ def test_all_pairs_table(dl19):
     i, j = np.triu_indices(len(names), k=1)
     p = [scipy_stats.ttest_rel(x[:, b], x[:, a]).pvalue for a, b in zip(i, j, strict=True)]
     np.testing.assert_allclose(t["p-value"], p, rtol=1e-10)
-    tested = np.isfinite(p)  # three runs score the same on every query: no test, left out of the correction
-    assert tested.sum() == 12
+    tested = np.isfinite(p)  # on the real data, three runs score the same on every query: no test, left out
+    assert tested.sum() == 12 or not on_real_data
     np.testing.assert_allclose(t["p-value corrected"][tested], multipletests(np.array(p)[tested], method="holm")[1])
     np.testing.assert_allclose(t["diff"], x[:, j].mean(axis=0) - x[:, i].mean(axis=0), rtol=1e-12)
     custom = Experiment(runs, qrels, ["nDCG@10"], test=scipy_stats.ttest_rel, all_pairs=True)
