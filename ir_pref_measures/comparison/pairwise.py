@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import arrow, ranges, unique_sorted
+from ir_pref_measures.model.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.sources import ranking as as_ranking
 from ir_pref_measures.measures import pairwise as kernels

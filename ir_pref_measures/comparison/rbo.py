@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import arrow, as_numpy, ranges
+from ir_pref_measures.model.ids import arrow, as_numpy, ranges
 from ir_pref_measures.loading.sources import ranking as as_ranking
 from ir_pref_measures.measures.compatibility import relevant
 from ir_pref_measures.measures.rbo import normalized

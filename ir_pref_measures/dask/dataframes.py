@@ -93,11 +93,15 @@ def _read_preferences(path: str, format: str | None, preference_format: str | No
     return preferences.read_preferences(raw, format)[list(COLUMNS[PREFERENCES])]
 
 
-def _judgment_kind(path: str, format: str | None, preference_format: str | None = None) -> str:
-    """``qrels`` or ``preferences``: the format named, or detected as the local path detects it."""
-    if format is None:
-        format = preferences.detect_format(formats.load(path), preference_format)
+def _kind(format: str) -> str:
+    """``qrels`` or ``preferences``: the kind of a judgment format."""
     return QRELS if format == QRELS else PREFERENCES
+
+
+def _detected_kind(path: str, preference_format: str | None) -> str:
+    """The kind of a file whose format is not named, detected from its lines as the local path detects it (on a
+    worker: the client reads no judgment file)."""
+    return _kind(preferences.detect_format(formats.load(path), preference_format))
 
 
 # -- inputs as dask DataFrames ----------------------------------------------------------------------------
@@ -123,21 +127,23 @@ def run_frame(source) -> dd.DataFrame:
 
 
 def _table(source, kind: str, read) -> dd.DataFrame:
-    if isinstance(source, dd.DataFrame | pd.DataFrame):
-        frame = tables.standard_columns(source)
-        if "query_id" not in frame.columns:
-            raise InputError(f"the {kind} table has no query_id (or qid) column (found {list(source.columns)})")
-        return frame if isinstance(frame, dd.DataFrame) else dd.from_pandas(frame, npartitions=1, sort=False)
-    paths = sources.paths(source)
-    if paths is None and isinstance(source, str):
-        raise InputError("no such file", path=source)
-    if paths is None:
-        raise InputError(
-            f"a {kind} is a file, a glob, a list of files or a DataFrame here, not {type(source).__name__}"
-        )
-    if _is_parquet(paths):
-        return tables.standard_columns(dd.read_parquet(paths))
-    return _from_tasks([read(path) for path in paths], COLUMNS[kind])
+    """Files (resolved by :func:`~ir_pref_measures.loading.sources.paths`) read on the workers, or a table used as
+    it is, with ir_measures' column names."""
+    if not isinstance(source, dd.DataFrame | pd.DataFrame):
+        paths = sources.paths(source)
+        if paths is None and isinstance(source, str):
+            raise InputError("no such file", path=source)
+        if paths is None:
+            raise InputError(
+                f"a {kind} is a file, a glob, a list of files or a DataFrame here, not {type(source).__name__}"
+            )
+        if _is_parquet(paths):
+            return tables.standard_columns(dd.read_parquet(paths))
+        return _from_tasks([read(path) for path in paths], COLUMNS[kind])
+    frame = tables.standard_columns(source)
+    if "query_id" not in frame.columns:
+        raise InputError(f"the {kind} table has no query_id (or qid) column (found {list(source.columns)})")
+    return frame if isinstance(frame, dd.DataFrame) else dd.from_pandas(frame, npartitions=1, sort=False)
 
 
 def judgment_frames(
@@ -168,13 +174,13 @@ def located_frames(
     files with or without their format) as :func:`judgment_frames` gives them, read on the workers; the formats not
     named are detected on the workers from the files' lines, in one round trip."""
     unnamed = [at.path for at in located if at.dataset is None and not at.format]
-    detected = iter(dask.compute(*[dask.delayed(_judgment_kind)(path, None, preference_format) for path in unnamed]))
+    detected = iter(dask.compute(*[dask.delayed(_detected_kind)(path, preference_format) for path in unnamed]))
     parts = []
     for location in located:
         if location.dataset is not None:
             kind = QRELS
         else:
-            kind = _judgment_kind(location.path, location.format) if location.format else next(detected)
+            kind = _kind(location.format) if location.format else next(detected)
         task = (
             dask.delayed(_read_qrels)(location, repeated)
             if kind == QRELS

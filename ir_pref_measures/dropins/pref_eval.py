@@ -34,7 +34,7 @@ from ir_pref_measures.comparison.pairwise import (
     relevant_docs,
 )
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import arrow, as_text
+from ir_pref_measures.model.ids import arrow, as_text
 from ir_pref_measures.loading.sources import judgments as load_judgments
 from ir_pref_measures.loading.sources import qrels_table, resolve
 from ir_pref_measures.measures.catalog import PAIRWISE

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.ids import encode, intern, pair_keys
+from ir_pref_measures.model.ids import encode, intern, pair_keys
 from ir_pref_measures.model.rankings import Ranking
 
 DEPTH = 1000

@@ -36,7 +36,7 @@ import pandas as pd
 
 from ir_pref_measures import arguments
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import intern, unique_sorted
+from ir_pref_measures.model.ids import intern, unique_sorted
 from ir_pref_measures.judges import coefficients as kernels
 from ir_pref_measures.judges.sources import Grades, Judge, Votes, judges, judgments_of
 from ir_pref_measures.stats.paired import CONFIDENCE, bootstrap_sums

@@ -24,7 +24,7 @@ from ir_pref_measures import arguments
 from ir_pref_measures.comparison.pairwise import SUMMARY, compare, load_runs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.render import render
-from ir_pref_measures.ids import intern
+from ir_pref_measures.model.ids import intern
 from ir_pref_measures.leaderboards import ratings as kernels
 from ir_pref_measures.leaderboards.intervals import RESAMPLES, Resamples, bootstrap
 from ir_pref_measures.loading import sources

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ir_pref_measures.errors import InputError, user_stacklevel
-from ir_pref_measures.ids import is_pandas
+from ir_pref_measures.model.ids import is_pandas
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing import datasets as irds
@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pandas (and the table converters) are imported when a table
 
 
 def is_frame(source) -> bool:
-    """True for a pandas DataFrame (:func:`~ir_pref_measures.ids.is_pandas`: pandas is not imported)."""
+    """True for a pandas DataFrame (:func:`~ir_pref_measures.model.ids.is_pandas`: pandas is not imported)."""
     return is_pandas(source, "DataFrame")
 
 

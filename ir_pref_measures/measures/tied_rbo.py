@@ -30,7 +30,7 @@ import numpy as np
 
 from ir_pref_measures import arguments
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import ranges
+from ir_pref_measures.model.ids import ranges
 
 TIES = ("w", "a", "b")
 SCORES = ("ext", "min", "max", "res")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import ranges
+from ir_pref_measures.model.ids import ranges
 from ir_pref_measures.model import reach
 
 BIT_QUERY_DOCS = 2048  # queries up to this many docs are closed together, on bit sets (one bit per pair of docs)

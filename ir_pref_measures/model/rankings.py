@@ -6,7 +6,7 @@ query of a run is an error; a run file whose scores increase down the lines of e
 rank and score columns are likely swapped).
 
 Doc ids stay an Arrow string array (no Python object per entry); they are matched by a 64-bit hash of
-their bytes (:func:`ir_pref_measures.ids.string_hashes`), every match confirmed on the ids themselves, so no
+their bytes (:func:`ir_pref_measures.model.ids.string_hashes`), every match confirmed on the ids themselves, so no
 doc vocabulary is built or sorted.
 """
 
@@ -22,8 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.files import Columns, RawFile
-from ir_pref_measures.ids import arrow, as_numpy, as_objects, as_text, intern_blocks, lookup, ranges, string_hashes
+from ir_pref_measures.model.files import Columns, RawFile
+from ir_pref_measures.model.ids import arrow, as_numpy, as_objects, as_text, intern_blocks, lookup, ranges, string_hashes
 
 _U64 = np.uint64
 _KEY_ROWS = 1 << 15  # run entries keyed at a time: the temporary arrays stay in cache and are reused

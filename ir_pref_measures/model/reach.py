@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir_pref_measures.ids import ranges, unique_sorted
+from ir_pref_measures.model.ids import ranges, unique_sorted
 
 CLOSURE_CHUNK = 512  # sources per breadth-first batch of query_closure (bounds memory)
 EDGE_CHUNK = 1 << 18  # words (of 64 bits) gathered per step of the bit-set propagation (2 MB temporary arrays)

@@ -21,8 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.files import RawFile, is_number, repeated_grade
-from ir_pref_measures.ids import as_text, first_repeat, intern, pair_keys
+from ir_pref_measures.model.files import RawFile, is_number, repeated_grade
+from ir_pref_measures.model.ids import as_text, first_repeat, intern, pair_keys
 from ir_pref_measures.model.pairs import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA
 
 PREFERENCE_COLUMNS = ("query_id", "doc_id_a", "doc_id_b", "preference")
@@ -213,7 +213,7 @@ def _column(values: Sequence) -> pd.Series:
 
 
 def ids(values: pd.Series, what: str) -> pd.Series:
-    """Ids as text (Arrow-backed) by the rule of :func:`~ir_pref_measures.ids.as_text` (text as it is, integers of
+    """Ids as text (Arrow-backed) by the rule of :func:`~ir_pref_measures.model.ids.as_text` (text as it is, integers of
     any size as their decimal string, ...): none missing, no control character (C0, DEL, C1)."""
     array = as_text(values, what)
     if not _holds_control(array):
@@ -245,7 +245,7 @@ def numbers(
     """A column as finite numbers: int64 when every value is an integer that int64 holds, else float64.
 
     The rule, for every column type: integers (numpy, pandas nullable, Python ``int``) and floats are taken as
-    they are, booleans count 1 and 0, text must be a number as in a file (:func:`~ir_pref_measures.files.
+    they are, booleans count 1 and 0, text must be a number as in a file (:func:`~ir_pref_measures.model.files.
     is_number`), ``Decimal`` and ``Fraction`` become floats; a missing value (``None``, NaN, ``pd.NA``), an
     infinite or too large number, and any other type (dates, complex numbers, ...) are an :class:`InputError`
     naming the column (``label``, default ``column``) and the row. With ``exact`` (grades, kept as float64 by the

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import as_numpy, as_text
+from ir_pref_measures.model.ids import as_numpy, as_text
 from ir_pref_measures.model import tables
 from ir_pref_measures.parsing.formats import Columns, Layout, fail_at, fields, load, read_columns
 

@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.files import (
+from ir_pref_measures.model.files import (
     BOM_STARTS,
     GZIP_MAGIC,
     Columns,
@@ -38,7 +38,7 @@ from ir_pref_measures.files import (
     load,
     opened,
 )
-from ir_pref_measures.ids import as_numpy
+from ir_pref_measures.model.ids import as_numpy
 from ir_pref_measures.parsing.arrow import (
     NEWLINE,
     SPACE,

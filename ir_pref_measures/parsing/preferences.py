@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.ids import arrow, as_numpy
+from ir_pref_measures.model.ids import arrow, as_numpy
 from ir_pref_measures.model.pairs import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA
 from ir_pref_measures.parsing.formats import (
     QRELS,

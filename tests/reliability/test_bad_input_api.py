@@ -5,7 +5,7 @@
   Unicode space (no-break space, U+2000-U+200A, U+3000, U+2028, U+2029) is an ordinary character of an id, read
   alike by every format reader, command and in-memory form.
 * **In-memory inputs** (7): DataFrames (ir_measures' and PyTerrier's columns), dicts and namedtuples at every entry
-  point; ids and numbers by one stated rule (:func:`ir_pref_measures.ids.as_text`,
+  point; ids and numbers by one stated rule (:func:`ir_pref_measures.model.ids.as_text`,
   :func:`ir_pref_measures.model.tables.numbers`); anything else an ``InputError`` naming the column and the row.
 * **Grades** (4): a grade int64 cannot hold stays a float (no RuntimeWarning, no wrong value); preference measures
   take any finite grade; an integer float64 cannot hold exactly is an error.
@@ -33,7 +33,7 @@ import pytest
 from conftest import data_path, run_cli
 
 import ir_pref_measures as ipm
-from ir_pref_measures import files
+from ir_pref_measures.model import files
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.groups import read_judgments

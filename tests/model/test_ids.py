@@ -1,5 +1,5 @@
-"""Id interning: :func:`ir_pref_measures.ids.intern_blocks` (codes from the blocks of a column) against its
-definition, :func:`ir_pref_measures.ids.intern` (hashing every value), on seeded random columns of every layout."""
+"""Id interning: :func:`ir_pref_measures.model.ids.intern_blocks` (codes from the blocks of a column) against its
+definition, :func:`ir_pref_measures.model.ids.intern` (hashing every value), on seeded random columns of every layout."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from ir_pref_measures.ids import intern, intern_blocks
+from ir_pref_measures.model.ids import intern, intern_blocks
 
 
 def _column(rng: np.random.Generator, layout: str) -> list[str]:
