@@ -241,10 +241,16 @@ def evaluate(measures, run, *, judgments=None, qrels=None) -> list:
 
 
 def run_metrics(measures, ranking: Ranking, judgments: Judgments) -> list:
-    """:func:`evaluate` on a run and judgments read already (the ``eval`` command's): the same checks, the same
-    list."""
+    """:func:`evaluate` on a run and judgments read already: the same checks, the same list."""
     table = _graded_table(measures, judgments, None)
     return _metrics(measures, ranking, judgments, table)
+
+
+def checked_metrics(measures, ranking: Ranking, judgments: Judgments, doc_rank: np.ndarray) -> list:
+    """:func:`run_metrics` on a run and judgments checked already
+    (:func:`~ir_pref_measures.loading.checks.check_run`, the ``eval`` command's), with ``doc_rank``, the rank of
+    every judged doc (:func:`~ir_pref_measures.model.coverage.judged_ranks`) that the checks looked up."""
+    return _metrics(measures, ranking, judgments, None, doc_rank)
 
 
 def _graded_table(measures, judgments: Judgments, qrels):
@@ -259,11 +265,11 @@ def _graded_table(measures, judgments: Judgments, qrels):
     return None
 
 
-def _metrics(measures, ranking: Ranking, judgments: Judgments, table) -> list:
+def _metrics(measures, ranking: Ranking, judgments: Judgments, table, doc_rank: np.ndarray | None = None) -> list:
     """Ours by the kernels, ir_measures' others by ir_measures (on ``table``, else the graded judgments), sorted
-    by query id, then in the order of ``measures``."""
+    by query id, then in the order of ``measures`` (``doc_rank``: as :func:`catalog_values` takes it)."""
     catalog = [m for m in measures if is_catalog_measure(m)]
-    metrics = _catalog_metrics(catalog, judgments, ranking) if catalog else []
+    metrics = _catalog_metrics(catalog, judgments, ranking, doc_rank) if catalog else []
     theirs = [m for m in measures if not is_catalog_measure(m)]
     if theirs:
         import ir_measures
@@ -306,13 +312,14 @@ def catalog_values(
     return every
 
 
-def _catalog_metrics(measures, judgments: Judgments, ranking: Ranking) -> list:
+def _catalog_metrics(measures, judgments: Judgments, ranking: Ranking, doc_rank: np.ndarray | None) -> list:
     """:func:`catalog_values` as ir_measures ``Metric`` s."""
     from ir_measures import Metric
 
+    values = catalog_values(measures, judgments, ranking, doc_rank)
     return [
         metric
-        for measure, (query_ids, column) in zip(measures, catalog_values(measures, judgments, ranking), strict=True)
+        for measure, (query_ids, column) in zip(measures, values, strict=True)
         for metric in map(Metric, query_ids.tolist(), itertools.repeat(measure), column.tolist())
     ]
 

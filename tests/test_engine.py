@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ir_pref_measures
-from ir_pref_measures import engine, ids
+from ir_pref_measures import engine
+from ir_pref_measures.model import ids
 from ir_pref_measures.comparison.pairwise import relevant_docs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources

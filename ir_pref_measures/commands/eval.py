@@ -77,10 +77,9 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
     import ir_measures
 
     from ir_pref_measures.adapters.ir_measures import PreferenceProvider
-    from ir_pref_measures.engine import run_metrics, set_n_jobs
-    from ir_pref_measures.loading.checks import check_judged
+    from ir_pref_measures.engine import checked_metrics, set_n_jobs
+    from ir_pref_measures.loading.checks import check_run
     from ir_pref_measures.measures.names import is_package_measure
-    from ir_pref_measures.model.coverage import judged_ranks, warn_unjudged
     from ir_pref_measures.parsing.names import run_name
 
     set_n_jobs(args.n_jobs)
@@ -88,9 +87,9 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         reading = reader.submit(sources.ranking, args.run)
         judgments = sources.named_judgments(_judgment_specs(args), preference_format=args.prefs_format)
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
-    judged = judged_ranks(run, judgments)  # the judged docs looked up once, for both checks
-    check_judged(run, judgments, ranks=judged)
-    warn_unjudged(run_name(args.run), run, judgments, judged)
+    name = run_name(args.run)
+    graded = [] if args.provider else [m for m in measures if not is_package_measure(m)]  # the engine's, exact
+    judged = check_run(run, judgments, name, graded)  # the judged docs looked up once, for the checks and the engine
     ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_package_measure, measures))
     if args.provider:  # as ir_measures: one provider for every measure
         provider = ir_measures.providers.registry[args.provider]
@@ -104,7 +103,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         position = {measure: i for i, measure in enumerate(measures)}
         results.sort(key=lambda metric: (metric.query_id, position[metric.measure]))
         return results
-    return run_metrics(measures, run, judgments)
+    return checked_metrics(measures, run, judgments, judged)
 
 
 def _on_cluster(args: argparse.Namespace, measures: list) -> list:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.coverage import covered
+from ir_pref_measures.model.coverage import covered, judged_ranks, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
@@ -33,11 +33,13 @@ def check_overlap(ranking: Ranking, judgments: Judgments, name: str = "the run")
 
 def check_judged(
     ranking: Ranking, judgments: Judgments, name: str = "the run", ranks: np.ndarray | None = None
-) -> None:
+) -> np.ndarray:
     """The rule against scores from nothing: :func:`check_overlap`, then an :class:`InputError` when ``ranking``
     retrieves no judged document on any judged query it holds (every value would be that of an empty ranking).
-    ``ranks``: the :func:`~ir_pref_measures.model.coverage.judged_ranks`, when the caller has them."""
+    ``ranks``: the :func:`~ir_pref_measures.model.coverage.judged_ranks`, when the caller has them; else they are
+    looked up here. Returns them."""
     check_overlap(ranking, judgments, name)
+    ranks = judged_ranks(ranking, judgments) if ranks is None else ranks
     held = ranking.query_index(judgments.query_ids) >= 0
     shared, unjudged = int(held.sum()), int((held & ~covered(ranking, judgments, ranks)).sum())
     if unjudged == shared:
@@ -46,6 +48,19 @@ def check_judged(
             f"holds): its scores would come from nothing",
             expected="the judgments of the run's collection and year (or a run of the judged documents)",
         )
+    return ranks
+
+
+def check_run(ranking: Ranking, judgments: Judgments, name: str, graded=()) -> np.ndarray:
+    """Every check of one run and its judgments before they are evaluated, once: integer grades for ``graded``
+    (ir_measures' own measures that the engine computes, :func:`check_integer_grades`), the rule against scores
+    from nothing (:func:`check_judged`) and the warning against a run of another collection
+    (:func:`~ir_pref_measures.model.coverage.warn_unjudged`, naming the run ``name``). Returns the rank of every
+    judged doc (:func:`~ir_pref_measures.model.coverage.judged_ranks`), looked up once, for the engine."""
+    check_integer_grades(graded, judgments)
+    ranks = check_judged(ranking, judgments)
+    warn_unjudged(name, ranking, judgments, ranks)
+    return ranks
 
 
 def _grade_error(names: str, doc_id, query_id, grade) -> InputError:

@@ -214,8 +214,8 @@ def read_source(
     location = resolve(source, format)
     named = {} if group is None else {"group": group}
     graded = {**named, "repeated": repeated}
-    if location.dataset is not None:
-        return Judgments.from_qrels(_dataset_qrels(location.dataset, "keep"), checked=True, **graded)
+    if location.dataset is not None:  # validated as every table is (a grade given twice: by ``repeated``)
+        return Judgments.from_qrels(irds.qrels(location.dataset), **graded)
     if location.format in TREC_EVAL_FORMATS:
         if group is not None:
             raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
@@ -227,7 +227,8 @@ def read_source(
         return _judging_log(raw, named)
     chosen = location.format or preferences.detect_format(raw, preference_format)
     if chosen == "qrels":
-        return Judgments.from_qrels(formats.read_columns(raw, formats.QRELS), **graded)
+        columns = formats.read_columns(raw, formats.QRELS)
+        return Judgments.from_qrels(columns, **graded)
     return Judgments.from_preferences(preferences.preference_columns(raw, chosen), checked=True, **named)
 
 

@@ -12,6 +12,7 @@ import codecs
 import gzip
 import math
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -94,6 +95,61 @@ def load(source: Source | RawFile) -> RawFile:
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return RawFile(name, data)
+
+
+# control characters: C0 but tab and line ends, DEL, and C1 (U+0080-U+009F, in UTF-8 the bytes C2 80 to C2 9F)
+_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
+_CONTROL_CHUNK = 1 << 20
+_FIELD = re.compile(r"[^ \t]+")  # fields are separated by ASCII tabs and spaces only
+
+
+def check_control(raw: RawFile) -> None:
+    """No control character (other than tab and line ends), else an error naming the line."""
+    view = memoryview(raw.data)
+    for lo in range(0, len(view), _CONTROL_CHUNK):  # a C loop over chunks that fit a cache; the search names it
+        part = bytes(view[lo : lo + _CONTROL_CHUNK + 1])  # one byte more: a C1 pair across two chunks
+        if len(part.translate(None, _CONTROL_BYTES)) != len(part) or (b"\xc2" in part and _CONTROL.search(part)):
+            break
+    else:
+        return
+    control = _CONTROL.search(raw.data)
+    if control is not None:
+        line_no = raw.data.count(b"\n", 0, control.start()) + 1
+        raw.fail(
+            f"control character U+{ord(control.group().decode('utf-8')):04X}",
+            line_no=line_no,
+            expected="text without control characters (U+0000-U+001F, U+007F-U+009F); tabs and spaces separate fields",
+        )
+
+
+def check_text(raw: RawFile) -> None:
+    """UTF-8 text without control characters, else an error naming the line."""
+    check_control(raw)
+    try:
+        raw.data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line_no = raw.data.count(b"\n", 0, error.start) + 1
+        raw.fail(
+            f"not UTF-8: byte 0x{raw.data[error.start]:02x} cannot be decoded", line_no=line_no, expected="UTF-8 text"
+        )
+
+
+def text_lines(source: Source | RawFile) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every data line of ``source``: blank lines and ``#`` comment lines
+    skipped, the line end removed. Checked as every reader checks (UTF-8, no control character)."""
+    raw = load(source)
+    check_text(raw)
+    for line_no, line in enumerate(raw.data.decode("utf-8").split("\n"), start=1):
+        stripped = line.strip(" \t")
+        if stripped and not stripped.startswith("#"):
+            yield line_no, line
+
+
+def fields(line: str) -> list[str]:
+    """The fields of a line: separated by ASCII tabs and spaces only (``str.split()`` would also split at
+    no-break spaces, U+2028, U+3000 and other Unicode spaces, which are ordinary characters of an id)."""
+    return _FIELD.findall(line)
 
 
 def is_number(value: str) -> bool:

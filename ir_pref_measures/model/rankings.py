@@ -23,7 +23,16 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.model.files import Columns, RawFile
-from ir_pref_measures.model.ids import arrow, as_numpy, as_objects, as_text, intern_blocks, lookup, ranges, string_hashes
+from ir_pref_measures.model.ids import (
+    arrow,
+    as_numpy,
+    as_objects,
+    as_text,
+    intern_blocks,
+    lookup,
+    ranges,
+    string_hashes,
+)
 
 _U64 = np.uint64
 _KEY_ROWS = 1 << 15  # run entries keyed at a time: the temporary arrays stay in cache and are reused

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,10 +32,13 @@ from ir_pref_measures.model.files import (
     Columns,
     RawFile,
     Source,
+    check_control,
+    fields,
     integer_grades,
     is_number,
     load,
     opened,
+    text_lines,
 )
 from ir_pref_measures.model.ids import as_numpy
 from ir_pref_measures.parsing.arrow import (
@@ -52,11 +54,6 @@ from ir_pref_measures.parsing.arrow import (
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading a run or qrels file needs none
     import pandas as pd
 
-# control characters: C0 but tab and line ends, DEL, and C1 (U+0080-U+009F, in UTF-8 the bytes C2 80 to C2 9F)
-_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
-_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
-_FIELD = re.compile(r"[^ \t]+")  # fields are separated by ASCII tabs and spaces only
-_CONTROL_CHUNK = 1 << 20
 _SCAN_CHUNK = 1 << 18  # bytes of a file checked at a time by the fast path of read_columns (its masks stay in cache)
 
 
@@ -83,54 +80,6 @@ RUN = Layout(
     ("score",),
     "; fields after the sixth, which trec_eval ignores, are refused: cut them off (cut -d ' ' -f 1-6)",
 )
-
-
-def _check_control(raw: RawFile) -> None:
-    """No control character (other than tab and line ends), else an error naming the line."""
-    view = memoryview(raw.data)
-    for lo in range(0, len(view), _CONTROL_CHUNK):  # a C loop over chunks that fit a cache; the search names it
-        part = bytes(view[lo : lo + _CONTROL_CHUNK + 1])  # one byte more: a C1 pair across two chunks
-        if len(part.translate(None, _CONTROL_BYTES)) != len(part) or (b"\xc2" in part and _CONTROL.search(part)):
-            break
-    else:
-        return
-    control = _CONTROL.search(raw.data)
-    if control is not None:
-        line_no = raw.data.count(b"\n", 0, control.start()) + 1
-        raw.fail(
-            f"control character U+{ord(control.group().decode('utf-8')):04X}",
-            line_no=line_no,
-            expected="text without control characters (U+0000-U+001F, U+007F-U+009F); tabs and spaces separate fields",
-        )
-
-
-def check_text(raw: RawFile) -> None:
-    """UTF-8 text without control characters, else an error naming the line."""
-    _check_control(raw)
-    try:
-        raw.data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line_no = raw.data.count(b"\n", 0, error.start) + 1
-        raw.fail(
-            f"not UTF-8: byte 0x{raw.data[error.start]:02x} cannot be decoded", line_no=line_no, expected="UTF-8 text"
-        )
-
-
-def text_lines(source: Source | RawFile) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of every data line of ``source``: blank lines and ``#`` comment lines
-    skipped, the line end removed. Checked as every reader checks (UTF-8, no control character)."""
-    raw = load(source)
-    check_text(raw)
-    for line_no, line in enumerate(raw.data.decode("utf-8").split("\n"), start=1):
-        stripped = line.strip(" \t")
-        if stripped and not stripped.startswith("#"):
-            yield line_no, line
-
-
-def fields(line: str) -> list[str]:
-    """The fields of a line: separated by ASCII tabs and spaces only (``str.split()`` would also split at
-    no-break spaces, U+2028, U+3000 and other Unicode spaces, which are ordinary characters of an id)."""
-    return _FIELD.findall(line)
 
 
 def line_text(source: Source | RawFile, line_no: int) -> str:
@@ -174,7 +123,7 @@ def read_columns(source: Source | RawFile, layout: Layout, skip: tuple[str, ...]
             release_parser_memory(os.path.getsize(source))
             return columns
     raw = load(source)
-    _check_control(raw)  # UTF-8 is checked by Arrow; a failure is located by the line-by-line scan
+    check_control(raw)  # UTF-8 is checked by Arrow; a failure is located by the line-by-line scan
     data = raw.data.replace(b"\t", b" ") if b"\t" in raw.data else raw.data
     regular = b"#" not in data and not loose_separators(data)
     table = arrow_table(data, names, used) if regular else None
