@@ -17,11 +17,10 @@ from hypothesis import strategies as st
 
 import ir_pref_measures
 from ir_pref_measures import engine
-from ir_pref_measures.model import ids
 from ir_pref_measures.comparison.pairwise import relevant_docs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
-from ir_pref_measures.model import rankings
+from ir_pref_measures.model import ids, rankings
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.judgments import combine as model_combine
 from ir_pref_measures.model.rankings import Ranking

@@ -19,13 +19,13 @@ import numpy as np
 import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.sources import ranking as as_ranking
 from ir_pref_measures.measures import pairwise as kernels
 from ir_pref_measures.measures.catalog import DEFAULT_PAIRWISE as DEFAULT_MEASURES
 from ir_pref_measures.measures.names import PairwiseMeasure, pairwise_measures
 from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths, warn_unjudged
+from ir_pref_measures.model.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing.names import run_name

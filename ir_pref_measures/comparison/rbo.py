@@ -15,11 +15,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.ids import arrow, as_numpy, ranges
 from ir_pref_measures.loading.sources import ranking as as_ranking
 from ir_pref_measures.measures.compatibility import relevant
 from ir_pref_measures.measures.rbo import normalized
 from ir_pref_measures.measures.tied_rbo import SCORES, TiedLists, check_params, tied_rbo
+from ir_pref_measures.model.ids import arrow, as_numpy, ranges
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 

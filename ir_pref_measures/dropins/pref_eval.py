@@ -34,10 +34,10 @@ from ir_pref_measures.comparison.pairwise import (
     relevant_docs,
 )
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.ids import arrow, as_text
 from ir_pref_measures.loading.sources import judgments as load_judgments
 from ir_pref_measures.loading.sources import qrels_table, resolve
 from ir_pref_measures.measures.catalog import PAIRWISE
+from ir_pref_measures.model.ids import arrow, as_text
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.parsing.formats import QRELS, load, read_columns, text_lines
 

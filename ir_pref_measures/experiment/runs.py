@@ -20,9 +20,9 @@ import pyarrow as pa
 from ir_pref_measures.engine import n_jobs
 from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.experiment.pipelines import is_transformer
-from ir_pref_measures.model.ids import arrow
 from ir_pref_measures.loading import sources
 from ir_pref_measures.model.coverage import DepthWarning, depths, warn_depths  # noqa: F401  (the API's names)
+from ir_pref_measures.model.ids import arrow
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing.names import named_paths
 

@@ -36,9 +36,9 @@ import pandas as pd
 
 from ir_pref_measures import arguments
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.ids import intern, unique_sorted
 from ir_pref_measures.judges import coefficients as kernels
 from ir_pref_measures.judges.sources import Grades, Judge, Votes, judges, judgments_of
+from ir_pref_measures.model.ids import intern, unique_sorted
 from ir_pref_measures.stats.paired import CONFIDENCE, bootstrap_sums
 
 MISSING = np.int8(-128)  # no label: the judge did not judge the pair

@@ -21,8 +21,8 @@ import numpy as np
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.ids import arrow, as_numpy
 from ir_pref_measures.loading import sources
+from ir_pref_measures.model.ids import arrow, as_numpy
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.parsing import formats, preferences
 

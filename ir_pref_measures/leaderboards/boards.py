@@ -24,11 +24,11 @@ from ir_pref_measures import arguments
 from ir_pref_measures.comparison.pairwise import SUMMARY, compare, load_runs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.render import render
-from ir_pref_measures.model.ids import intern
 from ir_pref_measures.leaderboards import ratings as kernels
 from ir_pref_measures.leaderboards.intervals import RESAMPLES, Resamples, bootstrap
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.checks import check_judged
+from ir_pref_measures.model.ids import intern
 from ir_pref_measures.parsing.battles import read_battles
 
 METHODS = ("bt", "elo")

@@ -29,8 +29,8 @@ import pandas as pd
 from scipy.special import expit
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.ids import intern
 from ir_pref_measures.leaderboards import ratings as kernels
+from ir_pref_measures.model.ids import intern
 from ir_pref_measures.parsing.battles import read_battles
 from ir_pref_measures.stats.ppi import CONFIDENCE, interval
 

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.ids import encode, intern, pair_keys
 from ir_pref_measures.measures.params import ORDERS as ORDERS
 from ir_pref_measures.measures.pgc import ideal_order, positions_in, rbo_of_positions
+from ir_pref_measures.model.ids import encode, intern, pair_keys
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 

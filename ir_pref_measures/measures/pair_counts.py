@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ir_pref_measures.model.ids import unique_sorted
 from ir_pref_measures.model.closure import BlockPlan, block_plan, doc_events
+from ir_pref_measures.model.ids import unique_sorted
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.pairs import PairSet
 

@@ -26,9 +26,9 @@ import numpy as np
 import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.model import pairs
 from ir_pref_measures.model.files import Columns, repeated_grade
 from ir_pref_measures.model.ids import encode, first_repeat, intern, pair_keys
-from ir_pref_measures.model import pairs
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
     import pandas as pd

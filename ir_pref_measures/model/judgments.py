@@ -45,10 +45,10 @@ import numpy as np
 import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.files import integer_grades
-from ir_pref_measures.model.ids import arrow, as_objects, pair_keys, ranges, unique_sorted
 from ir_pref_measures.model import building, pairs
 from ir_pref_measures.model.building import DocCodes, LineCodes, PairCodes
+from ir_pref_measures.model.files import integer_grades
+from ir_pref_measures.model.ids import arrow, as_objects, pair_keys, ranges, unique_sorted
 from ir_pref_measures.model.pairs import PairSet
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read

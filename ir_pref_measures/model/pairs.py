@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.ids import ranges
 from ir_pref_measures.model import reach
+from ir_pref_measures.model.ids import ranges
 
 BIT_QUERY_DOCS = 2048  # queries up to this many docs are closed together, on bit sets (one bit per pair of docs)
 BIT_BATCH_BYTES = 1 << 24  # one bit matrix (docs x widest query) of the queries closed together; a few are alive

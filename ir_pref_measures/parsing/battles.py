@@ -22,8 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.ids import as_numpy, as_text
 from ir_pref_measures.model import tables
+from ir_pref_measures.model.ids import as_numpy, as_text
 from ir_pref_measures.parsing.formats import Columns, Layout, fail_at, fields, load, read_columns
 
 COLUMNS = ("query_id", "system_a", "system_b", "winner")

@@ -1,5 +1,6 @@
 """Id interning: :func:`ir_pref_measures.model.ids.intern_blocks` (codes from the blocks of a column) against its
-definition, :func:`ir_pref_measures.model.ids.intern` (hashing every value), on seeded random columns of every layout."""
+definition, :func:`ir_pref_measures.model.ids.intern` (hashing every value), on seeded random columns of every
+layout."""
 
 from __future__ import annotations
 

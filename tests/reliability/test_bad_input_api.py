@@ -33,10 +33,10 @@ import pytest
 from conftest import data_path, run_cli
 
 import ir_pref_measures as ipm
-from ir_pref_measures.model import files
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.groups import read_judgments
+from ir_pref_measures.model import files
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.parsing import formats, preferences
 
