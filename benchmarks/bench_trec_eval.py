@@ -60,7 +60,7 @@ def case(name: str, n_queries: int, n_docs: int, measures: list[str], repeat: in
 
     import ir_pref_measures  # noqa: F401 (registers RBPResidual)
     from ir_pref_measures import engine
-    from ir_pref_measures.loading import checks
+    from ir_pref_measures.model import checks
 
     qrels, ranking = make_input(n_queries, n_docs)
     parsed = [ir_measures.parse_measure(m) for m in measures]

@@ -224,7 +224,7 @@ def evaluate(measures, run, *, judgments=None, qrels=None) -> list:
     ``run``: a :class:`Ranking`, or any run source :func:`~ir_pref_measures.loading.sources.ranking` reads.
     ``judgments``: a :class:`Judgments`, or any judgment source (default: ``qrels``). Ours are computed here for
     every judged query (one the run lacks gets the measure's default, as in ir_measures). ir_measures' measures
-    need graded docs with integer grades within :data:`~ir_pref_measures.loading.checks.GRADE_LIMIT` (as
+    need graded docs with integer grades within :data:`~ir_pref_measures.model.checks.GRADE_LIMIT` (as
     pytrec_eval; else an :class:`InputError` naming those measures, before anything is computed), and are
     evaluated on the queries with a graded doc. Those of trec_eval
     (:func:`~ir_pref_measures.measures.catalog.graded_spec`) are computed here, on the graded docs, as ir_measures
@@ -248,7 +248,7 @@ def run_metrics(measures, ranking: Ranking, judgments: Judgments) -> list:
 
 def checked_metrics(measures, ranking: Ranking, judgments: Judgments, doc_rank: np.ndarray) -> list:
     """:func:`run_metrics` on a run and judgments checked already
-    (:func:`~ir_pref_measures.loading.checks.check_run`, the ``eval`` command's), with ``doc_rank``, the rank of
+    (:func:`~ir_pref_measures.model.checks.check_run`, the ``eval`` command's), with ``doc_rank``, the rank of
     every judged doc (:func:`~ir_pref_measures.model.coverage.judged_ranks`) that the checks looked up."""
     return _metrics(measures, ranking, judgments, None, doc_rank)
 
@@ -256,7 +256,7 @@ def checked_metrics(measures, ranking: Ranking, judgments: Judgments, doc_rank: 
 def _graded_table(measures, judgments: Judgments, qrels):
     """The check of integer grades for ir_measures' measures, before anything is computed; the table of ``qrels``
     (given beside ``judgments``) that ir_measures then reads, else ``None``."""
-    from ir_pref_measures.loading import checks
+    from ir_pref_measures.model import checks
 
     graded = [m for m in measures if not is_package_measure(m)]
     if qrels is not None and not all(map(is_catalog_measure, measures)):

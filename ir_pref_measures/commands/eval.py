@@ -78,8 +78,8 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
 
     from ir_pref_measures.adapters.ir_measures import PreferenceProvider
     from ir_pref_measures.engine import checked_metrics, set_n_jobs
-    from ir_pref_measures.loading.checks import check_run
     from ir_pref_measures.measures.names import is_package_measure
+    from ir_pref_measures.model.checks import check_run
     from ir_pref_measures.parsing.names import run_name
 
     set_n_jobs(args.n_jobs)

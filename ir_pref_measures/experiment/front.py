@@ -43,7 +43,7 @@ from ir_pref_measures.experiment.table import (  # noqa: F401  (TESTS: the CLI's
 )
 from ir_pref_measures.experiment.values import PerQuery, experiment_values
 from ir_pref_measures.loading import sources
-from ir_pref_measures.loading.checks import examples
+from ir_pref_measures.model.checks import examples
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.stats import paired
 

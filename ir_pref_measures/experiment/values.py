@@ -27,8 +27,8 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.columns import Plan
 from ir_pref_measures.experiment.pipelines import is_runtime_measure
 from ir_pref_measures.experiment.runs import stream_runs
-from ir_pref_measures.loading.checks import check_integer_grades, check_overlap
 from ir_pref_measures.measures.names import PairwiseMeasure
+from ir_pref_measures.model.checks import check_integer_grades, check_overlap
 from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
@@ -146,7 +146,7 @@ def per_query_frames(
 ) -> dict[str, pd.DataFrame]:
     """Per measure column: a frame of per-query values, one row per query id (sorted), one column per run: the
     measures of one run on ``judgments`` (ir_measures' own on its graded docs, which must have integer grades:
-    :func:`~ir_pref_measures.loading.checks.check_integer_grades`), the pairwise preferences on its relevant docs.
+    :func:`~ir_pref_measures.model.checks.check_integer_grades`), the pairwise preferences on its relevant docs.
     ``frames``: a run's results as given (all their columns), which the measures defined at run time
     (``ir_measures.define_byquery``) read instead of the ranking, as in ``pt.Experiment``. The runs are evaluated
     on :func:`~ir_pref_measures.engine.n_jobs` threads (:class:`SetValues`)."""

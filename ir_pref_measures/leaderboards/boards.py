@@ -27,7 +27,7 @@ from ir_pref_measures.experiment.render import render
 from ir_pref_measures.leaderboards import ratings as kernels
 from ir_pref_measures.leaderboards.intervals import RESAMPLES, Resamples, bootstrap
 from ir_pref_measures.loading import sources
-from ir_pref_measures.loading.checks import check_judged
+from ir_pref_measures.model.checks import check_judged
 from ir_pref_measures.model.ids import intern
 from ir_pref_measures.parsing.battles import read_battles
 
@@ -72,7 +72,7 @@ def battles_from_runs(runs, qrels, measure: str = "rpp", topk: int | None = None
     """Battles of ``runs`` (a mapping name -> run or a list of paths, as :func:`compare` takes them) compared per
     query on the graded ``qrels`` by the pairwise ``measure`` (:func:`battles_from_compare`). No scores from
     nothing: a run that holds no judged query, or retrieves no judged document on any of them, is an
-    :class:`InputError` (:func:`~ir_pref_measures.loading.checks.check_judged`, the rule of ``eval``); one that
+    :class:`InputError` (:func:`~ir_pref_measures.model.checks.check_judged`, the rule of ``eval``); one that
     retrieves no judged document on half of them or more gives :func:`compare`'s warning with their share (its
     battles there are lost or tied without evidence). ``topk`` cuts every run at that rank first."""
     rankings = {name: sources.ranking(run) for name, run in load_runs(runs).items()}

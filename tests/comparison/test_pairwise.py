@@ -9,7 +9,7 @@ import pytest
 
 import ir_pref_measures as ipm
 from ir_pref_measures.comparison.pairwise import relevant_docs, relevant_ranks
-from ir_pref_measures.loading.checks import check_judged
+from ir_pref_measures.model.checks import check_judged
 from ir_pref_measures.model.coverage import covered, judged_ranks, unjudged_queries
 
 

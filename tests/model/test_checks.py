@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.loading import checks
+from ir_pref_measures.model import checks
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
