@@ -23,8 +23,9 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.model import tables
+from ir_pref_measures.model.files import Columns, fields, load
 from ir_pref_measures.model.ids import as_numpy, as_text
-from ir_pref_measures.parsing.formats import Columns, Layout, fail_at, fields, load, read_columns
+from ir_pref_measures.parsing.formats import Layout, fail_at, read_columns
 
 COLUMNS = ("query_id", "system_a", "system_b", "winner")
 BATTLES = Layout("battles", COLUMNS, note="; winner: system_a's or system_b's name, a, b or tie")
