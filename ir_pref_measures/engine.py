@@ -45,9 +45,9 @@ class _RunInputs:
     """One run against one judgment set: the rank of every judged doc, and a cache for what every block of
     queries shares (guarded by a lock: blocks run on threads)."""
 
-    def __init__(self, judgments: Judgments, ranking: Ranking, queries: np.ndarray, doc_rank: np.ndarray | None):
+    def __init__(self, queries: np.ndarray, doc_rank: np.ndarray):
         self.queries = queries  # every evaluated query of the run
-        self.doc_rank = judged_ranks(ranking, judgments) if doc_rank is None else doc_rank
+        self.doc_rank = doc_rank
         self.cache: dict = {}
         self.lock = threading.RLock()  # a shared computation may itself ask for another
 
@@ -191,8 +191,20 @@ def evaluate_blocks(
     """Per measure, its value for each of ``queries``: computed block by block (:func:`query_blocks`), the first
     block alone (it fills the caches the blocks share), the rest on :func:`n_jobs` threads (numpy and Arrow
     release the GIL). ``doc_rank``: the rank of every judged doc in the run
-    (:func:`~ir_pref_measures.model.coverage.judged_ranks`), when the caller has it."""
-    run = _RunInputs(judgments, ranking, queries, doc_rank)
+    (:func:`~ir_pref_measures.model.coverage.judged_ranks`), looked up here when the caller has none."""
+    return _blocks_values(measures, judgments, ranking, queries, _judged(ranking, judgments, doc_rank))
+
+
+def _judged(ranking: Ranking, judgments: Judgments, doc_rank: np.ndarray | None) -> np.ndarray:
+    """``doc_rank``, or the :func:`~ir_pref_measures.model.coverage.judged_ranks` when the caller has none."""
+    return judged_ranks(ranking, judgments) if doc_rank is None else doc_rank
+
+
+def _blocks_values(
+    measures, judgments: Judgments, ranking: Ranking, queries: np.ndarray, doc_rank: np.ndarray
+) -> list[np.ndarray]:
+    """:func:`evaluate_blocks` with the judged docs' ranks looked up already."""
+    run = _RunInputs(queries, doc_rank)
 
     def block_values(block: np.ndarray) -> list[np.ndarray]:
         evaluation = _Evaluation(judgments, ranking, block, run)
@@ -213,8 +225,15 @@ def run_query_values(
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """The judged queries the run holds (their indices in ``judgments.query_ids``) and, per measure of the
     catalog, its value for each of them (``doc_rank``: as :func:`evaluate_blocks` takes it)."""
+    return _query_values(measures, judgments, ranking, _judged(ranking, judgments, doc_rank))
+
+
+def _query_values(
+    measures, judgments: Judgments, ranking: Ranking, doc_rank: np.ndarray
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """:func:`run_query_values` with the judged docs' ranks looked up already."""
     queries = np.flatnonzero(ranking.query_index(judgments.query_ids) >= 0)
-    return queries, evaluate_blocks(measures, judgments, ranking, queries, doc_rank)
+    return queries, _blocks_values(measures, judgments, ranking, queries, doc_rank)
 
 
 def evaluate(measures, run, *, judgments=None, qrels=None) -> list:
@@ -237,13 +256,14 @@ def evaluate(measures, run, *, judgments=None, qrels=None) -> list:
     given = judgments if judgments is not None else qrels
     judgments = given if isinstance(given, Judgments) else sources.judgments(given)
     table = _graded_table(measures, judgments, None if given is qrels else qrels)
-    return _metrics(measures, sources.ranking(run), judgments, table)
+    ranking = sources.ranking(run)
+    return _metrics(measures, ranking, judgments, table, judged_ranks(ranking, judgments))
 
 
 def run_metrics(measures, ranking: Ranking, judgments: Judgments) -> list:
     """:func:`evaluate` on a run and judgments read already: the same checks, the same list."""
     table = _graded_table(measures, judgments, None)
-    return _metrics(measures, ranking, judgments, table)
+    return _metrics(measures, ranking, judgments, table, judged_ranks(ranking, judgments))
 
 
 def checked_metrics(measures, ranking: Ranking, judgments: Judgments, doc_rank: np.ndarray) -> list:
@@ -265,7 +285,7 @@ def _graded_table(measures, judgments: Judgments, qrels):
     return None
 
 
-def _metrics(measures, ranking: Ranking, judgments: Judgments, table, doc_rank: np.ndarray | None = None) -> list:
+def _metrics(measures, ranking: Ranking, judgments: Judgments, table, doc_rank: np.ndarray) -> list:
     """Ours by the kernels, ir_measures' others by ir_measures (on ``table``, else the graded judgments), sorted
     by query id, then in the order of ``measures`` (``doc_rank``: as :func:`catalog_values` takes it)."""
     catalog = [m for m in measures if is_catalog_measure(m)]
@@ -293,13 +313,14 @@ def reads_grades_only(measure) -> bool:
 
 
 def catalog_values(
-    measures, judgments: Judgments, ranking: Ranking, doc_rank: np.ndarray | None = None
+    measures, judgments: Judgments, ranking: Ranking, doc_rank: np.ndarray
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per measure of ``measures`` (of the catalog: :func:`is_catalog_measure`), its judged query ids and its value
     for each: every judged query for ours, the queries with a graded doc for trec_eval's (:func:`reads_grades_only`),
     as ir_measures evaluates them; a query the run lacks gets the measure's default, as in ir_measures.
-    ``doc_rank``: the rank of every judged doc in the run, when the caller has it (:func:`evaluate_blocks`)."""
-    queries, values = run_query_values(measures, judgments, ranking, doc_rank)
+    ``doc_rank``: the rank of every judged doc in the run
+    (:func:`~ir_pref_measures.model.coverage.judged_ranks`)."""
+    queries, values = _query_values(measures, judgments, ranking, doc_rank)
     graded = judgments.graded_queries
     every = []
     for measure, column in zip(measures, values, strict=True):
@@ -312,7 +333,7 @@ def catalog_values(
     return every
 
 
-def _catalog_metrics(measures, judgments: Judgments, ranking: Ranking, doc_rank: np.ndarray | None) -> list:
+def _catalog_metrics(measures, judgments: Judgments, ranking: Ranking, doc_rank: np.ndarray) -> list:
     """:func:`catalog_values` as ir_measures ``Metric`` s."""
     from ir_measures import Metric
 

@@ -96,7 +96,8 @@ def detect_format(source: Source | RawFile, preference_format: str | None = None
     candidates = set(PREFERENCE_FORMATS)
     seen = 0
     for line_no, line in text_lines(raw):
-        fits = _detect_one(fields(line))
+        parts = fields(line)
+        fits = _detect_one(parts)
         if not fits & candidates:
             raw.fail(
                 "this line fits no preference format"
