@@ -46,6 +46,7 @@ from ir_pref_measures.model import tables
 from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing import formats, preferences
+from ir_pref_measures.parsing.files import FileLines, load
 
 QRELS = "qrels"
 PREFERENCES = "preferences"
@@ -69,7 +70,7 @@ def _read_run(path: str) -> pd.DataFrame:
     """A run file read and checked as the local path reads it: a doc listed twice in a query is found here,
     where its line is known."""
     frame = formats.read_run(path)
-    Ranking.from_frame(frame, path=path)
+    Ranking.from_frame(frame, path=FileLines(path))
     return frame[list(COLUMNS["run"])]
 
 
@@ -88,7 +89,7 @@ def _read_qrels(source, repeated: str) -> pd.DataFrame:
 
 
 def _read_preferences(path: str, format: str | None, preference_format: str | None) -> pd.DataFrame:
-    raw = formats.load(path)
+    raw = load(path)
     format = format or preferences.detect_format(raw, preference_format)
     return preferences.read_preferences(raw, format)[list(COLUMNS[PREFERENCES])]
 
@@ -101,7 +102,7 @@ def _kind(format: str) -> str:
 def _detected_kind(path: str, preference_format: str | None) -> str:
     """The kind of a file whose format is not named, detected from its lines as the local path detects it (on a
     worker: the client reads no judgment file)."""
-    return _kind(preferences.detect_format(formats.load(path), preference_format))
+    return _kind(preferences.detect_format(load(path), preference_format))
 
 
 # -- inputs as dask DataFrames ----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.measures.trec_groups import find_inconsistency
-from ir_pref_measures.parsing.formats import RawFile, load
+from ir_pref_measures.parsing.files import RawFile, load
 from ir_pref_measures.parsing.preferences import read_qrels_prefs, read_trec_prefs
 
 READERS = {"prefs": read_trec_prefs, "qrels_prefs": read_qrels_prefs}

@@ -36,6 +36,7 @@ from ir_pref_measures.model.judgments import Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing import datasets as irds
 from ir_pref_measures.parsing import formats, preferences
+from ir_pref_measures.parsing.files import RawFile, load
 
 JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "log", "prefs", "qrels_prefs")
 TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's, with judgment groups: never detected, always named
@@ -222,7 +223,7 @@ def read_source(
         from ir_pref_measures.loading.groups import read_judgments
 
         return Judgments.from_trec_prefs(read_judgments(location.path, location.format), checked=True)
-    raw = location.path if location.format else formats.load(location.path)  # named: read from its path
+    raw = location.path if location.format else load(location.path)  # named: read from its path
     if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
         return _judging_log(raw, named)
     chosen = location.format or preferences.detect_format(raw, preference_format)
@@ -256,7 +257,7 @@ def preference_rows(source: str | os.PathLike, format: str | None = None) -> pd.
     location = resolve(source, format)
     if location.dataset is not None or location.format in ("qrels", *TREC_EVAL_FORMATS):
         raise InputError(f"{source}: graded or trec_eval judgments, not a file of preference judgments")
-    raw = formats.load(location.path)
+    raw = load(location.path)
     if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
         return _judging_log_columns(raw).frame()
     return preferences.read_preferences(raw, location.format)
@@ -410,8 +411,8 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
     if isinstance(source, Location):
         if source.format not in (None, "qrels"):
             raise InputError(f"{source.path}: graded qrels are needed here, not {source.format} preferences")
-        source = formats.load(source.path)
-    if not isinstance(source, formats.RawFile):
+        source = load(source.path)
+    if not isinstance(source, RawFile):
         return tables.qrels(source, repeated=repeated)
     table = formats.read_qrels(source)
     if repeated == "error":

@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.model import pairs
-from ir_pref_measures.model.files import Columns, repeated_grade
+from ir_pref_measures.model.columns import Columns, repeated_grade
 from ir_pref_measures.model.ids import encode, first_repeat, intern, pair_keys
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read
@@ -78,7 +78,7 @@ def codes(*columns: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def qrels_parts(qrels, *, checked: bool, repeated: str) -> Parts:
-    """The parts of graded qrels (a table, or the :class:`~ir_pref_measures.model.files.Columns` of a qrels file;
+    """The parts of graded qrels (a table, or the :class:`~ir_pref_measures.model.columns.Columns` of a qrels file;
     :meth:`~ir_pref_measures.model.judgments.Judgments.from_qrels`): each doc a line of sub-group 0 of group 0."""
     if repeated not in ("error", "max"):
         raise ValueError(f"repeated must be 'error' or 'max', not {repeated!r}")
@@ -136,7 +136,7 @@ def trec_prefs_parts(table: pd.DataFrame, *, checked: bool) -> tuple[Parts, np.n
 
 def preference_parts(prefs, *, checked: bool) -> Parts:
     """The parts of a carterette-form table (a DataFrame, namedtuples, or the
-    :class:`~ir_pref_measures.model.files.Columns` of a preference file;
+    :class:`~ir_pref_measures.model.columns.Columns` of a preference file;
     :meth:`~ir_pref_measures.model.judgments.Judgments.from_preferences`), each strict preference a sub-group of its
     own, in group 0. The per-line codes are freed on return, before the parts are numbered."""
     if isinstance(prefs, Columns):

@@ -47,7 +47,7 @@ import pyarrow as pa
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.model import building, pairs
 from ir_pref_measures.model.building import DocCodes, LineCodes, PairCodes
-from ir_pref_measures.model.files import integer_grades
+from ir_pref_measures.model.columns import integer_grades
 from ir_pref_measures.model.ids import arrow, as_objects, pair_keys, ranges, unique_sorted
 from ir_pref_measures.model.pairs import PairSet
 
@@ -226,7 +226,7 @@ class Judgments:
 
     def qrels(self) -> pd.DataFrame | None:
         """The graded docs as qrels ``query_id, doc_id, relevance`` (int64 when every grade is an integer that int64
-        holds, as pytrec_eval needs: :func:`~ir_pref_measures.model.files.integer_grades`); ``None`` when no doc is
+        holds, as pytrec_eval needs: :func:`~ir_pref_measures.model.columns.integer_grades`); ``None`` when no doc is
         graded. Made for ir_measures' own computations only: the engine reads the grades themselves."""
         if not self.graded.any():
             return None
@@ -317,7 +317,7 @@ class Judgments:
     ) -> Judgments:
         """Graded judgments from qrels as a table (DataFrame in ir_measures' or PyTerrier's columns, dict of
         dicts, ``Qrel`` namedtuples; validated by :func:`ir_pref_measures.model.tables.qrels` unless ``checked``),
-        all in judgment group ``group`` (one sub-group); or the :class:`~ir_pref_measures.model.files.Columns` of a
+        all in judgment group ``group`` (one sub-group); or the :class:`~ir_pref_measures.model.columns.Columns` of a
         qrels file. A doc graded twice in a query is an error, or with ``repeated="max"`` graded by the largest
         of its grades (pref_eval's rule for diversity qrels with subtopic lines, which ``compare`` follows).
         Files and ir_datasets IDs: :func:`ir_pref_measures.loading.sources.judgments`."""
@@ -337,7 +337,7 @@ class Judgments:
     def from_preferences(cls, prefs, *, checked: bool = False, group: str = DEFAULT_GROUP) -> Judgments:
         """Explicit judgments from a ``query_id, doc_id_a, doc_id_b, preference`` table (DataFrame or
         namedtuples; validated by :func:`ir_pref_measures.model.tables.preferences` unless ``checked``) or the
-        :class:`~ir_pref_measures.model.files.Columns` of a preference file
+        :class:`~ir_pref_measures.model.columns.Columns` of a preference file
         (:func:`~ir_pref_measures.parsing.preferences.preference_columns`, checked as read), values as in
         the ``carterette`` format (-1: a preferred, 1: b preferred, 0: duplicates, -2 / 2: a / b bad), all in
         judgment group ``group``, each strict preference a sub-group of its own (module docstring)."""

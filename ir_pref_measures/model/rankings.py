@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.files import Columns, RawFile
+from ir_pref_measures.model.columns import Columns, FileText
 from ir_pref_measures.model.ids import (
     arrow,
     as_numpy,
@@ -167,17 +167,17 @@ class Ranking:
         return cls._build(fields["query_id"], fields["doc_id"], fields["score"], columns)
 
     @classmethod
-    def from_frame(cls, frame, *, path: str | os.PathLike | RawFile | None = None, checked: bool = False) -> Ranking:
+    def from_frame(cls, frame, *, path: str | os.PathLike | FileText | None = None, checked: bool = False) -> Ranking:
         """Build from a ``query_id, doc_id, score`` frame, validated by :func:`ir_pref_measures.model.tables.run`
         unless ``checked`` (:func:`ir_pref_measures.loading.sources.ranking` reads and validates every run form) or
-        read from a file: with ``path`` (the file, or its :class:`RawFile`), a ``line`` column names lines in
-        messages."""
+        read from a file: with ``path``, a ``line`` column names lines in messages (the file's text,
+        :class:`~ir_pref_measures.model.columns.FileText`, also quotes them; a path names the file alone)."""
         if path is None and not checked:
             from ir_pref_measures.model import tables
 
             frame = tables.run(frame)
-        raw = path if isinstance(path, RawFile) else None
-        name = None if path is None else raw.name if raw else os.fspath(path)
+        raw = None if path is None or isinstance(path, str | os.PathLike) else path
+        name = None if path is None else raw.name if raw is not None else os.fspath(path)
         missing = [c for c in ("query_id", "doc_id", "score") if c not in frame.columns]
         if missing:
             raise InputError(f"the run has no column(s) {missing} (found {list(frame.columns)})", path=name)

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.files import RawFile, is_number, repeated_grade
+from ir_pref_measures.model.columns import FileText, is_number, repeated_grade
 from ir_pref_measures.model.ids import as_text, first_repeat, intern, pair_keys
 from ir_pref_measures.model.pairs import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA
 
@@ -85,8 +85,9 @@ def trec_prefs(source) -> pd.DataFrame:
     return table
 
 
-def reject_repeated(table: pd.DataFrame, raw: RawFile | None = None) -> None:
-    """A (query, doc) graded twice is an error naming its second line (or row)."""
+def reject_repeated(table: pd.DataFrame, raw: FileText | None = None) -> None:
+    """A (query, doc) graded twice is an error naming its second line (quoted from the file's ``raw`` text), or
+    row."""
     (q,), queries = intern(table["query_id"])
     (d,), docs = intern(table["doc_id"])
     row = first_repeat(pair_keys(q, d, len(docs)))
@@ -245,7 +246,7 @@ def numbers(
     """A column as finite numbers: int64 when every value is an integer that int64 holds, else float64.
 
     The rule, for every column type: integers (numpy, pandas nullable, Python ``int``) and floats are taken as
-    they are, booleans count 1 and 0, text must be a number as in a file (:func:`~ir_pref_measures.model.files.
+    they are, booleans count 1 and 0, text must be a number as in a file (:func:`~ir_pref_measures.model.columns.
     is_number`), ``Decimal`` and ``Fraction`` become floats; a missing value (``None``, NaN, ``pd.NA``), an
     infinite or too large number, and any other type (dates, complex numbers, ...) are an :class:`InputError`
     naming the column (``label``, default ``column``) and the row. With ``exact`` (grades, kept as float64 by the

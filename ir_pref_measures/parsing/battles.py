@@ -23,8 +23,9 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.model import tables
-from ir_pref_measures.model.files import Columns, fields, load
+from ir_pref_measures.model.columns import Columns
 from ir_pref_measures.model.ids import as_numpy, as_text
+from ir_pref_measures.parsing.files import fields, load
 from ir_pref_measures.parsing.formats import Layout, fail_at, read_columns
 
 COLUMNS = ("query_id", "system_a", "system_b", "winner")

@@ -26,20 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.files import (
-    BOM_STARTS,
-    GZIP_MAGIC,
-    Columns,
-    RawFile,
-    Source,
-    check_control,
-    fields,
-    integer_grades,
-    is_number,
-    load,
-    opened,
-    text_lines,
-)
+from ir_pref_measures.model.columns import Columns, FileText, integer_grades, is_number
 from ir_pref_measures.model.ids import as_numpy
 from ir_pref_measures.parsing.arrow import (
     NEWLINE,
@@ -49,6 +36,18 @@ from ir_pref_measures.parsing.arrow import (
     has_c1,
     loose_separators,
     release_parser_memory,
+)
+from ir_pref_measures.parsing.files import (
+    BOM_STARTS,
+    GZIP_MAGIC,
+    FileLines,
+    RawFile,
+    Source,
+    check_control,
+    fields,
+    load,
+    opened,
+    text_lines,
 )
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading a run or qrels file needs none
@@ -118,7 +117,7 @@ def read_columns(source: Source | RawFile, layout: Layout, skip: tuple[str, ...]
     if isinstance(source, str | os.PathLike):
         table = _regular_file_table(source, names, used)
         if table is not None:
-            columns = _columns(table, wanted, layout, os.fspath(source), None, None)
+            columns = _columns(table, wanted, layout, os.fspath(source), None, FileLines(os.fspath(source)))
             del table
             release_parser_memory(os.path.getsize(source))
             return columns
@@ -138,14 +137,15 @@ def read_columns(source: Source | RawFile, layout: Layout, skip: tuple[str, ...]
             raw.fail("the file does not fit its format", expected=layout.expected)
     size = len(data)
     del data
-    columns = _columns(table, wanted, layout, raw.name, lines, None if isinstance(source, str | os.PathLike) else raw)
+    text = FileLines(raw.name) if isinstance(source, str | os.PathLike) else raw  # a path's bytes are not kept
+    columns = _columns(table, wanted, layout, raw.name, lines, text)
     del table
     release_parser_memory(size)
     return columns
 
 
 def _columns(
-    table: pa.Table, wanted: list, layout: Layout, name: str, lines: np.ndarray | None, raw: RawFile | None
+    table: pa.Table, wanted: list, layout: Layout, name: str, lines: np.ndarray | None, raw: FileText
 ) -> Columns:
     """The :class:`Columns` of a parsed ``table``, numeric fields checked to be finite."""
     columns = Columns(name, {}, lines, raw)
@@ -182,7 +182,7 @@ def _check_exact(columns: Columns, values: np.ndarray, index: int, field: str, l
     large = np.flatnonzero(np.abs(values) >= EXACT_LIMIT)
     if not len(large):
         return
-    raw = columns.raw or load(columns.name)
+    raw = columns.raw if isinstance(columns.raw, RawFile) else load(columns.name)
     lines = raw.data.split(b"\n")
     for row in large.tolist():
         line_no = columns.line_no(row)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.files import Source, check_text, load, text_lines
+from ir_pref_measures.parsing.files import Source, check_text, load, text_lines
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made
     import pandas as pd

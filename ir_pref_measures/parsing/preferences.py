@@ -30,9 +30,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.model.files import Columns, RawFile, Source, fields, is_number, load, text_lines
+from ir_pref_measures.model.columns import Columns, is_number
 from ir_pref_measures.model.ids import arrow, as_numpy
 from ir_pref_measures.model.pairs import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA
+from ir_pref_measures.parsing.files import RawFile, Source, fields, load, text_lines
 from ir_pref_measures.parsing.formats import QRELS, Layout, fail_at, read_columns, read_table
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made

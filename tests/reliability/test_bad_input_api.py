@@ -36,9 +36,9 @@ import ir_pref_measures as ipm
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.loading.groups import read_judgments
-from ir_pref_measures.model import files
+from ir_pref_measures.model.columns import integer_grades
 from ir_pref_measures.model.judgments import Judgments, combine
-from ir_pref_measures.parsing import formats, preferences
+from ir_pref_measures.parsing import files, formats, preferences
 
 # -- the clean inputs: two queries, no score ties (so that renaming a doc changes no result) --------------------------
 
@@ -358,7 +358,7 @@ def test_every_reader_refuses_c1(reader, char, tmp_path):
 def test_c1_across_a_chunk_boundary(offset, layout, tmp_path):
     """The fast path checks a regular file in chunks of 1 MiB (numpy), the loaded path in chunks too: a C1 character
     whose two UTF-8 bytes (C2 85) fall on both sides of a chunk boundary is found."""
-    chunk = formats._SCAN_CHUNK if layout == "regular" else formats._CONTROL_CHUNK
+    chunk = formats._SCAN_CHUNK if layout == "regular" else files._CONTROL_CHUNK
     sep = " " if layout == "regular" else "\t"
     lines = []
     size = 0
@@ -916,14 +916,14 @@ def test_large_grades_written_as_decimals_are_floats(tmp_path):
 
 
 def test_integer_grades_helper():
-    assert files.integer_grades(np.array([1.0, 2.0])).dtype == np.int64
-    assert files.integer_grades(np.array([1.0, 2.5])).dtype == np.float64
+    assert integer_grades(np.array([1.0, 2.0])).dtype == np.int64
+    assert integer_grades(np.array([1.0, 2.5])).dtype == np.float64
     for large in (2.0**63, 1e308, -(2.0**64)):
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
-            out = files.integer_grades(np.array([1.0, large]))
+            out = integer_grades(np.array([1.0, large]))
         assert out.dtype == np.float64 and out[1] == large
-    assert files.integer_grades(np.array([-(2.0**63), 5.0])).tolist() == [-(2**63), 5]
+    assert integer_grades(np.array([-(2.0**63), 5.0])).tolist() == [-(2**63), 5]
 
 
 # == 10a. two graded sources: each derives its preferences, their union is taken ======================================

@@ -1,16 +1,17 @@
-"""A file's bytes and its data lines, as every reader and every message that quotes a line shares them.
+"""A file's bytes and its data lines, read under the rules that do not depend on its format.
 
-:func:`load` reads a file under the rules that do not depend on its format (gunzipped by content, the UTF-8
-byte-order mark removed, CRLF and CR line ends made LF) into a :class:`RawFile`; a reader of
-:mod:`~ir_pref_measures.parsing` turns it into :class:`Columns` (the fields of its data lines, with their line
-numbers), from which :mod:`~ir_pref_measures.model` builds judgments and rankings and names a bad line.
+:func:`load` reads a file (gunzipped by content, the UTF-8 byte-order mark removed, CRLF and CR line ends made LF)
+into a :class:`RawFile`; :func:`check_text` and :func:`check_control` hold it to UTF-8 text without control
+characters; :func:`text_lines` and :func:`fields` give its data lines and their fields. The readers of
+:mod:`~ir_pref_measures.parsing` turn it into :class:`~ir_pref_measures.model.columns.Columns`, which quote a bad
+line through the :class:`RawFile` (or the :class:`FileLines` of a file parsed from its path, read again only when a
+message quotes it).
 """
 
 from __future__ import annotations
 
 import codecs
 import gzip
-import math
 import os
 import re
 import zlib
@@ -18,9 +19,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, NoReturn
-
-import numpy as np
-import pyarrow as pa
 
 from ir_pref_measures.errors import InputError
 
@@ -152,71 +150,13 @@ def fields(line: str) -> list[str]:
     return _FIELD.findall(line)
 
 
-def is_number(value: str) -> bool:
-    """A finite number as the readers accept it: ASCII, no ``_`` (``1_0``), no NaN or infinity."""
-    if "_" in value or not value.isascii():
-        return False
-    try:
-        return math.isfinite(float(value))
-    except ValueError:
-        return False
-
-
 @dataclass(frozen=True)
-class Columns:
-    """The fields of a file's data lines: ids as Arrow strings, numbers as float64 arrays (``fields``), and the
-    line number of each row (``lines``; ``None`` when row i is line i + 1, as in a file without blank or comment
-    lines). ``name`` is the file, for messages; ``raw`` its contents when it was read from a stream (a path is
-    read again to quote a line in a message)."""
+class FileLines:
+    """A file parsed from its path and not held in memory, quoted for messages: read again (:func:`load`) when a
+    message asks for a line."""
 
     name: str
-    fields: dict[str, pa.Array | np.ndarray]
-    lines: np.ndarray | None
-    raw: RawFile | None = None
-
-    def __len__(self) -> int:
-        return len(next(iter(self.fields.values())))
-
-    def line_no(self, row: int) -> int:
-        """The line number (1-based) of row ``row``."""
-        return int(row) + 1 if self.lines is None else int(self.lines[row])
 
     def line(self, line_no: int) -> str:
-        """The text of line ``line_no``, for messages."""
-        return (self.raw or load(self.name)).line(line_no)
-
-    def frame(self):
-        """A DataFrame of the fields (ids as pandas' Arrow-backed strings) and ``line``."""
-        import pandas as pd
-
-        mapper = {pa.string(): pd.StringDtype("pyarrow")}.get
-        columns = {
-            name: values.to_pandas(types_mapper=mapper) if isinstance(values, pa.Array) else values
-            for name, values in self.fields.items()
-        }
-        frame = pd.DataFrame(columns, copy=False)
-        frame["line"] = np.arange(1, len(frame) + 1, dtype=np.int64) if self.lines is None else self.lines
-        return frame
-
-
-def repeated_grade(query_id: str, doc_id: str, source, row: int, line_no: int | None) -> InputError:
-    """The error for a (query, doc) graded twice: naming its second line (``source`` a :class:`Columns` of a
-    file) or row (a table)."""
-    message = (
-        f"doc {doc_id!r} is judged twice in query {query_id!r} "
-        "(diversity qrels with subtopic lines are not preference judgments)"
-    )
-    expected = "one grade per (query, doc)"
-    if line_no is None or not isinstance(source, Columns | RawFile):
-        return InputError(f"row {row}: {message}", expected=expected)
-    return InputError(message, path=source.name, line_no=line_no, line=source.line(line_no), expected=expected)
-
-
-def integer_grades(grades: np.ndarray) -> np.ndarray:
-    """``grades`` (float64) as int64 when every one is an integer that int64 holds (as pytrec_eval wants them),
-    else unchanged: a grade of 1e308 or 2**63 stays a float rather than becoming a wrong integer."""
-    grades = np.asarray(grades)
-    if grades.dtype.kind in "iu":
-        return grades.astype(np.int64) if not len(grades) or grades.max() < 2**63 else grades.astype(np.float64)
-    in_range = (grades >= -(2.0**63)) & (grades < 2.0**63)
-    return grades.astype(np.int64) if np.all(in_range & (grades == np.round(grades))) else grades
+        """The text of physical line ``line_no`` (1-based), for messages."""
+        return load(self.name).line(line_no)
