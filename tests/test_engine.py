@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import types
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -396,3 +397,37 @@ def test_run_metrics_on_inputs_read_already_are_those_of_evaluate_on_the_sources
     with pytest.raises(InputError) as read:
         engine.run_metrics(measures, sources.ranking(run), sources.judgments(halves))
     assert str(read.value) == str(direct.value)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_checked_metrics_with_the_ranks_of_the_checks_are_those_of_run_metrics(seed):
+    """``eval`` checks its inputs once (``check_run``) and hands the engine the judged docs' ranks those checks
+    looked up: the same metrics, in the same order, as :func:`run_metrics` looking them up itself."""
+    import ir_measures
+
+    from ir_pref_measures.model.checks import check_run
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    qrels = pd.DataFrame(
+        {
+            "query_id": rng.choice(["q1", "q2", "q3", "q4"], n),
+            "doc_id": [f"d{i}" for i in range(n)],
+            "relevance": rng.integers(0, 4, n),
+        }
+    )
+    run = qrels.sample(frac=0.7, random_state=int(rng.integers(0, 2**31))).drop(columns="relevance")
+    run = pd.concat([run, pd.DataFrame({"query_id": ["q1"], "doc_id": ["unjudged"]})], ignore_index=True)
+    run = run.assign(score=rng.normal(size=len(run)).round(1))
+    measures = [ir_pref_measures.ppref @ 5, ir_pref_measures.APpref, ir_pref_measures.PGC]
+    measures += [ir_measures.parse_measure(m) for m in ("nDCG@5", "P@3", "Bpref")]
+    ranking, judgments = sources.ranking(run), sources.judgments(qrels)
+    expected = engine.run_metrics(measures, ranking, judgments)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a run that misses most judged queries is warned of, as eval warns
+        ranks = check_run(ranking, judgments, "run", measures[3:])
+    got = engine.checked_metrics(measures, ranking, judgments, ranks)
+    assert [(m.query_id, str(m.measure), m.value) for m in got] == [
+        (m.query_id, str(m.measure), m.value) for m in expected
+    ]

@@ -42,3 +42,25 @@ def test_a_run_without_a_judged_query():
     run = Ranking.from_frame(pd.DataFrame({"query_id": ["x"], "doc_id": ["a"], "score": [1.0]}))
     with pytest.raises(InputError, match=r"run 'r' has no query in common.*e\.g\. x; judged: 2, e\.g\. q1, q2"):
         checks.check_overlap(run, Judgments.from_qrels(QRELS), "run 'r'")
+
+
+def test_check_run_returns_the_judged_ranks_and_warns_of_an_unjudged_run():
+    """``check_run`` makes every check once and hands on the ranks it looked up: those of ``judged_ranks``."""
+    from ir_pref_measures.model.coverage import judged_ranks
+
+    judgments = Judgments.from_qrels(QRELS.assign(relevance=[2, 0, 1]))
+    run = Ranking.from_frame(pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["b", "x"], "score": [2.0, 1.0]}))
+    with pytest.warns(UserWarning, match=r"run r\.txt: none of its retrieved documents is judged on 1 of the 2"):
+        ranks = checks.check_run(run, judgments, "r.txt", ["AP"])
+    assert ranks.tolist() == judged_ranks(run, judgments).tolist() == [float("inf"), 1.0, float("inf")]
+
+
+def test_check_run_reports_grades_before_a_run_of_another_collection():
+    """Two faults: grades that ir_measures' measures cannot take (a fault of the judgments and the measures) are
+    reported before a run that shares no judged query, as ``Experiment`` reports them."""
+    run = Ranking.from_frame(pd.DataFrame({"query_id": ["x"], "doc_id": ["a"], "score": [1.0]}))
+    judgments = Judgments.from_qrels(QRELS)
+    with pytest.raises(InputError, match=r"AP need integer grades"):
+        checks.check_run(run, judgments, "r", ["AP"])
+    with pytest.raises(InputError, match=r"the run has no query in common"):
+        checks.check_run(run, judgments, "r", [])
