@@ -88,7 +88,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
         judgments = sources.named_judgments(_judgment_specs(args), preference_format=args.prefs_format)
         run = reading.result()  # a bad judgment file is reported first, as when read one after the other
     name = run_name(args.run)
-    graded = [] if args.provider else [m for m in measures if not is_package_measure(m)]  # the engine's, exact
+    graded = [] if args.provider else [m for m in measures if not is_package_measure(m)]  # integer grades needed
     judged = check_run(run, judgments, name, graded)  # the judged docs looked up once, for the checks and the engine
     ours = args.provider == PreferenceProvider.NAME or not args.provider and all(map(is_package_measure, measures))
     if args.provider:  # as ir_measures: one provider for every measure
