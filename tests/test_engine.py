@@ -366,11 +366,9 @@ def test_ir_measures_measures_read_the_graded_docs_of_combined_judgments(seed):
     assert {m.query_id for m in got if str(m.measure) == "ppref@5"} == {"q1", "q2", "q3"}
 
 
-@settings(max_examples=10, deadline=None)
-@given(st.integers(0, 2**32 - 1))
-def test_run_metrics_on_inputs_read_already_are_those_of_evaluate_on_the_sources(seed):
-    """``eval`` reads its inputs once and hands the engine a Ranking and Judgments: the same metrics, in the same
-    order, as :func:`evaluate` reading the sources itself; the same refusal of grades pytrec_eval cannot take."""
+def _graded_inputs(seed: int, share: float) -> tuple[pd.DataFrame, pd.DataFrame, list]:
+    """Seeded qrels (up to 40 docs of 4 queries, grades 0-3), a run of ``share`` of their docs in random order with
+    scores of one decimal (ties), and measures of both kinds (ours, and ir_measures' that trec_eval defines)."""
     import ir_measures
 
     rng = np.random.default_rng(seed)
@@ -382,10 +380,19 @@ def test_run_metrics_on_inputs_read_already_are_those_of_evaluate_on_the_sources
             "relevance": rng.integers(0, 4, n),
         }
     )
-    run = qrels.sample(frac=1.0, random_state=int(rng.integers(0, 2**31))).drop(columns="relevance")
-    run = run.assign(score=rng.normal(size=n).round(1))
+    run = qrels.sample(frac=share, random_state=int(rng.integers(0, 2**31))).drop(columns="relevance")
+    run = run.assign(score=rng.normal(size=len(run)).round(1))
     measures = [ir_pref_measures.ppref @ 5, ir_pref_measures.APpref, ir_pref_measures.PGC]
     measures += [ir_measures.parse_measure(m) for m in ("nDCG@5", "P@3", "Bpref")]
+    return qrels, run, measures
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_run_metrics_on_inputs_read_already_are_those_of_evaluate_on_the_sources(seed):
+    """``eval`` reads its inputs once and hands the engine a Ranking and Judgments: the same metrics, in the same
+    order, as :func:`evaluate` reading the sources itself; the same refusal of grades pytrec_eval cannot take."""
+    qrels, run, measures = _graded_inputs(seed, 1.0)
     expected = engine.evaluate(measures, run, judgments=qrels)
     got = engine.run_metrics(measures, sources.ranking(run), sources.judgments(qrels))
     assert [(m.query_id, str(m.measure), m.value) for m in got] == [
@@ -404,24 +411,10 @@ def test_run_metrics_on_inputs_read_already_are_those_of_evaluate_on_the_sources
 def test_checked_metrics_with_the_ranks_of_the_checks_are_those_of_run_metrics(seed):
     """``eval`` checks its inputs once (``check_run``) and hands the engine the judged docs' ranks those checks
     looked up: the same metrics, in the same order, as :func:`run_metrics` looking them up itself."""
-    import ir_measures
-
     from ir_pref_measures.model.checks import check_run
 
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(1, 40))
-    qrels = pd.DataFrame(
-        {
-            "query_id": rng.choice(["q1", "q2", "q3", "q4"], n),
-            "doc_id": [f"d{i}" for i in range(n)],
-            "relevance": rng.integers(0, 4, n),
-        }
-    )
-    run = qrels.sample(frac=0.7, random_state=int(rng.integers(0, 2**31))).drop(columns="relevance")
-    run = pd.concat([run, pd.DataFrame({"query_id": ["q1"], "doc_id": ["unjudged"]})], ignore_index=True)
-    run = run.assign(score=rng.normal(size=len(run)).round(1))
-    measures = [ir_pref_measures.ppref @ 5, ir_pref_measures.APpref, ir_pref_measures.PGC]
-    measures += [ir_measures.parse_measure(m) for m in ("nDCG@5", "P@3", "Bpref")]
+    qrels, run, measures = _graded_inputs(seed, 0.7)
+    run = pd.concat([run, pd.DataFrame({"query_id": ["q1"], "doc_id": ["unjudged"], "score": [0.0]})])
     ranking, judgments = sources.ranking(run), sources.judgments(qrels)
     expected = engine.run_metrics(measures, ranking, judgments)
     with warnings.catch_warnings():
