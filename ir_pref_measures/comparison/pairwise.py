@@ -176,7 +176,8 @@ def _preferences(
     rpp = [m for m in measures if m.family in kernels.RPP_WEIGHTS]
     if rpp:
         columns, level_starts, query_levels = rpp_levels(relevant, graded_rpp)
-        levels = kernels.sort_segments(ranks[:, columns], level_starts)
+        # binary RPP: one level per query, all its relevant docs, in the order of the positions
+        levels = kernels.sort_segments(ranks[:, columns], level_starts) if graded_rpp else positions
         sizes = kernels.segment_sizes(level_starts, len(columns)).astype(np.float64)
         omega = {m.family: kernels.rpp_weights(m.family, level_starts, len(columns)) for m in rpp}
         # sum_g m_g RPP_g / sum_g m_g with RPP_g = U_g / Z_g: factor m_g / Z_g is exactly 1 for rpp

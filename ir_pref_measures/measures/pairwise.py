@@ -173,5 +173,20 @@ def ndcg(p: np.ndarray, grades: np.ndarray, starts: np.ndarray, k: float = np.in
     """nDCG (Jarvelin and Kekalainen 2002) with the grade as gain, as trec_eval:
     ``sum_{d: rank(d) <= k} g(d) / log2(rank(d)+1)`` over the ideal DCG of the k largest grades (all
     relevant docs, retrieved or not). ``grades``: the grade of the doc at each position of ``p``
-    (:func:`segment_order` gives the columns of the positions)."""
-    return _per_run(graded.ndcg(_ranked(p, starts, grades), k), p, starts)
+    (:func:`segment_order` gives the columns of the positions). Every row holds the same grades per segment, so
+    the ideal DCG is computed once, from the first row; the sums are those of :func:`graded.ndcg`, term for term."""
+    rows, width = p.shape
+    if not rows:
+        return np.zeros((0, len(starts)))
+    segment = segment_ids(starts, width)
+    query = (np.arange(rows)[:, None] * len(starts) + segment).ravel()
+    gain, rank = np.maximum(grades, 0.0).ravel(), p.ravel()
+    counted = (rank <= k) & (gain > 0)
+    terms = np.divide(gain, np.log2(rank + 1.0), out=np.zeros(len(rank)), where=counted)
+    dcg = np.bincount(query, weights=terms, minlength=rows * len(starts))
+    first = np.maximum(grades[0], 0.0)
+    best = first[np.lexsort((-first, segment))]
+    position = level_index(starts, width).astype(np.float64)
+    ideal = np.divide(best, np.log2(position + 1.0), out=np.zeros(width), where=(position <= k) & (best > 0))
+    idcg = np.tile(np.bincount(segment, weights=ideal, minlength=len(starts)), rows)
+    return np.divide(dcg, idcg, out=np.zeros(len(dcg)), where=idcg > 0).reshape(rows, len(starts))

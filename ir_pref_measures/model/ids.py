@@ -278,9 +278,16 @@ def lookup(values, vocabulary: pa.Array) -> np.ndarray:
 
 
 def ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The integers of ``starts[k]:ends[k]`` for each k, concatenated (int64)."""
-    starts, sizes = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64) - starts
-    return np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
+    """The integers of ``starts[k]:ends[k]`` for each k, concatenated (int64): the cumulative sum of steps of 1,
+    with a jump to each range's start (a ufunc, which lets other threads run, where ``np.repeat`` holds the GIL)."""
+    starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+    kept = ends > starts
+    starts, sizes = starts[kept], ends[kept] - starts[kept]
+    step = np.ones(int(sizes.sum()), dtype=np.int64)
+    if len(starts):
+        step[np.cumsum(sizes[:-1])] = starts[1:] - (starts[:-1] + sizes[:-1] - 1)
+        step[0] = starts[0]
+    return np.cumsum(step)
 
 
 def pair_keys(first: np.ndarray, second: np.ndarray, n_second: int) -> np.ndarray:

@@ -218,8 +218,9 @@ class Ranking:
 def _query_of(offsets: np.ndarray, lo: int, hi: int) -> np.ndarray:
     """The query index of each entry ``lo:hi`` of a ranking whose queries start at ``offsets``."""
     first, last = np.searchsorted(offsets, [lo, hi - 1], "right") - 1
-    sizes = np.diff(np.clip(offsets[first : last + 2], lo, hi))
-    return np.repeat(np.arange(first, last + 1), sizes)
+    steps = np.bincount(offsets[first + 1 : last + 1] - lo, minlength=hi - lo)  # +1 where each query starts
+    steps[0] += first
+    return np.cumsum(steps)  # a ufunc, which lets other threads run (np.repeat holds the GIL)
 
 
 def _scores_increase(query: np.ndarray, score: np.ndarray, n_queries: int) -> bool:

@@ -137,6 +137,27 @@ def test_ndcg_agrees_with_direct_definition():
             assert row[name] == pytest.approx(want, abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_ndcg_kernel_equals_trec_eval_kernels_bit_for_bit(seed):
+    """The position-array nDCG (ideal DCG computed once) gives the very floats of trec_eval's kernels
+    (:func:`graded.ndcg` on every row), at every cutoff, unretrieved docs and float grades included."""
+    from ir_pref_measures.measures import graded
+    from ir_pref_measures.measures import pairwise as kernels
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 9, size=rng.integers(1, 12))
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    width, rows = int(sizes.sum()), int(rng.integers(1, 6))
+    column_grades = rng.choice([0.5, 1.0, 2.0, 3.0, 2.5], size=width)
+    ranks = np.array([rng.permutation(3 * width)[:width] + 1.0 for _ in range(rows)])
+    ranks[rng.random((rows, width)) < 0.3] = INF
+    order = kernels.segment_order(ranks, starts)
+    positions, grades = np.take_along_axis(ranks, order, axis=1), column_grades[order]
+    for k in (INF, 1, 3, 10):
+        want = graded.ndcg(kernels._ranked(positions, starts, grades), k).reshape(rows, len(starts))
+        assert np.array_equal(kernels.ndcg(positions, grades, starts, k), want)
+
+
 @pytest.mark.parametrize("graded", [True, False])
 def test_antisymmetry_and_order_invariance(graded):
     qrels, runs = random_case(3, n_runs=5)

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from ir_pref_measures.model.ids import intern, intern_blocks
+from ir_pref_measures.model.ids import intern, intern_blocks, ranges
 
 
 def _column(rng: np.random.Generator, layout: str) -> list[str]:
@@ -47,3 +47,14 @@ def test_intern_blocks_of_short_columns(column):
     codes, got = intern_blocks(column)
     np.testing.assert_array_equal(codes, want)
     assert got.tolist() == vocabulary.tolist()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_ranges_concatenates_the_integers_of_each_range(seed):
+    rng = np.random.default_rng(seed)
+    starts = rng.integers(0, 50, size=rng.integers(0, 8))
+    ends = starts + rng.integers(-2, 6, size=len(starts))  # empty and reversed ranges give nothing
+    expected = [i for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True) for i in range(lo, hi)]
+    got = ranges(starts, ends)
+    assert got.dtype == np.int64
+    assert got.tolist() == expected
