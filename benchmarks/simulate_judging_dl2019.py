@@ -11,12 +11,16 @@ data and, for each, three seeded perturbations (the top 30 shuffled within conse
 ranks): twelve systems of graded quality. Their ordering by mean ``ppref@10`` under the judgments collected is
 compared (Kendall's tau, tau_AP) with the ordering under the judge's answers to every pair of the pools (``--truth
 recorded``: under the recorded judgments only). The rating-driven selector is given the systems (it asks where they
-disagree within depth 10, every second question uniform); ``rating-targeted`` is its targeted rule alone (no
-uniform share); ``rating-docs`` is the selector without the systems (where the docs' ratings are least certain).
-``topk+rating`` is the top-k process with the systems' rating-driven selector beyond it (one for one alongside
-the process, alone once it is done). The table gives the mean and the standard deviation over the seeds.
+disagree within depth 10, every pair of systems with the same say, every second question uniform);
+``rating-counted`` weighs a pair of docs by the number of pairs of systems that disagree on it instead (the rule
+before the balance); ``rating-targeted`` is its targeted rule alone (no uniform share); ``rating-docs`` is the
+selector without the systems (where the docs' ratings are least certain). ``topk+rating`` is the top-k process
+with the systems' rating-driven selector beyond it (one for one alongside the process, alone once it is done);
+``topk+rating-counted`` the same with ``rating-counted``. The table gives the mean and the standard deviation over
+the seeds, and each selector's difference from random pairs with the same seed (which share the judge's draws):
+its mean and standard error over the seeds.
 
-    python benchmarks/simulate_judging_dl2019.py [--testdata ../shared/testdata] [--seeds 5] [--measure ppref@10]
+    python benchmarks/simulate_judging_dl2019.py [--testdata ../shared/testdata] [--seeds 20] [--measure ppref@10]
         [--pools depth|candidates] [--fallback qrels|coin] [--truth all|recorded] [--budgets 0.1 0.25 0.5]
         [--selectors random topk topk+rating insertion rating ...] [-o table.csv] [--plot tau.png]
 """
@@ -70,10 +74,19 @@ def systems(folder: Path) -> dict[str, pd.DataFrame]:
     return found
 
 
+def paired(table: pd.DataFrame) -> pd.DataFrame:
+    """Each selector's tau minus random pairs' with the same budget and seed: mean and standard error."""
+    random = table[table.selector == "random"].set_index(["budget", "seed"])["tau"]
+    others = table[table.selector != "random"].set_index(["budget", "seed"])
+    others = others.assign(difference=others["tau"] - random.reindex(others.index)).reset_index()
+    grouped = others.groupby(["selector", "budget"], sort=True)["difference"]
+    return pd.DataFrame({"difference": grouped.mean(), "se": grouped.std() / np.sqrt(grouped.count())})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--testdata", default=os.environ.get("IR_PREF_MEASURES_TESTDATA", "../shared/testdata"))
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--measure", default="ppref@10")
     parser.add_argument("--plot")
     parser.add_argument("-o", "--output", help="the table of every seed (CSV)")
@@ -82,7 +95,17 @@ def main() -> None:
     parser.add_argument(
         "--selectors",
         nargs="+",
-        default=["random", "topk", "topk+rating", "insertion", "rating", "rating-targeted", "rating-docs"],
+        default=[
+            "random",
+            "topk",
+            "topk+rating",
+            "topk+rating-counted",
+            "insertion",
+            "rating",
+            "rating-counted",
+            "rating-targeted",
+            "rating-docs",
+        ],
     )
     parser.add_argument("--fallback", choices=("qrels", "coin"), default="qrels", help="pairs never recorded")
     parser.add_argument("--pools", choices=("depth", "candidates"), default="depth", help="the docs judged")
@@ -110,9 +133,13 @@ def main() -> None:
         "topk": lambda seed: TopK(grades, seed),
         "insertion": lambda seed: BinaryInsertion(pools, seed),
         "rating": lambda seed: RatingDriven(pools, seed, runs=runs, depth=10),
+        "rating-counted": lambda seed: RatingDriven(pools, seed, runs=runs, depth=10, balanced=False),
         "rating-targeted": lambda seed: RatingDriven(pools, seed, runs=runs, depth=10, uniform=0.0),
         "rating-docs": lambda seed: RatingDriven(pools, seed),
         "topk+rating": lambda seed: TopK(grades, seed, rest=RatingDriven(pools, seed, runs=runs, depth=10)),
+        "topk+rating-counted": lambda seed: TopK(
+            grades, seed, rest=RatingDriven(pools, seed, runs=runs, depth=10, balanced=False)
+        ),
     }
     selectors = {name: makers[name] for name in args.selectors}
     start = time.perf_counter()
@@ -130,6 +157,8 @@ def main() -> None:
         print("knees (judgments per topic):", knees(curve))
     else:
         print(summary(result, spread=True).round(3).to_string())
+        if "random" in args.selectors:
+            print(paired(result).round(3).to_string())
     if args.output:
         result.to_csv(args.output, index=False)
     if args.plot:

@@ -18,11 +18,16 @@ questions (a tenth of the pool by default).
 With ``runs`` (the systems to be ordered), the selector asks instead where the SYSTEMS' measure is least certain:
 a pair of docs matters to the systems' ordering when two systems rank the two docs in opposite orders within
 ``depth`` (a doc below ``depth`` or not retrieved ranks below every doc above it), since its answer then moves
-the two systems' scores in opposite directions. A pair's weight ``w_ij = n_ij n_ji`` is the number of such
-pairs of systems (``n_ij``: the systems that rank ``i`` above ``j``). Each question takes the not yet asked pair
-maximising ``w_ij p_ij (1 - p_ij) (1/info_i + 1/info_j)``: the pairs that the most pairs of systems disagree on,
-whose outcome is least certain under the current ratings; once every pair of positive weight is asked, the
-pairs left by the docs' uncertainty alone. The selector reads the runs, never an answer it has not asked for.
+the two systems' scores in opposite directions. Kendall's tau counts every pair of systems once, so every pair of
+systems that disagrees somewhere gets the same say: systems ``X`` and ``Y`` that order ``D_XY`` pairs of the pool
+oppositely give each of those pairs ``1 / D_XY``, and a pair's weight ``w_ij`` is the sum over the pairs of
+systems (``balanced``, the default; ``balanced=False``: ``w_ij = n_ij n_ji``, one for each pair of systems, where
+``n_ij`` counts the systems that rank ``i`` above ``j``, which favours the pairs separating large groups of
+systems, mostly ordered already, over the few pairs that alone separate two close systems). Each question takes
+the not yet asked pair maximising ``w_ij p_ij (1 - p_ij) (1/info_i + 1/info_j)``: the pairs that decide the
+pairs of systems with the fewest disputes, whose outcome is least certain under the current ratings; once every
+pair of positive weight is asked, the pairs left by the docs' uncertainty alone. The selector reads the runs,
+never an answer it has not asked for.
 
 **Defensive mixture** (Hesterberg, *Weighted average importance sampling and defensive mixture distributions*,
 Technometrics 1995): a targeted sample over-represents the pairs it targets, while a measure such as ppref (a ratio
@@ -75,17 +80,29 @@ def first_of_best(scores: np.ndarray, tiebreak: np.ndarray) -> int:
     return int(candidates[np.argmin(tiebreak[candidates])])
 
 
-def disagreement(docs: Sequence[str], ranks: Sequence[Mapping[str, int]], depth: int) -> np.ndarray:
-    """The ``n x n`` weights ``w_ij = n_ij n_ji`` of ``docs`` (module docstring) under the systems' ``ranks``
-    (one ``{doc: rank}`` per system, the top ``depth``; any other doc ranks ``depth + 1``)."""
+def disagreement(
+    docs: Sequence[str], ranks: Sequence[Mapping[str, int]], depth: int, balanced: bool = True
+) -> np.ndarray:
+    """The symmetric ``n x n`` weights ``w_ij`` of ``docs`` (module docstring) under the systems' ``ranks`` (one
+    ``{doc: rank}`` per system, the top ``depth``; any other doc ranks ``depth + 1``): the sum over the ordered
+    pairs of systems ``(X, Y)`` with ``X`` ranking ``i`` above ``j`` and ``Y`` ``j`` above ``i`` of ``1 / D_XY``
+    (``balanced``; ``D_XY``: the pairs of docs they order oppositely), or of 1 (``n_ij n_ji``)."""
     rank = np.array([[r.get(d, depth + 1) for d in docs] for r in ranks], dtype=np.int64).reshape(len(ranks), -1)
-    above = (rank[:, :, None] < rank[:, None, :]).sum(axis=0)
-    return (above * above.T).astype(np.float64)
+    above = (rank[:, :, None] < rank[:, None, :]).reshape(len(ranks), -1).astype(np.float64)  # system x (i, j)
+    below = (rank[:, :, None] > rank[:, None, :]).reshape(len(ranks), -1).astype(np.float64)
+    if balanced:
+        disputes = above @ below.T  # D_XY: the pairs X ranks one way and Y the other (a pair once)
+        share = np.divide(1.0, disputes, out=np.zeros_like(disputes), where=disputes > 0)
+    else:
+        share = np.ones((len(ranks), len(ranks)))
+    upper = np.triu((above * (share @ below)).sum(axis=0).reshape(len(docs), len(docs)), 1)
+    return upper + upper.T  # the same sum either way round, made exactly symmetric
 
 
 class RatingDriven:
     """Rating-driven selection over ``pools[query]`` (module docstring), ``batch`` questions a round; with
-    ``runs`` (name -> a run file or table), by the systems' disagreement within ``depth``; a share ``uniform`` of
+    ``runs`` (name -> a run file or table), by the systems' disagreement within ``depth`` (``balanced`` over the
+    pairs of systems); a share ``uniform`` of
     the questions drawn uniformly (0: every question targeted, the rule before the defensive mixture)."""
 
     name = "rating"
@@ -99,13 +116,14 @@ class RatingDriven:
         runs: Mapping[str, object] | None = None,
         depth: int = 10,
         uniform: float = UNIFORM,
+        balanced: bool = True,
     ) -> None:
         if not prior > 0:
             raise InputError(f"the rating-driven selector needs a positive prior (the L2 penalty), not {prior}")
         if not 0 <= uniform <= 1:
             raise InputError(f"the share of uniform questions must be in [0, 1], not {uniform}")
         self.pools, self.seed, self.batch, self.prior, self.depth = pools, seed, batch, prior, depth
-        self.uniform = uniform
+        self.uniform, self.balanced = uniform, balanced
         self._fits: dict[str, Fit] = {}  # per query: the last fit, reused when the history extends its verdicts
         self._ranks = None if runs is None else top_ranks(runs, depth)
         self._weights: dict[str, np.ndarray] = {}
@@ -115,7 +133,9 @@ class RatingDriven:
         if self._ranks is None:
             return None
         if query_id not in self._weights:
-            self._weights[query_id] = disagreement(docs, self._ranks.get(query_id, []), self.depth)
+            self._weights[query_id] = disagreement(
+                docs, self._ranks.get(query_id, []), self.depth, self.balanced
+            )
         return self._weights[query_id]
 
     def ratings(self, query_id: str, history: History) -> Fit:
