@@ -11,12 +11,10 @@ data and, for each, three seeded perturbations (the top 30 shuffled within conse
 ranks): twelve systems of graded quality. Their ordering by mean ``ppref@10`` under the judgments collected is
 compared (Kendall's tau, tau_AP) with the ordering under the judge's answers to every pair of the pools (``--truth
 recorded``: under the recorded judgments only). The rating-driven selector is given the systems (it asks where they
-disagree within depth 10, every pair of systems with the same say, every second question uniform);
-``rating-counted`` weighs a pair of docs by the number of pairs of systems that disagree on it instead (the rule
-before the balance); ``rating-targeted`` is its targeted rule alone (no uniform share); ``rating-docs`` is the
-selector without the systems (where the docs' ratings are least certain). ``topk+rating`` is the top-k process
-with the systems' rating-driven selector beyond it (one for one alongside the process, alone once it is done);
-``topk+rating-counted`` the same with ``rating-counted``. The table gives the mean and the standard deviation over
+disagree within depth 10, every second question uniform); ``rating-targeted`` is its targeted rule alone (no
+uniform share); ``rating-docs`` is the selector without the systems (where the docs' ratings are least certain).
+``topk+rating`` is the top-k process with the systems' rating-driven selector beyond it (one for one alongside
+the process, alone once it is done). The table gives the mean and the standard deviation over
 the seeds, and each selector's difference from random pairs with the same seed (which share the judge's draws):
 its mean and standard error over the seeds.
 
@@ -99,10 +97,8 @@ def main() -> None:
             "random",
             "topk",
             "topk+rating",
-            "topk+rating-counted",
             "insertion",
             "rating",
-            "rating-counted",
             "rating-targeted",
             "rating-docs",
         ],
@@ -133,13 +129,9 @@ def main() -> None:
         "topk": lambda seed: TopK(grades, seed),
         "insertion": lambda seed: BinaryInsertion(pools, seed),
         "rating": lambda seed: RatingDriven(pools, seed, runs=runs, depth=10),
-        "rating-counted": lambda seed: RatingDriven(pools, seed, runs=runs, depth=10, balanced=False),
         "rating-targeted": lambda seed: RatingDriven(pools, seed, runs=runs, depth=10, uniform=0.0),
         "rating-docs": lambda seed: RatingDriven(pools, seed),
         "topk+rating": lambda seed: TopK(grades, seed, rest=RatingDriven(pools, seed, runs=runs, depth=10)),
-        "topk+rating-counted": lambda seed: TopK(
-            grades, seed, rest=RatingDriven(pools, seed, runs=runs, depth=10, balanced=False)
-        ),
     }
     selectors = {name: makers[name] for name in args.selectors}
     start = time.perf_counter()

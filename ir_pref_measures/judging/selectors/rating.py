@@ -18,16 +18,11 @@ questions (a tenth of the pool by default).
 With ``runs`` (the systems to be ordered), the selector asks instead where the SYSTEMS' measure is least certain:
 a pair of docs matters to the systems' ordering when two systems rank the two docs in opposite orders within
 ``depth`` (a doc below ``depth`` or not retrieved ranks below every doc above it), since its answer then moves
-the two systems' scores in opposite directions. Kendall's tau counts every pair of systems once, so every pair of
-systems that disagrees somewhere gets the same say: systems ``X`` and ``Y`` that order ``D_XY`` pairs of the pool
-oppositely give each of those pairs ``1 / D_XY``, and a pair's weight ``w_ij`` is the sum over the pairs of
-systems (``balanced``, the default; ``balanced=False``: ``w_ij = n_ij n_ji``, one for each pair of systems, where
-``n_ij`` counts the systems that rank ``i`` above ``j``, which favours the pairs separating large groups of
-systems, mostly ordered already, over the few pairs that alone separate two close systems). Each question takes
-the not yet asked pair maximising ``w_ij p_ij (1 - p_ij) (1/info_i + 1/info_j)``: the pairs that decide the
-pairs of systems with the fewest disputes, whose outcome is least certain under the current ratings; once every
-pair of positive weight is asked, the pairs left by the docs' uncertainty alone. The selector reads the runs,
-never an answer it has not asked for.
+the two systems' scores in opposite directions. A pair's weight ``w_ij = n_ij n_ji`` is the number of such
+pairs of systems (``n_ij``: the systems that rank ``i`` above ``j``). Each question takes the not yet asked pair
+maximising ``w_ij p_ij (1 - p_ij) (1/info_i + 1/info_j)``: the pairs that the most pairs of systems disagree on,
+whose outcome is least certain under the current ratings; once every pair of positive weight is asked, the
+pairs left by the docs' uncertainty alone. The selector reads the runs, never an answer it has not asked for.
 
 **Defensive mixture** (Hesterberg, *Weighted average importance sampling and defensive mixture distributions*,
 Technometrics 1995): a targeted sample over-represents the pairs it targets, while a measure such as ppref (a ratio
@@ -61,6 +56,16 @@ TIE = 1e-9  # scores within this relative distance of the best tie: the warm and
 
 
 @dataclass(frozen=True)
+class Disputed:
+    """The pairs ``(rows[k], cols[k])``, ``rows < cols``, of positive disagreement weight ``weights[k]`` (in the
+    order of ``np.nonzero``): the only pairs the targeted rule scores while one of them is open."""
+
+    rows: np.ndarray
+    cols: np.ndarray
+    weights: np.ndarray
+
+
+@dataclass(frozen=True)
 class Fit:
     """One query's fitted ratings: the sorted pool ``docs``, the ``verdicts`` fitted (flat, in the order asked),
     each verdict's doc indices ``a`` (first) and ``b`` (second) and ``points``, and the log-strengths ``beta``."""
@@ -80,29 +85,17 @@ def first_of_best(scores: np.ndarray, tiebreak: np.ndarray) -> int:
     return int(candidates[np.argmin(tiebreak[candidates])])
 
 
-def disagreement(
-    docs: Sequence[str], ranks: Sequence[Mapping[str, int]], depth: int, balanced: bool = True
-) -> np.ndarray:
-    """The symmetric ``n x n`` weights ``w_ij`` of ``docs`` (module docstring) under the systems' ``ranks`` (one
-    ``{doc: rank}`` per system, the top ``depth``; any other doc ranks ``depth + 1``): the sum over the ordered
-    pairs of systems ``(X, Y)`` with ``X`` ranking ``i`` above ``j`` and ``Y`` ``j`` above ``i`` of ``1 / D_XY``
-    (``balanced``; ``D_XY``: the pairs of docs they order oppositely), or of 1 (``n_ij n_ji``)."""
+def disagreement(docs: Sequence[str], ranks: Sequence[Mapping[str, int]], depth: int) -> np.ndarray:
+    """The ``n x n`` weights ``w_ij = n_ij n_ji`` of ``docs`` (module docstring) under the systems' ``ranks``
+    (one ``{doc: rank}`` per system, the top ``depth``; any other doc ranks ``depth + 1``)."""
     rank = np.array([[r.get(d, depth + 1) for d in docs] for r in ranks], dtype=np.int64).reshape(len(ranks), -1)
-    above = (rank[:, :, None] < rank[:, None, :]).reshape(len(ranks), -1).astype(np.float64)  # system x (i, j)
-    below = (rank[:, :, None] > rank[:, None, :]).reshape(len(ranks), -1).astype(np.float64)
-    if balanced:
-        disputes = above @ below.T  # D_XY: the pairs X ranks one way and Y the other (a pair once)
-        share = np.divide(1.0, disputes, out=np.zeros_like(disputes), where=disputes > 0)
-    else:
-        share = np.ones((len(ranks), len(ranks)))
-    upper = np.triu((above * (share @ below)).sum(axis=0).reshape(len(docs), len(docs)), 1)
-    return upper + upper.T  # the same sum either way round, made exactly symmetric
+    above = (rank[:, :, None] < rank[:, None, :]).sum(axis=0)
+    return (above * above.T).astype(np.float64)
 
 
 class RatingDriven:
     """Rating-driven selection over ``pools[query]`` (module docstring), ``batch`` questions a round; with
-    ``runs`` (name -> a run file or table), by the systems' disagreement within ``depth`` (``balanced`` over the
-    pairs of systems); a share ``uniform`` of
+    ``runs`` (name -> a run file or table), by the systems' disagreement within ``depth``; a share ``uniform`` of
     the questions drawn uniformly (0: every question targeted, the rule before the defensive mixture)."""
 
     name = "rating"
@@ -116,27 +109,26 @@ class RatingDriven:
         runs: Mapping[str, object] | None = None,
         depth: int = 10,
         uniform: float = UNIFORM,
-        balanced: bool = True,
     ) -> None:
         if not prior > 0:
             raise InputError(f"the rating-driven selector needs a positive prior (the L2 penalty), not {prior}")
         if not 0 <= uniform <= 1:
             raise InputError(f"the share of uniform questions must be in [0, 1], not {uniform}")
         self.pools, self.seed, self.batch, self.prior, self.depth = pools, seed, batch, prior, depth
-        self.uniform, self.balanced = uniform, balanced
+        self.uniform = uniform
         self._fits: dict[str, Fit] = {}  # per query: the last fit, reused when the history extends its verdicts
         self._ranks = None if runs is None else top_ranks(runs, depth)
-        self._weights: dict[str, np.ndarray] = {}
+        self._disputed: dict[str, Disputed] = {}
 
-    def weights(self, query_id: str, docs: Sequence[str]) -> np.ndarray | None:
-        """The systems' disagreement weights of the query's sorted pool (``None`` without runs)."""
+    def disputed(self, query_id: str, docs: Sequence[str]) -> Disputed | None:
+        """The pairs of positive disagreement weight of the query's sorted pool (``None`` without runs)."""
         if self._ranks is None:
             return None
-        if query_id not in self._weights:
-            self._weights[query_id] = disagreement(
-                docs, self._ranks.get(query_id, []), self.depth, self.balanced
-            )
-        return self._weights[query_id]
+        if query_id not in self._disputed:
+            weights = disagreement(docs, self._ranks.get(query_id, []), self.depth)
+            rows, cols = np.nonzero(np.triu(weights, 1) > 0)
+            self._disputed[query_id] = Disputed(rows, cols, weights[rows, cols])
+        return self._disputed[query_id]
 
     def ratings(self, query_id: str, history: History) -> Fit:
         """The fit of the verdicts of ``history`` over the sorted pool of ``query_id``: warm-started from the last
@@ -178,8 +170,7 @@ class RatingDriven:
         info = self.prior + np.bincount(a, p * (1 - p), n) + np.bincount(b, p * (1 - p), n)
         rng = query_rng(self.seed, query_id, len(history))
         tiebreak = rng.permutation(n)  # position of each doc in a random order: the earlier wins a tie
-        weights = self.weights(query_id, docs)
-        target = Targets(beta, tiebreak, weights)
+        target = Targets(beta, tiebreak, self.disputed(query_id, docs))
         picks: list[tuple[str, str]] = []
         for slot in range(len(a), len(a) + size):
             pair = uniform_pair(asked, rng) if uniform_slot(slot, self.uniform) else target.next(asked, info)
@@ -216,15 +207,14 @@ def uniform_pair(asked: np.ndarray, rng: np.random.Generator) -> tuple[int, int]
 
 class Targets:
     """The targeted rule of one round (module docstring) over the log-strengths ``beta``: by the docs'
-    uncertainty, or with the systems' disagreement ``weights`` by theirs; ties go to the lowest ``tiebreak``."""
+    uncertainty, or with the systems' ``disputed`` pairs by theirs; ties go to the lowest ``tiebreak``."""
 
-    def __init__(self, beta: np.ndarray, tiebreak: np.ndarray, weights: np.ndarray | None) -> None:
-        self.beta, self.tiebreak, self.weights = beta, tiebreak, weights
-        n = len(beta)
-        if weights is not None:  # the n x n outcome variances and the order of the pairs, once a round
-            p = expit(beta[:, None] - beta[None, :])
+    def __init__(self, beta: np.ndarray, tiebreak: np.ndarray, disputed: Disputed | None) -> None:
+        self.beta, self.tiebreak, self.disputed = beta, tiebreak, disputed
+        if disputed is not None:  # the disputed pairs' outcome variances and order, once a round
+            p = expit(beta[disputed.rows] - beta[disputed.cols])
             self.variance = p * (1 - p)
-            self.order = (tiebreak[:, None] * n + tiebreak[None, :]).ravel()
+            self.order = tiebreak[disputed.rows] * len(beta) + tiebreak[disputed.cols]
 
     def outcome(self, i: int, j: int) -> float:
         """``p_ij (1 - p_ij)``: the variance of the outcome of the pair under the ratings."""
@@ -233,7 +223,7 @@ class Targets:
 
     def next(self, asked: np.ndarray, info: np.ndarray) -> tuple[int, int] | None:
         """The next targeted pair given the pairs ``asked`` and the docs' ``info`` (``None``: none left)."""
-        return self.by_docs(asked, info) if self.weights is None else self.by_systems(asked, info)
+        return self.by_docs(asked, info) if self.disputed is None else self.by_systems(asked, info)
 
     def by_docs(self, asked: np.ndarray, info: np.ndarray) -> tuple[int, int] | None:
         """The least certain doc ``i`` with an open pair, and its partner maximising ``p_ij (1 - p_ij) (1/info_i +
@@ -250,13 +240,17 @@ class Targets:
         """The pair ``(i, j)``, ``i < j``, not asked, maximising ``w_ij p_ij (1 - p_ij) (1/info_i + 1/info_j)``
         among the pairs of positive weight, else ``p_ij (1 - p_ij) (1/info_i + 1/info_j)``; ties by the two
         docs' ``tiebreak``, lexicographically."""
+        rows, cols = self.disputed.rows, self.disputed.cols
+        open_ = ~asked[rows, cols]
+        if open_.any():  # scored among the disputed pairs alone: the others' gain is -inf
+            spread = self.variance * (1.0 / info[rows] + 1.0 / info[cols])
+            k = first_of_best(np.where(open_, self.disputed.weights * spread, -np.inf), self.order)
+            return int(rows[k]), int(cols[k])
+        n = len(info)
         open_ = np.triu(~asked, 1)
         if not open_.any():
             return None
-        spread = self.variance * (1.0 / info[:, None] + 1.0 / info[None, :])
-        weighted = open_ & (self.weights > 0)
-        if weighted.any():
-            gain = np.where(weighted, self.weights * spread, -np.inf)
-        else:
-            gain = np.where(open_, spread, -np.inf)
-        return divmod(first_of_best(gain.ravel(), self.order), len(info))
+        p = expit(self.beta[:, None] - self.beta[None, :])
+        gain = np.where(open_, p * (1 - p) * (1.0 / info[:, None] + 1.0 / info[None, :]), -np.inf)
+        order = (self.tiebreak[:, None] * n + self.tiebreak[None, :]).ravel()
+        return divmod(first_of_best(gain.ravel(), order), n)
