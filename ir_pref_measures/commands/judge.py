@@ -22,6 +22,7 @@ from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.database import shown
 from ir_pref_measures.judging.effort import SELECTORS
+
 EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
 STORE_HELP = "the SQLite file of the effort, or a PostgreSQL URL (postgresql://user@host:port/database)"
 

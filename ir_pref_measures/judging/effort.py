@@ -3,11 +3,12 @@ to a budget (and resumes), :func:`status` counts, :func:`export` writes the judg
 is this on the command line.
 
 The settings kept in the store (table ``effort``): ``selector`` (one of :data:`SELECTORS`), ``seed``, ``rule``
-(the combination rule), ``reask``, the docs to judge (``qrels``: graded candidates; or ``runs`` pooled to
-``depth``; a file by its absolute path, an ir_datasets ID as ``irds:ID``) and the selector's parameters (``k``, ``f``, ``p`` of ``topk``; ``batch``; ``uniform``, the share of
-uniform questions of ``rating``). An effort keeps them: a later call with other settings is refused, so every run
-of one effort asks the same questions. An effort of ``rating`` stored without ``uniform`` (made before the share
-existed) keeps the rule it was made with: every question targeted.
+(the combination rule), ``reask``, the docs to judge (``qrels``: graded candidates, a file by its absolute path
+or an ir_datasets ID as ``irds:ID``; or ``runs`` pooled to ``depth``) and the selector's parameters (``k``,
+``f``, ``p`` of ``topk``; ``batch``; ``uniform``, the share of uniform questions of ``rating``). An effort
+keeps them: a later call with other settings is refused, so every run of one effort asks the same questions. An
+effort of ``rating`` stored without ``uniform`` (made before the share existed) keeps the rule it was made with:
+every question targeted.
 """
 
 from __future__ import annotations
