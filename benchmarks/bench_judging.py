@@ -6,7 +6,8 @@
 2. Rating-driven next pair: one query of 1,000 docs, 2,000 (and 10,000) verdicts so far; the time of
    ``next_round`` (the Bradley-Terry fit of the verdicts so far and the choice) pair by pair (rounds of 1 question,
    each fit warm-started from the last), for a fresh selector (a resumed run: the fit from zero), and per question
-   for the default round (a tenth of the pool). Target: under 10 ms a question pair by pair.
+   for the default round (a tenth of the pool). Target: under 10 ms a question pair by pair. Also given 12
+   seeded random systems (to depth 10): the selector then asks where they disagree.
 
     python benchmarks/bench_judging.py [--repeat 3]
 """
@@ -19,6 +20,7 @@ import tempfile
 import time
 
 import numpy as np
+import pandas as pd
 
 from ir_pref_measures.judging import runner
 from ir_pref_measures.judging.combine import combine
@@ -50,10 +52,24 @@ def overhead(name: str, make, grades) -> tuple[float, float]:
     return total / report.asked, alone / report.asked, report.asked
 
 
-def rating_next(docs: int = 1000, verdicts: int = 2000, steps: int = 20) -> tuple[float, float, float]:
+def seeded_runs(docs: list[str], systems: int) -> dict[str, pd.DataFrame]:
+    """``systems`` runs of one query ``q``, each a seeded random ranking of ``docs``."""
+    rng = np.random.default_rng(SEED)
+    scores = np.arange(len(docs), 0, -1.0)
+    return {
+        f"s{s}": pd.DataFrame({"query_id": "q", "doc_id": rng.permutation(docs), "score": scores})
+        for s in range(systems)
+    }
+
+
+def rating_next(
+    docs: int = 1000, verdicts: int = 2000, steps: int = 20, systems: int = 0
+) -> tuple[float, float, float]:
     """(seconds for the next pair pair by pair, of the first call of a fresh selector, a question in default
-    rounds) on one query of ``docs`` docs with ``verdicts`` verdicts so far."""
+    rounds) on one query of ``docs`` docs with ``verdicts`` verdicts so far; given ``systems`` runs (to depth
+    10), the selector asks where they disagree."""
     pools = {"q": [f"d{i:04d}" for i in range(docs)]}
+    runs = seeded_runs(pools["q"], systems) if systems else None
     grades = {"q": {d: float(i % 7) for i, d in enumerate(pools["q"])}}
     judge = SimulatedJudge(grades, seed=2, noise=0.2)
     history = []
@@ -61,7 +77,7 @@ def rating_next(docs: int = 1000, verdicts: int = 2000, steps: int = 20) -> tupl
     while sum(len(r) for r in history) < verdicts:
         pairs = filler.next_round("q", history)
         history.append([combine(p, judge.judge([p]), round=len(history)) for p in pairs])
-    selector = RatingDriven(pools, seed=3, batch=1)
+    selector = RatingDriven(pools, seed=3, batch=1, runs=runs)
     start = time.perf_counter()
     pairs = selector.next_round("q", history)  # a fresh selector (a resumed run): the fit from zero
     fresh = time.perf_counter() - start
@@ -71,7 +87,7 @@ def rating_next(docs: int = 1000, verdicts: int = 2000, steps: int = 20) -> tupl
         start = time.perf_counter()
         pairs = selector.next_round("q", history)
         elapsed += time.perf_counter() - start
-    default = RatingDriven(pools, seed=3)
+    default = RatingDriven(pools, seed=3, runs=runs)
     start = time.perf_counter()
     chosen = default.next_round("q", history)
     return elapsed / steps, fresh, (time.perf_counter() - start) / len(chosen)
@@ -89,11 +105,12 @@ def main() -> None:
         per, judge, asked = best
         print(f"{name}: {asked} judgments, {1000 * per:.3f} ms each, judge {1000 * judge:.3f} ms, "
               f"engine overhead {1000 * (per - judge):.3f} ms")  # fmt: skip
-    for verdicts in (2000, 10_000):
-        single, fresh, default = min(rating_next(verdicts=verdicts) for _ in range(args.repeat))
+    for verdicts, systems in ((2000, 0), (10_000, 0), (2000, 12)):
+        single, fresh, default = min(rating_next(verdicts=verdicts, systems=systems) for _ in range(args.repeat))
+        given = f", {systems} systems" if systems else ""
         print(
-            f"rating, 1,000 docs, {verdicts:,} verdicts: next pair {1000 * single:.1f} ms (pair by pair, the fit "
-            f"warm-started), {1000 * fresh:.1f} ms for a fresh selector (the fit from zero); "
+            f"rating{given}, 1,000 docs, {verdicts:,} verdicts: next pair {1000 * single:.1f} ms (pair by pair, "
+            f"the fit warm-started), {1000 * fresh:.1f} ms for a fresh selector (the fit from zero); "
             f"{1000 * default:.2f} ms a question in rounds of 100"
         )
 

@@ -14,9 +14,11 @@ recorded``: under the recorded judgments only). The rating-driven selector is gi
 disagree within depth 10, every second question uniform); ``rating-targeted`` is its targeted rule alone (no
 uniform share); ``rating-docs`` is the selector without the systems (where the docs' ratings are least certain).
 ``topk+rating`` is the top-k process with the systems' rating-driven selector beyond it (one for one alongside
-the process, alone once it is done). The table gives the mean and the standard deviation over the seeds.
+the process, alone once it is done). The table gives the mean and the standard deviation over
+the seeds, and each selector's difference from random pairs with the same seed (which share the judge's draws):
+its mean and standard error over the seeds.
 
-    python benchmarks/simulate_judging_dl2019.py [--testdata ../shared/testdata] [--seeds 5] [--measure ppref@10]
+    python benchmarks/simulate_judging_dl2019.py [--testdata ../shared/testdata] [--seeds 20] [--measure ppref@10]
         [--pools depth|candidates] [--fallback qrels|coin] [--truth all|recorded] [--budgets 0.1 0.25 0.5]
         [--selectors random topk topk+rating insertion rating ...] [-o table.csv] [--plot tau.png]
 """
@@ -70,10 +72,19 @@ def systems(folder: Path) -> dict[str, pd.DataFrame]:
     return found
 
 
+def paired(table: pd.DataFrame) -> pd.DataFrame:
+    """Each selector's tau minus random pairs' with the same budget and seed: mean and standard error."""
+    random = table[table.selector == "random"].set_index(["budget", "seed"])["tau"]
+    others = table[table.selector != "random"].set_index(["budget", "seed"])
+    others = others.assign(difference=others["tau"] - random.reindex(others.index)).reset_index()
+    grouped = others.groupby(["selector", "budget"], sort=True)["difference"]
+    return pd.DataFrame({"difference": grouped.mean(), "se": grouped.std() / np.sqrt(grouped.count())})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--testdata", default=os.environ.get("IR_PREF_MEASURES_TESTDATA", "../shared/testdata"))
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--measure", default="ppref@10")
     parser.add_argument("--plot")
     parser.add_argument("-o", "--output", help="the table of every seed (CSV)")
@@ -82,7 +93,15 @@ def main() -> None:
     parser.add_argument(
         "--selectors",
         nargs="+",
-        default=["random", "topk", "topk+rating", "insertion", "rating", "rating-targeted", "rating-docs"],
+        default=[
+            "random",
+            "topk",
+            "topk+rating",
+            "insertion",
+            "rating",
+            "rating-targeted",
+            "rating-docs",
+        ],
     )
     parser.add_argument("--fallback", choices=("qrels", "coin"), default="qrels", help="pairs never recorded")
     parser.add_argument("--pools", choices=("depth", "candidates"), default="depth", help="the docs judged")
@@ -130,6 +149,8 @@ def main() -> None:
         print("knees (judgments per topic):", knees(curve))
     else:
         print(summary(result, spread=True).round(3).to_string())
+        if "random" in args.selectors:
+            print(paired(result).round(3).to_string())
     if args.output:
         result.to_csv(args.output, index=False)
     if args.plot:

@@ -21,8 +21,8 @@ from ir_pref_measures.commands.options import non_negative, positive_int, probab
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.database import shown
+from ir_pref_measures.judging.effort import SELECTORS
 
-SELECTORS = ("all", "random", "topk", "topk+rating", "insertion", "rating")
 EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
 STORE_HELP = "the SQLite file of the effort, or a PostgreSQL URL (postgresql://user@host:port/database)"
 
@@ -170,7 +170,9 @@ def run(args: argparse.Namespace) -> None:
 
 
 def _add_docs(parser) -> None:
-    parser.add_argument("--qrels", help="graded qrels: the docs graded above 0 (topk: its candidates)")
+    parser.add_argument(
+        "--qrels", help="graded qrels, a file or an ir_datasets ID: the docs graded above 0 (topk: its candidates)"
+    )
     parser.add_argument("--runs", nargs="+", default=[], metavar="RUN", help="runs pooled to --depth")
     parser.add_argument("--depth", type=positive_int, default=10, help="pool depth of --runs (default: 10)")
 

@@ -3,11 +3,12 @@ to a budget (and resumes), :func:`status` counts, :func:`export` writes the judg
 is this on the command line.
 
 The settings kept in the store (table ``effort``): ``selector`` (one of :data:`SELECTORS`), ``seed``, ``rule``
-(the combination rule), ``reask``, the docs to judge (``qrels``: graded candidates; or ``runs`` pooled to
-``depth``) and the selector's parameters (``k``, ``f``, ``p`` of ``topk``; ``batch``; ``uniform``, the share of
-uniform questions of ``rating``). An effort keeps them: a later call with other settings is refused, so every run
-of one effort asks the same questions. An effort of ``rating`` stored without ``uniform`` (made before the share
-existed) keeps the rule it was made with: every question targeted.
+(the combination rule), ``reask``, the docs to judge (``qrels``: graded candidates, a file by its absolute path
+or an ir_datasets ID as ``irds:ID``; or ``runs`` pooled to ``depth``) and the selector's parameters (``k``,
+``f``, ``p`` of ``topk``; ``batch``; ``uniform``, the share of uniform questions of ``rating``). An effort
+keeps them: a later call with other settings is refused, so every run of one effort asks the same questions. An
+effort of ``rating`` stored without ``uniform`` (made before the share existed) keeps the rule it was made with:
+every question targeted.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def plan(
     if selector.startswith("topk") and qrels is None:
         raise InputError(f"the {selector} selector starts from graded qrels: give qrels")
     settings = {"selector": selector, "seed": seed, "rule": rule, "reask": reask, "batch": batch}
-    settings |= {"qrels": os.path.abspath(qrels)} if qrels else {"runs": json.dumps([os.path.abspath(r) for r in runs])}
+    settings |= {"qrels": stored_source(qrels)} if qrels else {"runs": json.dumps([os.path.abspath(r) for r in runs])}
     settings |= {"depth": depth} if runs else {}
     settings |= {"k": k, "f": f, "p": p} if selector.startswith("topk") else {}
     with Store(path) as store:
@@ -79,6 +80,18 @@ def plan(
     chosen = selector_of(stored)
     costs = all_pairs_cost(chosen.pools)
     return {"queries": len(costs), "docs": sum(len(d) for d in chosen.pools.values()), "pairs": sum(costs.values())}
+
+
+def stored_source(qrels: str) -> str:
+    """How an effort keeps its graded qrels, so that a run from another folder finds them: a file by its absolute
+    path (``FORMAT:`` kept), an ir_datasets ID as ``irds:ID``."""
+    from ir_pref_measures.loading.sources import resolve
+
+    location = resolve(qrels)
+    if location.dataset is not None:
+        return f"irds:{location.dataset}"
+    path = os.path.abspath(location.path)
+    return f"{location.format}:{path}" if location.format else path
 
 
 def selector_of(settings: dict[str, str]) -> Selector:

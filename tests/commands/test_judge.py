@@ -85,3 +85,28 @@ def test_topk_with_rating_beyond_it_spends_the_budget_and_records_its_share(tmp_
     with pytest.raises(SystemExit):
         main(["judge", "plan", str(tmp_path / "f.sqlite"), "--qrels", str(qrels), "--uniform", "1.5"])
     assert "'1.5' must lie between 0 and 1" in capsys.readouterr().err
+
+
+def test_plan_keeps_a_relative_qrels_file_by_its_absolute_path(tmp_path, capsys, monkeypatch):
+    qrels, _ = files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["judge", "plan", "e.sqlite", "--selector", "all", "--qrels", "qrels:qrels.txt"]) == 0
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path.parent)  # a run from another folder finds the qrels
+    store = str(tmp_path / "e.sqlite")
+    assert main(["judge", "run", store, "--judge", "simulated", "--qrels", str(qrels), "--budget", "3"]) == 0
+    assert capsys.readouterr().out.startswith("asked 3, answered 3")
+    assert main(["judge", "status", store]) == 0
+    status = dict(line.split("\t") for line in capsys.readouterr().out.splitlines())
+    assert status["qrels"] == f"qrels:{qrels}"
+
+
+def test_plan_accepts_an_ir_datasets_id_and_keeps_it(tmp_path, capsys, irds_home):
+    store = str(tmp_path / "e.sqlite")
+    dl19 = "msmarco-passage/trec-dl-2019/judged"
+    assert main(["judge", "plan", store, "--selector", "topk", "--qrels", dl19]) == 0
+    assert capsys.readouterr().out.startswith(f"{store}: 43 queries,")
+    assert main(["judge", "status", store]) == 0
+    status = dict(line.split("\t") for line in capsys.readouterr().out.splitlines())
+    assert status["qrels"] == f"irds:{dl19}"
+    assert main(["judge", "plan", store, "--selector", "topk", "--qrels", f"irds:{dl19}"]) == 0  # the same effort

@@ -23,7 +23,7 @@ from ir_pref_measures.judging.selectors import (
     depth_pools,
     random_pairs,
 )
-from ir_pref_measures.judging.selectors.base import top_ranks
+from ir_pref_measures.judging.selectors.base import query_rng, top_ranks
 from ir_pref_measures.judging.selectors.rating import disagreement, uniform_slot
 from ir_pref_measures.leaderboards import bradley_terry
 from ir_pref_measures.leaderboards.ratings import points_matrix
@@ -354,3 +354,49 @@ def test_topk_rest_must_hold_the_candidates():
     grades = {"q": {"a": 2.0, "b": 1.0, "c": 1.0}}
     with pytest.raises(InputError, match="candidates of query q"):
         TopK(grades, rest=RatingDriven({"q": ["a", "b"]}))
+
+
+def direct_round(selector, docs, w, history, size):
+    """The targeted questions of a round by the definition, over every pair of the pool: the open pair maximising
+    ``w_ij p_ij (1 - p_ij) (1/info_i + 1/info_j)`` among those of positive weight (else without ``w_ij``), ties
+    to the lowest ``(tiebreak_i, tiebreak_j)``; each question counted in both docs' information."""
+    fit = selector.ratings("q0", history)
+    n, beta = len(docs), fit.beta
+    asked = np.eye(n, dtype=bool)
+    asked[fit.a, fit.b] = asked[fit.b, fit.a] = True
+    p = 1 / (1 + np.exp(-(beta[fit.a] - beta[fit.b])))
+    info = selector.prior + np.bincount(fit.a, p * (1 - p), n) + np.bincount(fit.b, p * (1 - p), n)
+    tiebreak = query_rng(selector.seed, "q0", len(history)).permutation(n)
+    chosen = []
+    for _ in range(size):
+        scored = []
+        for i in range(n):
+            for j in range(i + 1, n):
+                if not asked[i, j]:
+                    q = 1 / (1 + np.exp(-(beta[i] - beta[j])))
+                    spread = q * (1 - q) * (1 / info[i] + 1 / info[j])
+                    scored.append((w[i, j] > 0, w[i, j] * spread if w[i, j] > 0 else spread, i, j))
+        if not scored:
+            break
+        top = max((positive, gain) for positive, gain, _, _ in scored)
+        near = [(tiebreak[i], tiebreak[j], i, j) for positive, gain, i, j in scored
+                if positive == top[0] and gain >= top[1] * (1 - 1e-9)]  # fmt: skip
+        _, _, i, j = min(near)
+        chosen.append(frozenset((docs[i], docs[j])))
+        asked[i, j] = asked[j, i] = True
+        q = 1 / (1 + np.exp(-(beta[i] - beta[j])))
+        info[i] += q * (1 - q)
+        info[j] += q * (1 - q)
+    return chosen
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rating_with_runs_asks_what_the_direct_definition_asks(seed):
+    """The selector scores only the disputed pairs while one is open, then every open pair: round by round, the
+    same questions as the definition over every pair of the pool (and the end, every pair asked once)."""
+    grades, docs, w, make_selector = with_runs(seed, docs=11, count=4, depth=4, batch=4)
+    history, asked = drive(make_selector(), SimulatedJudge(grades, seed=seed, noise=0.2), "q0")
+    assert len(asked) == 55 == len(set(unordered(asked)))
+    for r in range(len(history)):
+        fresh = make_selector()
+        assert unordered(fresh.next_round("q0", history[:r])) == direct_round(fresh, docs, w, history[:r], 4)

@@ -56,6 +56,16 @@ TIE = 1e-9  # scores within this relative distance of the best tie: the warm and
 
 
 @dataclass(frozen=True)
+class Disputed:
+    """The pairs ``(rows[k], cols[k])``, ``rows < cols``, of positive disagreement weight ``weights[k]`` (in the
+    order of ``np.nonzero``): the only pairs the targeted rule scores while one of them is open."""
+
+    rows: np.ndarray
+    cols: np.ndarray
+    weights: np.ndarray
+
+
+@dataclass(frozen=True)
 class Fit:
     """One query's fitted ratings: the sorted pool ``docs``, the ``verdicts`` fitted (flat, in the order asked),
     each verdict's doc indices ``a`` (first) and ``b`` (second) and ``points``, and the log-strengths ``beta``."""
@@ -108,15 +118,17 @@ class RatingDriven:
         self.uniform = uniform
         self._fits: dict[str, Fit] = {}  # per query: the last fit, reused when the history extends its verdicts
         self._ranks = None if runs is None else top_ranks(runs, depth)
-        self._weights: dict[str, np.ndarray] = {}
+        self._disputed: dict[str, Disputed] = {}
 
-    def weights(self, query_id: str, docs: Sequence[str]) -> np.ndarray | None:
-        """The systems' disagreement weights of the query's sorted pool (``None`` without runs)."""
+    def disputed(self, query_id: str, docs: Sequence[str]) -> Disputed | None:
+        """The pairs of positive disagreement weight of the query's sorted pool (``None`` without runs)."""
         if self._ranks is None:
             return None
-        if query_id not in self._weights:
-            self._weights[query_id] = disagreement(docs, self._ranks.get(query_id, []), self.depth)
-        return self._weights[query_id]
+        if query_id not in self._disputed:
+            weights = disagreement(docs, self._ranks.get(query_id, []), self.depth)
+            rows, cols = np.nonzero(np.triu(weights, 1) > 0)
+            self._disputed[query_id] = Disputed(rows, cols, weights[rows, cols])
+        return self._disputed[query_id]
 
     def ratings(self, query_id: str, history: History) -> Fit:
         """The fit of the verdicts of ``history`` over the sorted pool of ``query_id``: warm-started from the last
@@ -158,8 +170,7 @@ class RatingDriven:
         info = self.prior + np.bincount(a, p * (1 - p), n) + np.bincount(b, p * (1 - p), n)
         rng = query_rng(self.seed, query_id, len(history))
         tiebreak = rng.permutation(n)  # position of each doc in a random order: the earlier wins a tie
-        weights = self.weights(query_id, docs)
-        target = Targets(beta, tiebreak, weights)
+        target = Targets(beta, tiebreak, self.disputed(query_id, docs))
         picks: list[tuple[str, str]] = []
         for slot in range(len(a), len(a) + size):
             pair = uniform_pair(asked, rng) if uniform_slot(slot, self.uniform) else target.next(asked, info)
@@ -196,15 +207,14 @@ def uniform_pair(asked: np.ndarray, rng: np.random.Generator) -> tuple[int, int]
 
 class Targets:
     """The targeted rule of one round (module docstring) over the log-strengths ``beta``: by the docs'
-    uncertainty, or with the systems' disagreement ``weights`` by theirs; ties go to the lowest ``tiebreak``."""
+    uncertainty, or with the systems' ``disputed`` pairs by theirs; ties go to the lowest ``tiebreak``."""
 
-    def __init__(self, beta: np.ndarray, tiebreak: np.ndarray, weights: np.ndarray | None) -> None:
-        self.beta, self.tiebreak, self.weights = beta, tiebreak, weights
-        n = len(beta)
-        if weights is not None:  # the n x n outcome variances and the order of the pairs, once a round
-            p = expit(beta[:, None] - beta[None, :])
+    def __init__(self, beta: np.ndarray, tiebreak: np.ndarray, disputed: Disputed | None) -> None:
+        self.beta, self.tiebreak, self.disputed = beta, tiebreak, disputed
+        if disputed is not None:  # the disputed pairs' outcome variances and order, once a round
+            p = expit(beta[disputed.rows] - beta[disputed.cols])
             self.variance = p * (1 - p)
-            self.order = (tiebreak[:, None] * n + tiebreak[None, :]).ravel()
+            self.order = tiebreak[disputed.rows] * len(beta) + tiebreak[disputed.cols]
 
     def outcome(self, i: int, j: int) -> float:
         """``p_ij (1 - p_ij)``: the variance of the outcome of the pair under the ratings."""
@@ -213,7 +223,7 @@ class Targets:
 
     def next(self, asked: np.ndarray, info: np.ndarray) -> tuple[int, int] | None:
         """The next targeted pair given the pairs ``asked`` and the docs' ``info`` (``None``: none left)."""
-        return self.by_docs(asked, info) if self.weights is None else self.by_systems(asked, info)
+        return self.by_docs(asked, info) if self.disputed is None else self.by_systems(asked, info)
 
     def by_docs(self, asked: np.ndarray, info: np.ndarray) -> tuple[int, int] | None:
         """The least certain doc ``i`` with an open pair, and its partner maximising ``p_ij (1 - p_ij) (1/info_i +
@@ -230,13 +240,17 @@ class Targets:
         """The pair ``(i, j)``, ``i < j``, not asked, maximising ``w_ij p_ij (1 - p_ij) (1/info_i + 1/info_j)``
         among the pairs of positive weight, else ``p_ij (1 - p_ij) (1/info_i + 1/info_j)``; ties by the two
         docs' ``tiebreak``, lexicographically."""
+        rows, cols = self.disputed.rows, self.disputed.cols
+        open_ = ~asked[rows, cols]
+        if open_.any():  # scored among the disputed pairs alone: the others' gain is -inf
+            spread = self.variance * (1.0 / info[rows] + 1.0 / info[cols])
+            k = first_of_best(np.where(open_, self.disputed.weights * spread, -np.inf), self.order)
+            return int(rows[k]), int(cols[k])
+        n = len(info)
         open_ = np.triu(~asked, 1)
         if not open_.any():
             return None
-        spread = self.variance * (1.0 / info[:, None] + 1.0 / info[None, :])
-        weighted = open_ & (self.weights > 0)
-        if weighted.any():
-            gain = np.where(weighted, self.weights * spread, -np.inf)
-        else:
-            gain = np.where(open_, spread, -np.inf)
-        return divmod(first_of_best(gain.ravel(), self.order), len(info))
+        p = expit(self.beta[:, None] - self.beta[None, :])
+        gain = np.where(open_, p * (1 - p) * (1.0 / info[:, None] + 1.0 / info[None, :]), -np.inf)
+        order = (self.tiebreak[:, None] * n + self.tiebreak[None, :]).ravel()
+        return divmod(first_of_best(gain.ravel(), order), n)
