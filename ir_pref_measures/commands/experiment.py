@@ -10,10 +10,10 @@ import sys
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.dask.experiment import Experiment
+from ir_pref_measures.engine import n_jobs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.front import DEFAULT_SET, TESTS
 from ir_pref_measures.experiment.render import FORMATS, render
-from ir_pref_measures.engine import n_jobs
 from ir_pref_measures.loading import sources
 from ir_pref_measures.parsing.arrow import limit_arenas
 from ir_pref_measures.parsing.names import named_paths
