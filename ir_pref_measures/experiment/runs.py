@@ -6,7 +6,6 @@ runs' depths differ)."""
 from __future__ import annotations
 
 import os
-import threading
 import time
 import types
 import warnings
@@ -78,8 +77,7 @@ def stream_runs(
     """The runs of :func:`run_sources`, in order, each as ``(name, work(name, ranking))`` (``work`` default: the
     :class:`Ranking` itself; cut at rank ``topk`` when given, :func:`truncate`), each read once and held only while its
     turn comes: the files are read and ``work`` done on :func:`~ir_pref_measures.engine.n_jobs` threads, at most one run
-    more than the threads in flight and at most half the threads reading (:func:`_readers`), so the memory of the
-    runs does not grow with their number. PyTerrier Transformers
+    more than the threads in flight, so the memory of the runs does not grow with their number. PyTerrier Transformers
     are run (on the caller's thread) on ``topics`` (only the ``judged`` ones, when given) by :func:`results`, their
     results saved in ``save_dir`` as ``save_format`` says (:func:`save_file`); ``times`` (if given) receives each run's
     milliseconds per topic spent in its Transformer (0 for a run read from a file or a frame), PyTerrier's ``mrt``.
@@ -89,15 +87,12 @@ def stream_runs(
     bad run (in order) is the one reported."""
     options = {"batch_size": batch_size, "verbose": verbose, "save_mode": save_mode, "save_format": save_format}
 
-    threads = max(1, min(n_jobs(), len(named)))
-    reading = threading.BoundedSemaphore(_readers(threads))
-
     def job(name: str, run) -> object:
-        with reading:
-            ranking = run if isinstance(run, Ranking) else sources.ranking(run)
-            ranking = ranking if topk is None else truncate(ranking, topk)
+        ranking = run if isinstance(run, Ranking) else sources.ranking(run)
+        ranking = ranking if topk is None else truncate(ranking, topk)
         return ranking if work is None else work(name, ranking)
 
+    threads = max(1, min(n_jobs(), len(named)))
     pending: deque = deque()
     with ThreadPoolExecutor(threads) as pool:
         try:
@@ -117,13 +112,6 @@ def stream_runs(
         finally:
             for _, future in pending:
                 future.cancel()
-
-
-def _readers(threads: int) -> int:
-    """How many of ``threads`` may read a run at once: half (at least one), so that with two threads one run is
-    read while the one before is evaluated. Two parses at once would hold two parsers' memory (about 70 MB each
-    for a run of a million lines) for little speed: the evaluation of a run takes about as long as its read."""
-    return max(1, threads // 2)
 
 
 def _given(name: str, run, asked: pd.DataFrame | None, save_dir, options: dict) -> tuple[float, object]:

@@ -79,34 +79,3 @@ def test_the_first_bad_run_in_order_is_reported(tmp_path, two_threads):
     with pytest.raises(InputError, match="r2.txt:1: 3 fields"):
         list(stream_runs(paths))
 
-
-def test_with_two_threads_one_run_is_read_while_the_one_before_is_evaluated(tmp_path, two_threads, monkeypatch):
-    """Reading is at most half the threads (one parser's memory at a time), and it overlaps the evaluation."""
-    from ir_pref_measures.loading import sources
-
-    paths = write_runs(tmp_path, 8)
-    read, lock, reading, most = sources.ranking, threading.Lock(), [0], [0]
-    another_read = threading.Event()
-
-    def counted(source):
-        with lock:
-            reading[0] += 1
-            most[0] = max(most[0], reading[0])
-        another_read.set()
-        threading.Event().wait(0.005)  # a read that lasts: a second reader would overlap it
-        try:
-            return read(source)
-        finally:
-            with lock:
-                reading[0] -= 1
-
-    def work(name, ranking):
-        if name == "r0":
-            another_read.clear()
-            return another_read.wait(30)  # r1 is read while r0 is evaluated
-        return True
-
-    monkeypatch.setattr(sources, "ranking", counted)
-    overlapped = dict(stream_runs(paths, work))
-    assert most[0] == 1
-    assert overlapped["r0"]
