@@ -78,4 +78,3 @@ def test_the_first_bad_run_in_order_is_reported(tmp_path, two_threads):
     (tmp_path / "r3.txt").write_text("q1 Q0\n")
     with pytest.raises(InputError, match="r2.txt:1: 3 fields"):
         list(stream_runs(paths))
-
