@@ -35,7 +35,7 @@ ranx is not a dependency of the package: ``pip install 'ir-pref-measures[bench]'
 without it its rows are marked as not installed.
 
     python benchmarks/bench_experiment.py [--runs 30] [--queries 1000] [--docs 1000] [--repeat 3] [--small]
-    python benchmarks/bench_experiment.py --scaling [--quick] [--inputs DIR]   # peak RSS at 10, 30, 100 runs
+    python benchmarks/bench_experiment.py --scaling [--quick] [--inputs DIR] [--repeat 3]  # peaks at 10, 30, 100 runs
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import doc_names, run_child, write_table  # noqa: E402
+from harness import doc_names, fastest, run_child, write_table  # noqa: E402
 
 SEED = 31
 GRADE_P = [0.5, 0.25, 0.15, 0.10]
@@ -375,8 +375,9 @@ def print_table(rows: list[dict]) -> None:
 
 def scaling(args: argparse.Namespace, folder: Path) -> None:
     """Peak RSS of ours (all seven measures, baseline r00) and of the floor at 10, 30 and 100 runs (``--quick``:
-    3, 6 and 12 runs of 100 queries x 100 docs), one process each; saved as ``experiment_scaling`` by the
-    harness (``benchmarks/results/experiment_scaling.json``)."""
+    3, 6 and 12 runs of 100 queries x 100 docs), ``--repeat`` fresh processes each, the floor and ours in turn;
+    saved as ``experiment_scaling`` by the harness (``benchmarks/results/experiment_scaling.json``): per row the
+    best wall and CPU seconds, the largest peak, and every repeat's peak (``peaks``)."""
     from harness import Report
 
     counts = (3, 6, 12) if args.quick else (10, 30, 100)
@@ -389,19 +390,28 @@ def scaling(args: argparse.Namespace, folder: Path) -> None:
         write_input(max(counts), args.queries, args.docs, folder)
     qrels = str(folder / "qrels.txt")
     (folder / "peer_floor.py").write_text(FLOOR)
-    report = Report(
-        "experiment_scaling", f"R runs x {args.queries} queries x {args.docs} docs, qrels {args.docs // 10}"
-    )
+    inputs = f"R runs x {args.queries} queries x {args.docs} docs, qrels {args.docs // 10}"
+    report = Report("experiment_scaling", inputs, quick=args.quick)  # a --quick run is printed, not saved
     for n in counts:
         runs = [str(folder / f"runs/r{r:02d}.txt") for r in range(n)]
-        floor = run_child([str(folder / "peer_floor.py"), qrels, *runs], folder, args.timeout)
-        floor_mb = floor.peak_mb
-        report.add(f"floor, {n} runs", floor.seconds, peak_mb=floor_mb, floor=f"floor, {n} runs")
-        ours = run_child(_ours(GRADED + PREFERENCE, qrels, runs), folder, args.timeout)
-        seconds, peak = ours.seconds, ours.peak_mb
-        report.add(f"ours, {n} runs", seconds, peak_mb=peak, floor=f"floor, {n} runs")
+        commands = {
+            "floor": [str(folder / "peer_floor.py"), qrels, *runs],
+            "ours": _ours(GRADED + PREFERENCE, qrels, runs),
+        }
+        children: dict[str, list] = {name: [] for name in commands}
+        for _ in range(args.repeat):
+            for name, command in commands.items():
+                children[name].append(run_child(command, folder, args.timeout))
+        for name, found in children.items():
+            peaks = [round(child.peak_mb, 1) for child in found]
+            best = fastest(found)
+            report.add(f"{name}, {n} runs", best.seconds, best.peak_mb, f"floor, {n} runs", cpu=best.cpu, peaks=peaks)
+        ours, floor = fastest(children["ours"]), fastest(children["floor"])
         print(
-            f"{n} runs: ours {peak:.0f} MB peak ({peak / floor_mb:.2f}x the floor's {floor_mb:.0f} MB), {seconds:.1f} s"
+            f"{n} runs: ours {ours.seconds:.1f} s ({ours.seconds / floor.seconds:.2f}x the floor), CPU "
+            f"{ours.cpu:.1f} s ({ours.cpu / floor.cpu:.2f}x); peaks ours {[c.peak_mb for c in children['ours']]} MB, "
+            f"floor {[c.peak_mb for c in children['floor']]} MB; load {os.getloadavg()[0]:.1f}",
+            flush=True,
         )
     report.save()
 

@@ -10,10 +10,12 @@ import sys
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.dask.experiment import Experiment
+from ir_pref_measures.engine import n_jobs
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.front import DEFAULT_SET, TESTS
 from ir_pref_measures.experiment.render import FORMATS, render
 from ir_pref_measures.loading import sources
+from ir_pref_measures.parsing.arrow import limit_arenas
 from ir_pref_measures.parsing.names import named_paths
 from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
 from ir_pref_measures.stats.paired import SAMPLES
@@ -151,6 +153,7 @@ def run(args: argparse.Namespace) -> None:
         option = "--all-pairs" if args.all_pairs else "--anova"
         raise InputError(f"{option} gives a table of its own: not a {args.format} table of runs")
     _check_combinations(args)
+    limit_arenas(max(2, n_jobs()))  # one per thread that reads or evaluates: a lower, steadier peak (measured)
     judgments = {DEFAULT_SET: sources.grouped([args.judged, *args.prefs], preference_format=args.prefs_format)}
     for name, judged in sources.judgment_sets(args.judgments, args.prefs_format).items() if args.judgments else ():
         if name in judgments:

@@ -35,8 +35,14 @@ from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing.arrow import release_freed_memory
 from ir_pref_measures.progress import progress
 
-GROUP = 8
-"""Runs compared with the baseline at once by :class:`SetValues` (the pairwise preferences)."""
+GROUP = 1
+"""Runs compared with the baseline at once by :class:`SetValues` (the pairwise preferences): each run as it comes
+(a group of 8 runs of a million lines raised the peak by about 20 MB, now and then, for no gain in time)."""
+
+Column = tuple[pd.Index, np.ndarray]
+"""A run's per-query values of one measure: the query ids (one index object shared by the runs with the same
+queries, :meth:`SetValues._index_of`) and the values, a flat float64 array."""
+
 
 PerQuery = Callable[..., dict[str, pd.DataFrame]]
 """The per-query computation of an experiment, called as :func:`per_query_frames` is (``rankings, judgments,
@@ -176,7 +182,7 @@ class SetValues:
     baseline: str | None
     relevant: RelevantDocs | None = None
     names: list[str] = field(default_factory=list)
-    found: dict[object, dict[str, pd.Series]] = field(default_factory=dict)  # measure -> run -> per-query values
+    found: dict[object, dict[str, Column]] = field(default_factory=dict)  # measure -> run -> per-query values
     ranks: dict[str, np.ndarray] = field(default_factory=dict)  # of the runs not yet compared with the baseline
     indexes: dict[tuple, pd.Index] = field(default_factory=dict)  # of _index_of
     preferred: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # measure -> run -> over the baseline
@@ -207,7 +213,7 @@ class SetValues:
         judged = judged_ranks(ranking, self.judgments) if catalog or self.preferences else None
         found = engine.catalog_values(catalog, self.judgments, ranking, judged) if catalog else []
         values = {
-            measure: pd.Series(column, index=self._index_of(query_ids))
+            measure: (self._index_of(query_ids), column)
             for measure, (query_ids, column) in zip(catalog, found, strict=True)
         }
         ranks = relevant_ranks(ranking, self.relevant, None, name, judged) if self.preferences else None
@@ -228,7 +234,7 @@ class SetValues:
         for metric in _metrics(others, ranking, frame, self.judgments) if others else ():
             by_query[metric.measure][str(metric.query_id)] = metric.value
         values |= {
-            measure: pd.Series(list(found.values()), index=self._index_of(list(found)), dtype=np.float64)
+            measure: (self._index_of(list(found)), np.fromiter(found.values(), np.float64, len(found)))
             for measure, found in by_query.items()
         }
         for measure, column in values.items():
@@ -240,7 +246,7 @@ class SetValues:
     def frames(self) -> dict[str, pd.DataFrame]:
         """Per measure column, the frame of per-query values (queries x runs, in the order of :meth:`add`)."""
         names = self.names
-        columns = {m: pd.DataFrame(self.found[m]).reindex(columns=names).sort_index() for m in self.ordinary}
+        columns = {m: _frame(self.found[m], names) for m in self.ordinary}
         if self.preferences:
             columns |= self._pairwise(names)
         return {column: columns[m] for column, m in self.measures}
@@ -291,6 +297,19 @@ class SetValues:
         ranks = np.vstack([self.ranks[name] for name in names])
         pairs = run_pairs(names, self.baseline)
         return comparison_of_ranks(names, ranks, self.relevant, self.preferences, pairs, [None] * len(names))
+
+
+def _frame(found: Mapping[str, Column], names: list[str]) -> pd.DataFrame:
+    """The per-query values of the runs ``names`` (``found``: run -> :data:`Column`) as one frame, queries x runs,
+    sorted by query id: the columns stacked at once when every run has the same queries (the measures of the
+    catalog), else aligned on the union of the query ids (a query a run lacks is NaN)."""
+    indexes = {id(index): index for index, _ in found.values()}
+    if len(indexes) == 1:
+        (index,) = indexes.values()
+        stacked = np.column_stack([found[name][1] for name in names])
+        return pd.DataFrame(stacked, index=index, columns=names).sort_index()
+    series = {name: pd.Series(values, index=index, copy=False) for name, (index, values) in found.items()}
+    return pd.DataFrame(series).reindex(columns=names).sort_index()
 
 
 def _metrics(measures: list, ranking: Ranking, frame: pd.DataFrame | None, judgments: Judgments):

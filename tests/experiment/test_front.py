@@ -370,7 +370,7 @@ def test_more_runs_than_a_group_of_the_baseline_equal_compare(tmp_path):
             ],
             columns=["query_id", "doc_id", "score"],
         )
-        for r in range(GROUP + 3)
+        for r in range(GROUP + 8)  # the baseline r4 comes after some runs
     }
     measures = ["rpp", "lexiprecision", "dcgrpp"]
     mine = Experiment(runs, qrels, measures, baseline="r4", perquery=True)
