@@ -24,6 +24,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.measures.catalog import SPECS, MeasureSpec
 from ir_pref_measures.measures.names import check_declared, validate
+from ir_pref_measures.model.coverage import judged_ranks
 from ir_pref_measures.model.judgments import Judgments
 
 
@@ -76,7 +77,8 @@ class PreferenceEvaluator(providers.Evaluator):
 
     def _iter_calc(self, run):
         judgments = self.judgments
-        queries, values = engine.run_query_values(self.measures, judgments, sources.ranking(run))
+        ranking = sources.ranking(run)
+        queries, values = engine.run_query_values(self.measures, judgments, ranking, judged_ranks(ranking, judgments))
         if not len(queries):
             warnings.warn("the run has no query in common with the judgments", stacklevel=2)
             return

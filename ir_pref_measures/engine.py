@@ -186,24 +186,12 @@ def query_blocks(judgments: Judgments, queries: np.ndarray) -> list[np.ndarray]:
 
 
 def evaluate_blocks(
-    measures, judgments: Judgments, ranking: Ranking, queries: np.ndarray, doc_rank: np.ndarray | None = None
+    measures, judgments: Judgments, ranking: Ranking, queries: np.ndarray, doc_rank: np.ndarray
 ) -> list[np.ndarray]:
     """Per measure, its value for each of ``queries``: computed block by block (:func:`query_blocks`), the first
     block alone (it fills the caches the blocks share), the rest on :func:`n_jobs` threads (numpy and Arrow
     release the GIL). ``doc_rank``: the rank of every judged doc in the run
-    (:func:`~ir_pref_measures.model.coverage.judged_ranks`), looked up here when the caller has none."""
-    return _blocks_values(measures, judgments, ranking, queries, _judged(ranking, judgments, doc_rank))
-
-
-def _judged(ranking: Ranking, judgments: Judgments, doc_rank: np.ndarray | None) -> np.ndarray:
-    """``doc_rank``, or the :func:`~ir_pref_measures.model.coverage.judged_ranks` when the caller has none."""
-    return judged_ranks(ranking, judgments) if doc_rank is None else doc_rank
-
-
-def _blocks_values(
-    measures, judgments: Judgments, ranking: Ranking, queries: np.ndarray, doc_rank: np.ndarray
-) -> list[np.ndarray]:
-    """:func:`evaluate_blocks` with the judged docs' ranks looked up already."""
+    (:func:`~ir_pref_measures.model.coverage.judged_ranks`), which the caller looked up with its checks."""
     run = _RunInputs(queries, doc_rank)
 
     def block_values(block: np.ndarray) -> list[np.ndarray]:
@@ -221,19 +209,12 @@ def _blocks_values(
 
 
 def run_query_values(
-    measures, judgments: Judgments, ranking: Ranking, doc_rank: np.ndarray | None = None
+    measures, judgments: Judgments, ranking: Ranking, doc_rank: np.ndarray
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """The judged queries the run holds (their indices in ``judgments.query_ids``) and, per measure of the
     catalog, its value for each of them (``doc_rank``: as :func:`evaluate_blocks` takes it)."""
-    return _query_values(measures, judgments, ranking, _judged(ranking, judgments, doc_rank))
-
-
-def _query_values(
-    measures, judgments: Judgments, ranking: Ranking, doc_rank: np.ndarray
-) -> tuple[np.ndarray, list[np.ndarray]]:
-    """:func:`run_query_values` with the judged docs' ranks looked up already."""
     queries = np.flatnonzero(ranking.query_index(judgments.query_ids) >= 0)
-    return queries, _blocks_values(measures, judgments, ranking, queries, doc_rank)
+    return queries, evaluate_blocks(measures, judgments, ranking, queries, doc_rank)
 
 
 def evaluate(measures, run, *, judgments=None, qrels=None) -> list:
@@ -320,7 +301,7 @@ def catalog_values(
     as ir_measures evaluates them; a query the run lacks gets the measure's default, as in ir_measures.
     ``doc_rank``: the rank of every judged doc in the run
     (:func:`~ir_pref_measures.model.coverage.judged_ranks`)."""
-    queries, values = _query_values(measures, judgments, ranking, doc_rank)
+    queries, values = run_query_values(measures, judgments, ranking, doc_rank)
     graded = judgments.graded_queries
     every = []
     for measure, column in zip(measures, values, strict=True):

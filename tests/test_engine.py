@@ -176,14 +176,15 @@ def test_blocks_of_queries_on_threads_give_the_values_of_one_block(monkeypatch):
     measures = [ir_pref_measures.ppref @ 5, ir_pref_measures.APpref, ir_pref_measures.PGC, ir_pref_measures.nwppref @ 5]
     measures += [ir_pref_measures.prefs_avgjg, ir_pref_measures.Compatibility]
     queries = np.arange(len(judgments))
+    ranks = engine.judged_ranks(ranking, judgments)
     monkeypatch.setattr(engine, "BLOCK_DOCS", 10**9)
-    whole = engine.evaluate_blocks(measures, judgments, ranking, queries)
+    whole = engine.evaluate_blocks(measures, judgments, ranking, queries, ranks)
     monkeypatch.setattr(engine, "BLOCK_DOCS", 100)
     assert len(engine.query_blocks(judgments, queries)) > 10
     for n_jobs in (1, 3):
         engine.set_n_jobs(n_jobs)
         try:
-            blocked = engine.evaluate_blocks(measures, judgments, ranking, queries)
+            blocked = engine.evaluate_blocks(measures, judgments, ranking, queries, ranks)
         finally:
             engine.set_n_jobs(None)
         for a, b in zip(whole, blocked, strict=True):

@@ -38,7 +38,9 @@ GRADED_RPP = {"rpp", "invrpp", "dcgrpp"}  # the measures --graded-rpp changes
 
 
 def run(args: argparse.Namespace) -> None:
-    _reuse_freed_memory()
+    from ir_pref_measures.parsing.arrow import reuse_freed_memory
+
+    reuse_freed_memory()
     from ir_pref_measures.comparison.pairwise import comparison, load_runs
     from ir_pref_measures.dropins.pref_eval import json_lines, relevant_in_file_order, tool_measures
     from ir_pref_measures.measures.names import pairwise_measures
@@ -83,22 +85,3 @@ def _on_cluster(args: argparse.Namespace, measures: list[str]):
             topk=args.topk,
             graded_rpp=args.graded_rpp,
         )
-
-
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
-
-
-def _reuse_freed_memory() -> None:
-    """On glibc, keep the memory freed after one run for the next one. By default glibc gives a freed block of more
-    than 128 KiB (a column of a run: 1.4 MB per 176,000 lines) back to the system, and the next run's columns are
-    mapped and zeroed afresh, page by page: half the page faults of ``compare`` (10 runs: 18,000 instead of 40,000)
-    and most of its system time. Blocks up to 32 MiB now come from the heap, which keeps up to 64 MiB free; the peak
-    memory is the same. Elsewhere (no ``mallopt``), nothing changes."""
-    import ctypes
-
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (AttributeError, OSError):
-        return
-    mallopt(M_MMAP_THRESHOLD, 32 << 20)
-    mallopt(M_TRIM_THRESHOLD, 64 << 20)

@@ -356,23 +356,14 @@ def grouped(specs: Iterable[str], *, preference_format: str | None = None) -> Ju
 def joined(spec: str, preference_format: str | None = None) -> Judgments:
     """The judgments of ``SOURCE[+SOURCE...]``: ``+`` joins sources into their union (:func:`combined`), unless
     the whole text names an existing file."""
-    return combined(*_joined_parts(spec), preference_format=preference_format)
-
-
-def _joined_parts(spec: str) -> list[str]:
-    return spec.split("+") if "+" in spec and not os.path.lexists(spec) else [spec]
+    parts = spec.split("+") if "+" in spec and not os.path.lexists(spec) else [spec]
+    return combined(*parts, preference_format=preference_format)
 
 
 def named_judgments(specs: Sequence[str], preference_format: str | None = None) -> Judgments:
     """The union of the judgments that a command line names, each spec a path, ``FORMAT:PATH``, an ir_datasets ID
-    or ``SOURCE+SOURCE...`` (:func:`joined`), each source read by :func:`read_source`."""
-    parts = []
-    for spec in specs:
-        joined = []
-        for source in _joined_parts(spec):
-            joined.append(read_source(source, preference_format=preference_format))
-        parts.append(union(joined))
-    return union(parts)
+    or ``SOURCE+SOURCE...`` (:func:`joined`)."""
+    return union([joined(spec, preference_format) for spec in specs])
 
 
 def union(parts: Sequence[Judgments]) -> Judgments:
