@@ -1,9 +1,9 @@
 """The benchmarks' one harness: best-of-N timing (in this process, or of a command in a fresh Python process with
 that process's own peak RSS), peak RSS, seeded input files, the machine's load, results as JSON.
 
-A benchmark builds a :class:`Report`, times each variant with :meth:`Report.time` (in process) or
-:meth:`Report.command` (a fresh process), each row's ratio taken against its floor (a variant timed before it, by
-default the first), and saves it; ``benchmarks/tables.py`` turns the JSON files of ``benchmarks/results/`` into the
+A benchmark builds a :class:`Report`, times each variant in its process (:func:`best_seconds`, then
+:meth:`Report.add`) or with :meth:`Report.command` (a fresh process), each row's ratio taken against its floor (a
+variant timed before it, by default the first), and saves it; ``benchmarks/tables.py`` turns the JSON files of ``benchmarks/results/`` into the
 tables of ``docs/performance.md``.
 """
 
@@ -142,10 +142,6 @@ class Report:
     floor: str | None = None
     rows: list[dict] = field(default_factory=list)
     quick: bool = False  # a smoke test's tiny size: printed, never saved over the results
-
-    def time(self, variant: str, call: Callable[[], object], repeat: int = 3, floor: str | None = None) -> dict:
-        """Time ``variant`` (best of ``repeat``) and add its row (:meth:`add`)."""
-        return self.add(variant, best_seconds(call, repeat), floor=floor)
 
     def command(
         self,

@@ -58,26 +58,35 @@ def _files_options(args) -> dict:
 FULL_DEPTH = 1000  # the rating selector's depth for a measure without a cutoff: a whole TREC run
 FALLBACK_HELP = "replay: a pair never recorded gets a fair coin (sim.py, the default) or the --qrels grade order"
 
-# option -> (the judge it belongs to, its default): given to another judge, it would be ignored, so it is refused
+# option -> (the judges it belongs to, its default): given to another judge, it would be ignored, so it is refused
 OWN_OPTIONS = {
-    "noise": ("simulated", 0.0),
-    "tie_rate": ("simulated", 0.0),
-    "position_bias": ("simulated", 0.0),
-    "bad_marks": ("simulated", False),
-    "judgments": ("replay", None),
-    "fallback": ("replay", "coin"),
-    "requests": ("files", None),
-    "answers": ("files", None),
-    "assessor": ("files", None),
+    "noise": (("simulated",), 0.0),
+    "tie_rate": (("simulated",), 0.0),
+    "position_bias": (("simulated",), 0.0),
+    "bad_marks": (("simulated",), False),
+    "judgments": (("replay",), None),
+    "fallback": (("replay",), "coin"),
+    "requests": (("files",), None),
+    "answers": (("files",), None),
+    "assessor": (("files",), None),
+}
+# option -> (the selectors it belongs to, its default), refused with another selector in the same way
+SELECTOR_OPTIONS = {
+    "k": (("topk", "topk+rating"), 5),
+    "f": (("topk", "topk+rating"), 9),
+    "p": (("topk", "topk+rating"), 7),
+    "uniform": (("rating", "topk+rating"), 0.5),
 }
 
 
-def _refuse_options_of_other_judges(args) -> None:
-    """An :data:`OWN_OPTIONS` option given with another ``--judge`` is an error, not silently ignored."""
-    for name, (owner, default) in OWN_OPTIONS.items():
-        if owner != args.judge and getattr(args, name, default) != default:
+def _refuse_options_of_others(args, options: dict, kind: str) -> None:
+    """An option of ``options`` given with another ``--KIND`` than its own is an error, not silently ignored."""
+    chosen = getattr(args, kind)
+    for name, (owners, default) in options.items():
+        if chosen not in owners and getattr(args, name, default) != default:
             flag = "--" + name.replace("_", "-")
-            raise InputError(f"{flag} is an option of the {owner} judge, not of --judge {args.judge}")
+            owner = " and ".join(owners) + f" {kind}" + ("s" if len(owners) > 1 else "")
+            raise InputError(f"{flag} is an option of the {owner}, not of --{kind} {chosen}")
 
 
 JUDGE_OPTIONS: dict[str, tuple[Callable | None, Callable]] = {
@@ -208,6 +217,7 @@ def _budget(text: str) -> int | float:
 def _plan(args) -> None:
     from ir_pref_measures.judging import effort
 
+    _refuse_options_of_others(args, SELECTOR_OPTIONS, "selector")
     planned = effort.plan(
         args.store, args.selector, qrels=args.qrels, runs=args.runs, depth=args.depth, seed=args.seed,
         rule=args.rule, reask=args.reask, batch=args.batch, k=args.k, f=args.f, p=args.p, uniform=args.uniform,
@@ -226,7 +236,7 @@ def _judge_of(args):
         if not sep or not key:
             raise InputError(f"--option {item!r}: write KEY=VALUE")
         extra[key.replace("-", "_")] = value
-    _refuse_options_of_other_judges(args)
+    _refuse_options_of_others(args, OWN_OPTIONS, "judge")
     options_of = JUDGE_OPTIONS.get(args.judge, (None, lambda a: {}))[1]
     return effort.make_judge(args.judge, **(options_of(args) | extra))
 
@@ -264,7 +274,7 @@ def _simulate(args) -> None:
     from ir_pref_measures.judging.selectors import TopK, read_grades
     from ir_pref_measures.judging.simulate import BUDGETS, all_judged, judged_depth_pools, plot, simulate, summary
 
-    _refuse_options_of_other_judges(args)
+    _refuse_options_of_others(args, OWN_OPTIONS, "judge")
     grades = read_grades(args.qrels)
     if args.judge == "replay":
         if not args.judgments:

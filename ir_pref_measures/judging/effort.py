@@ -76,8 +76,8 @@ def plan(
         made = store.settings()
         if selector in RATED and not ("selector" in made and "uniform" not in made):  # an older effort keeps its rule
             settings["uniform"] = uniform
-        stored = store.settle(settings)
-    chosen = selector_of(stored)
+        chosen = selector_of(store.settled(settings))  # a bad source is refused before anything is stored
+        store.settle(settings)
     costs = all_pairs_cost(chosen.pools)
     return {"queries": len(costs), "docs": sum(len(d) for d in chosen.pools.values()), "pairs": sum(costs.values())}
 

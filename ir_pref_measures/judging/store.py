@@ -119,18 +119,25 @@ class Store:
         """The effort's settings as stored (``{}`` for a new store)."""
         return dict(self.database.execute(SQL["settings"]).fetchall())
 
-    def settle(self, settings: dict[str, object]) -> dict[str, str]:
-        """Store ``settings`` (as text) where the store has none; a setting stored before with another value is
-        an :class:`InputError` (an effort keeps its seed, selector and rule). Returns the stored settings."""
-        with self._transaction():
-            for key, value in settings.items():
-                self.database.execute(SQL["set"], (key, str(value)))
+    def settled(self, settings: dict[str, object]) -> dict[str, str]:
+        """The settings the store would hold once ``settings`` are settled (:meth:`settle`), nothing written: a
+        setting stored before with another value is an :class:`InputError`."""
         stored = self.settings()
-        clash = {k: (stored[k], str(v)) for k, v in settings.items() if stored[k] != str(v)}
+        clash = {k: (stored[k], str(v)) for k, v in settings.items() if k in stored and stored[k] != str(v)}
         if clash:
             listed = "; ".join(f"{k}: stored {old!r}, given {new!r}" for k, (old, new) in sorted(clash.items()))
             raise InputError(f"the store was made with other settings ({listed})", path=self.path)
-        return stored
+        return stored | {k: str(v) for k, v in settings.items()}
+
+    def settle(self, settings: dict[str, object]) -> dict[str, str]:
+        """Store ``settings`` (as text) where the store has none; a setting stored before with another value is
+        an :class:`InputError`, and nothing is written (an effort keeps its seed, selector and rule). Returns the
+        stored settings."""
+        self.settled(settings)
+        with self._transaction():
+            for key, value in settings.items():
+                self.database.execute(SQL["set"], (key, str(value)))
+        return self.settings()
 
     # -- writing -------------------------------------------------------------------------------------------------
 

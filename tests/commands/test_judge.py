@@ -71,6 +71,32 @@ def test_an_option_of_another_judge_is_refused(tmp_path, capsys):
     assert "--noise is an option of the simulated judge" in capsys.readouterr().err
 
 
+def test_an_option_of_another_selector_is_refused(tmp_path, capsys):
+    """--uniform (rating's) or --k (topk's) given to another selector would be ignored: refused, nothing stored."""
+    qrels, _ = files(tmp_path)
+    store = tmp_path / "e.sqlite"
+    assert main(["judge", "plan", str(store), "--qrels", str(qrels), "--selector", "topk", "--uniform", "0.3"]) == 2
+    assert "--uniform is an option of the rating and topk+rating selectors, not of --selector topk" in (
+        capsys.readouterr().err
+    )
+    assert main(["judge", "plan", str(store), "--qrels", str(qrels), "--selector", "random", "--k", "3"]) == 2
+    assert "--k is an option of the topk and topk+rating selectors, not of --selector random" in capsys.readouterr().err
+    assert not store.exists()
+
+
+def test_a_failed_plan_stores_nothing_so_the_corrected_plan_goes_through(tmp_path, capsys):
+    qrels, _ = files(tmp_path)
+    store = str(tmp_path / "e.sqlite")
+    assert main(["judge", "plan", store, "--qrels", f"qrels:{tmp_path / 'missing.txt'}", "--selector", "all"]) == 2
+    assert "missing.txt" in capsys.readouterr().err
+    assert main(["judge", "plan", store, "--qrels", str(qrels), "--selector", "all"]) == 0
+    assert main(["judge", "plan", store, "--qrels", str(qrels), "--selector", "random"]) == 2
+    assert "the store was made with other settings (selector: stored 'all', given 'random')" in capsys.readouterr().err
+    assert main(["judge", "status", store]) == 0
+    status = dict(line.split("\t") for line in capsys.readouterr().out.splitlines())
+    assert status["selector"] == "all" and "batch" in status
+
+
 def test_topk_with_rating_beyond_it_spends_the_budget_and_records_its_share(tmp_path, capsys):
     qrels, _ = files(tmp_path)
     store = str(tmp_path / "e.sqlite")

@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 
 import numpy as np
@@ -250,7 +251,12 @@ class Targets:
         open_ = np.triu(~asked, 1)
         if not open_.any():
             return None
-        p = expit(self.beta[:, None] - self.beta[None, :])
-        gain = np.where(open_, p * (1 - p) * (1.0 / info[:, None] + 1.0 / info[None, :]), -np.inf)
-        order = (self.tiebreak[:, None] * n + self.tiebreak[None, :]).ravel()
+        variance, order = self._every_pair
+        gain = np.where(open_, variance * (1.0 / info[:, None] + 1.0 / info[None, :]), -np.inf)
         return divmod(first_of_best(gain.ravel(), order), n)
+
+    @cached_property
+    def _every_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every pair's outcome variance (n x n) and tie order, once a round (the disputed pairs all asked)."""
+        p = expit(self.beta[:, None] - self.beta[None, :])
+        return p * (1 - p), (self.tiebreak[:, None] * len(self.beta) + self.tiebreak[None, :]).ravel()

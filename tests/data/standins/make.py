@@ -151,7 +151,7 @@ def write_dl21_people(rng: np.random.Generator, folder: Path, dl19_queries: list
 
 
 def write_cast(rng: np.random.Generator, folder: Path) -> None:
-    """CAsT 2019 graded qrels, five runs (``decaf_expN.run.gz``), crowd preferences (``qid a b winner``) and the
+    """CAsT 2019 graded qrels, seven runs (``decaf_expN.run.gz``), crowd preferences (``qid a b winner``) and the
     float qrels a tournament derives from them."""
     qrels = graded_qrels(rng, CAST_QUERIES, 25, grades=(0, 1, 2, 3, 4))
     write_qrels(folder / "cast2019_qrels/2019qrels.txt", qrels, "Q0")
