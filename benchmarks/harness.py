@@ -3,8 +3,8 @@ that process's own peak RSS), peak RSS, seeded input files, the machine's load, 
 
 A benchmark builds a :class:`Report`, times each variant in its process (:func:`best_seconds`, then
 :meth:`Report.add`) or with :meth:`Report.command` (a fresh process), each row's ratio taken against its floor (a
-variant timed before it, by default the first), and saves it; ``benchmarks/tables.py`` turns the JSON files of ``benchmarks/results/`` into the
-tables of ``docs/performance.md``.
+variant timed before it, by default the first), and saves it; ``benchmarks/tables.py`` turns the JSON files of
+``benchmarks/results/`` into the tables of ``docs/performance.md``.
 """
 
 from __future__ import annotations
