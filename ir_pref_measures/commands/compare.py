@@ -38,7 +38,7 @@ GRADED_RPP = {"rpp", "invrpp", "dcgrpp"}  # the measures --graded-rpp changes
 
 
 def run(args: argparse.Namespace) -> None:
-    from ir_pref_measures.parsing.arrow import reuse_freed_memory
+    from ir_pref_measures.parsing.memory import reuse_freed_memory
 
     reuse_freed_memory()
     from ir_pref_measures.comparison.pairwise import comparison, load_runs

@@ -15,7 +15,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.front import DEFAULT_SET, TESTS
 from ir_pref_measures.experiment.render import FORMATS, render
 from ir_pref_measures.loading import sources
-from ir_pref_measures.parsing.arrow import limit_arenas
+from ir_pref_measures.parsing.memory import limit_arenas
 from ir_pref_measures.parsing.names import named_paths
 from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
 from ir_pref_measures.stats.paired import SAMPLES

@@ -32,12 +32,8 @@ from ir_pref_measures.model.checks import check_integer_grades, check_overlap
 from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
-from ir_pref_measures.parsing.arrow import release_freed_memory
+from ir_pref_measures.parsing.memory import release_freed_memory
 from ir_pref_measures.progress import progress
-
-GROUP = 1
-"""Runs compared with the baseline at once by :class:`SetValues` (the pairwise preferences): each run as it comes
-(a group of 8 runs of a million lines raised the peak by about 20 MB, now and then, for no gain in time)."""
 
 Column = tuple[pd.Index, np.ndarray]
 """A run's per-query values of one measure: the query ids (one index object shared by the runs with the same
@@ -259,7 +255,6 @@ class SetValues:
         run_pairs(names, self.baseline)  # the checks: two runs at least, the baseline one of them
         index = pd.Index(self.relevant.query_ids.astype(str), name=None)
         if self.baseline is not None:
-            self._compare(final=True)
             zero = np.zeros(len(index))
             return {
                 m: pd.DataFrame({n: self.preferred[m.name].get(n, zero) for n in names}, index=index).sort_index()
@@ -275,22 +270,19 @@ class SetValues:
             out[measure] = pd.DataFrame(total.T / (len(names) - 1), index=index, columns=names).sort_index()
         return out
 
-    def _compare(self, final: bool = False) -> None:
-        """With a baseline whose ranks are held: the preferences over it of the other runs held, :data:`GROUP` at
-        a time (all that are left when ``final``); their ranks are then released. A run's preference over the
-        baseline depends on those two runs alone, and the kernels' memory grows with the runs compared at once."""
+    def _compare(self) -> None:
+        """With a baseline whose ranks are held: the preferences over it of each other run held, one run at a time
+        (a run's preference over the baseline depends on those two runs alone, and the kernels' memory grows with the
+        runs compared at once: eight at a time raised the peak by about 20 MB on runs of a million lines, for no gain
+        in time); their ranks are then released."""
         if self.baseline is None or self.baseline not in self.ranks:
             return
-        waiting = [name for name in self.ranks if name != self.baseline]
-        while len(waiting) >= GROUP or (final and waiting):
-            group, waiting = [self.baseline, *waiting[:GROUP]], waiting[GROUP:]
-            result = self._comparison(group)
-            for measure in self.preferences:
-                values = result.pair_values[measure.name].astype(np.float64)
-                for row, at in enumerate(result.run_i.tolist()):
-                    self.preferred.setdefault(measure.name, {})[group[at]] = values[row]
-            for name in group[1:]:
-                del self.ranks[name]
+        for name in [name for name in self.ranks if name != self.baseline]:
+            result = self._comparison([self.baseline, name])
+            for measure in self.preferences:  # row 0: the run over the baseline
+                found = result.pair_values[measure.name][0]
+                self.preferred.setdefault(measure.name, {})[name] = found.astype(np.float64)
+            del self.ranks[name]
 
     def _comparison(self, names: list[str]):
         """:func:`~ir_pref_measures.comparison.pairwise.comparison_of_ranks` of the runs ``names`` (ranks held)."""

@@ -35,7 +35,6 @@ from ir_pref_measures.parsing.arrow import (
     canonical,
     has_c1,
     loose_separators,
-    release_parser_memory,
 )
 from ir_pref_measures.parsing.files import (
     BOM_STARTS,
@@ -49,6 +48,7 @@ from ir_pref_measures.parsing.files import (
     opened,
     text_lines,
 )
+from ir_pref_measures.parsing.memory import release_parser_memory
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: reading a run or qrels file needs none
     import pandas as pd

@@ -351,11 +351,9 @@ def test_a_warning_of_experiment_names_the_callers_line():
     assert {warning.filename for warning in caught} == {__file__}
 
 
-def test_more_runs_than_a_group_of_the_baseline_equal_compare(tmp_path):
-    """The pairwise preferences over a baseline are computed a group of runs at a time: with more runs than a
-    group, each run's per-query values are compare's (all runs at once)."""
-    from ir_pref_measures.experiment.values import GROUP
-
+def test_runs_before_and_after_the_baseline_equal_compare(tmp_path):
+    """The pairwise preferences over a baseline are computed one run at a time, as the runs come (those before the
+    baseline once it comes): each run's per-query values are compare's (all runs at once)."""
     rng = np.random.default_rng(3)
     qrels = pd.DataFrame(
         [(f"q{q}", f"d{d}", int(rng.choice(4, p=[0.4, 0.3, 0.2, 0.1]))) for q in range(15) for d in range(25)],
@@ -370,7 +368,7 @@ def test_more_runs_than_a_group_of_the_baseline_equal_compare(tmp_path):
             ],
             columns=["query_id", "doc_id", "score"],
         )
-        for r in range(GROUP + 8)  # the baseline r4 comes after some runs
+        for r in range(9)  # the baseline r4 comes after some runs
     }
     measures = ["rpp", "lexiprecision", "dcgrpp"]
     mine = Experiment(runs, qrels, measures, baseline="r4", perquery=True)
