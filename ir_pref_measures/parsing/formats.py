@@ -36,6 +36,7 @@ from ir_pref_measures.parsing.arrow import (
     has_c1,
     loose_separators,
 )
+from ir_pref_measures.parsing.compiled import compiled_table
 from ir_pref_measures.parsing.files import (
     BOM_STARTS,
     GZIP_MAGIC,
@@ -105,8 +106,9 @@ def _cut(value: str, limit: int = 60) -> str:
 def read_columns(source: Source | RawFile, layout: Layout, skip: tuple[str, ...] = ()) -> Columns:
     """Read ``source`` with ``layout`` into one column per named field (``skip``: named fields not needed).
 
-    A regular file (single spaces, LF line ends, no blank or comment line, no byte-order mark, no gzip) is
-    checked in chunks and parsed by Arrow's CSV reader from the path, never held whole in memory. Anything
+    A file of plain ASCII lines is split by the compiled path (:mod:`~ir_pref_measures.parsing.compiled`); another
+    regular file (single spaces, LF line ends, no blank or comment line, no byte-order mark, no gzip) is checked in
+    chunks and parsed by Arrow's CSV reader from the path, never held whole in memory. Anything
     else is loaded (:func:`load`) and parsed as it is when it is regular, otherwise on its canonical form
     (:func:`~ir_pref_measures.parsing.arrow.canonical`); when that fails too, a line-by-line scan names the first
     bad line. Numeric fields must be finite numbers. An empty file (no data line) is an error.
@@ -115,7 +117,8 @@ def read_columns(source: Source | RawFile, layout: Layout, skip: tuple[str, ...]
     wanted = [(n, f) for n, f in zip(names, layout.fields, strict=True) if f is not None and f not in skip]
     used = {n: pa.float64() if f in layout.numeric else pa.string() for n, f in wanted}
     if isinstance(source, str | os.PathLike):
-        table = _regular_file_table(source, names, used)
+        table = compiled_table(source, names, used)
+        table = _regular_file_table(source, names, used) if table is None else table
         if table is not None:
             columns = _columns(table, wanted, layout, os.fspath(source), None, FileLines(os.fspath(source)))
             del table
