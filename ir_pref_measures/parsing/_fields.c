@@ -1,10 +1,14 @@
 /* The fast path of ir_pref_measures.parsing.fields: lines of single-space-separated ASCII fields split into columns
  * in one pass over the bytes, with the global interpreter lock released (see fields.py for the rules). */
 
+#define _GNU_SOURCE /* memrchr */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_FIELDS 16
 
@@ -147,10 +151,10 @@ static int keep_field(Layout *layout, int f, Py_ssize_t row, const char *start, 
     return 1;
 }
 
-/* Every line split into the layout's fields, 64 bytes at a time; the number of rows, or -1 when the text breaks a
- * rule. */
-static Py_ssize_t split_lines(const char *data, Py_ssize_t size, Layout *layout, Py_ssize_t rows) {
-    Py_ssize_t row = 0, start = 0;
+/* Every line of ``data`` (whole lines; the last one may lack its line feed) split into the layout's fields, 64 bytes
+ * at a time, as rows ``row``, ``row + 1``, ...; the rows then held, or -1 when the text breaks a rule. */
+static Py_ssize_t split_lines(const char *data, Py_ssize_t size, Layout *layout, Py_ssize_t row, Py_ssize_t rows) {
+    Py_ssize_t start = 0;
     int f = 0, last = layout->n_fields - 1;
     char tail[64];
     for (Py_ssize_t block = 0; block < size; block += 64) {
@@ -187,22 +191,48 @@ static Py_ssize_t split_lines(const char *data, Py_ssize_t size, Layout *layout,
     return row;
 }
 
-static Py_ssize_t count_lines(const char *data, Py_ssize_t size) {
-    Py_ssize_t lines = 0;
-    const char *p = data, *end = data + size;
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        lines++;
-        p++;
+#define CHUNK (1 << 20) /* bytes read at a time; a line may not be longer */
+
+/* The file at ``path`` split, read CHUNK bytes at a time (whole lines split, the rest carried to the next read); the
+ * rows, or -1 when it breaks a rule, cannot be read or has a line longer than CHUNK. */
+static Py_ssize_t split_file_lines(const char *path, Layout *layout, Py_ssize_t rows) {
+    FILE *file = fopen(path, "rb");
+    char *buffer = malloc(CHUNK);
+    Py_ssize_t row = 0, held = 0;
+    if (file == NULL || buffer == NULL) row = -1;
+    while (row >= 0) {
+        size_t got = fread(buffer + held, 1, (size_t)(CHUNK - held), file);
+        held += (Py_ssize_t)got;
+        if (got == 0) {
+            if (ferror(file)) row = -1;
+            else if (held) {
+                layout->text_limit = buffer + held;
+                row = split_lines(buffer, held, layout, row, rows);
+            }
+            break;
+        }
+        const char *newline = memrchr(buffer, '\n', (size_t)held);
+        if (newline == NULL) {
+            if (held == CHUNK) row = -1;
+            continue;
+        }
+        Py_ssize_t whole = newline - buffer + 1;
+        layout->text_limit = buffer + whole;
+        row = split_lines(buffer, whole, layout, row, rows);
+        memmove(buffer, buffer + whole, (size_t)(held - whole));
+        held -= whole;
     }
-    return lines + (size > 0 && data[size - 1] != '\n');
+    if (file != NULL) fclose(file);
+    free(buffer);
+    return row;
 }
 
-static PyObject *split(PyObject *module, PyObject *args) {
-    Py_buffer view;
+static PyObject *split_file(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *path_bytes, *text_fields, *number_fields;
     int n_fields;
-    PyObject *text_fields, *number_fields;
-    if (!PyArg_ParseTuple(args, "y*iO!O!", &view, &n_fields, &PyTuple_Type, &text_fields, &PyTuple_Type,
-                          &number_fields))
+    if (!PyArg_ParseTuple(args, "O&iO!O!", PyUnicode_FSConverter, &path_bytes, &n_fields, &PyTuple_Type,
+                          &text_fields, &PyTuple_Type, &number_fields))
         return NULL;
     PyObject *result = NULL;
     PyObject *offsets[MAX_FIELDS] = {NULL}, *texts[MAX_FIELDS] = {NULL}, *values[MAX_FIELDS] = {NULL};
@@ -226,18 +256,18 @@ static PyObject *split(PyObject *module, PyObject *args) {
             layout.slot[f] = (int)i;
         }
     }
-    const char *data = view.buf;
-    Py_ssize_t size = view.len, rows, found;
-    Py_BEGIN_ALLOW_THREADS
-    rows = count_lines(data, size);
-    Py_END_ALLOW_THREADS
-    if (rows == 0) {
+    const char *path = PyBytes_AS_STRING(path_bytes);
+    struct stat status;
+    if (stat(path, &status) != 0 || status.st_size == 0) {
         result = Py_NewRef(Py_None);
         goto done;
     }
+    /* Each line holds at least one byte per field and a separator after each field but the last: at most ``rows``
+     * lines. The columns are made that long and cut to the rows found (the pages never written cost nothing). */
+    Py_ssize_t size = (Py_ssize_t)status.st_size, rows = size / (2 * n_fields - 1) + 1, found;
     for (Py_ssize_t i = 0; i < n_text; i++) {
         offsets[i] = PyBytes_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int32_t));
-        texts[i] = PyBytes_FromStringAndSize(NULL, size); /* at most the whole text; cut to size below */
+        texts[i] = PyBytes_FromStringAndSize(NULL, size);
         if (offsets[i] == NULL || texts[i] == NULL) goto done;
         layout.text_offsets[i] = (int32_t *)PyBytes_AS_STRING(offsets[i]);
         layout.text_offsets[i][0] = 0;
@@ -248,46 +278,45 @@ static PyObject *split(PyObject *module, PyObject *args) {
         if (values[i] == NULL) goto done;
         layout.numbers[i] = (double *)PyBytes_AS_STRING(values[i]);
     }
-    layout.text_limit = data + size;
     Py_BEGIN_ALLOW_THREADS
-    found = split_lines(data, size, &layout, rows);
+    found = split_file_lines(path, &layout, rows);
     Py_END_ALLOW_THREADS
-    if (found != rows) {
+    if (found <= 0) {
         result = Py_NewRef(Py_None);
         goto done;
     }
     PyObject *text_list = PyList_New(n_text), *number_list = PyList_New(n_number);
-    if (text_list == NULL || number_list == NULL) {
+    int cut = text_list != NULL && number_list != NULL;
+    for (Py_ssize_t i = 0; cut && i < n_text; i++) {
+        cut = _PyBytes_Resize(&offsets[i], (found + 1) * (Py_ssize_t)sizeof(int32_t)) == 0 &&
+              _PyBytes_Resize(&texts[i], (Py_ssize_t)layout.text_used[i]) == 0;
+        PyObject *pair = cut ? PyTuple_Pack(2, offsets[i], texts[i]) : NULL;
+        if (pair == NULL) cut = 0;
+        else PyList_SET_ITEM(text_list, i, pair);
+    }
+    for (Py_ssize_t i = 0; cut && i < n_number; i++) {
+        cut = _PyBytes_Resize(&values[i], found * (Py_ssize_t)sizeof(double)) == 0;
+        if (cut) PyList_SET_ITEM(number_list, i, Py_NewRef(values[i]));
+    }
+    if (cut) {
+        result = Py_BuildValue("nNN", found, text_list, number_list);
+    } else {
         Py_XDECREF(text_list);
         Py_XDECREF(number_list);
-        goto done;
     }
-    for (Py_ssize_t i = 0; i < n_text; i++) {
-        PyObject *pair = NULL;
-        if (_PyBytes_Resize(&texts[i], (Py_ssize_t)layout.text_used[i]) == 0)
-            pair = PyTuple_Pack(2, offsets[i], texts[i]);
-        if (pair == NULL) {
-            Py_DECREF(text_list);
-            Py_DECREF(number_list);
-            goto done;
-        }
-        PyList_SET_ITEM(text_list, i, pair);
-    }
-    for (Py_ssize_t i = 0; i < n_number; i++) PyList_SET_ITEM(number_list, i, Py_NewRef(values[i]));
-    result = Py_BuildValue("nNN", rows, text_list, number_list);
 done:
     for (int i = 0; i < MAX_FIELDS; i++) {
         Py_XDECREF(offsets[i]);
         Py_XDECREF(texts[i]);
         Py_XDECREF(values[i]);
     }
-    PyBuffer_Release(&view);
+    Py_DECREF(path_bytes);
     return result;
 }
 
 static PyMethodDef methods[] = {
-    {"split", split, METH_VARARGS,
-     "split(data, n_fields, text_fields, number_fields): (rows, [(offsets, text), ...], [values, ...]), or None"},
+    {"split_file", split_file, METH_VARARGS,
+     "split_file(path, n_fields, text_fields, number_fields): (rows, [(offsets, text), ...], [values, ...]), or None"},
     {NULL, NULL, 0, NULL},
 };
 
