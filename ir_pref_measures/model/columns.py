@@ -8,7 +8,7 @@ and quotes it through :class:`FileText`, which the reader hands over with the co
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -41,12 +41,14 @@ class Columns:
     """The fields of a file's data lines: ids as Arrow strings, numbers as float64 arrays (``fields``), and the
     line number of each row (``lines``; ``None`` when row i is line i + 1, as in a file without blank or comment
     lines). ``name`` is the file, for messages; ``raw`` its text, which quotes a line in a message (:class:`FileText`;
-    ``None`` for a table)."""
+    ``None`` for a table). ``hashes``: per id field, the hash of each id (:func:`~ir_pref_measures.model.ids.
+    string_hashes`) when the reader computed it on the way."""
 
     name: str
     fields: dict[str, pa.Array | np.ndarray]
     lines: np.ndarray | None
     raw: FileText | None = None
+    hashes: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(next(iter(self.fields.values())))

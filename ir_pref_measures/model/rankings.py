@@ -80,18 +80,7 @@ class Ranking:
         index, the top bits of its doc id's hash, its 0-based rank in the query. Equal (query, hash) prefixes are
         neighbours once the keys are sorted, and the rank bits give each entry back: a sort of the keys alone
         (several times faster than an argsort) serves lookups and the repeated-doc check."""
-        sizes = np.diff(self.offsets)
-        query_bits = max(1, (len(self.query_ids) - 1).bit_length())
-        rank_bits = max(1, int(sizes.max() - 1).bit_length())
-        keys = np.empty(len(self.doc_text), dtype=_U64)
-        for lo in range(0, len(keys), _KEY_ROWS):  # in slices: the temporary arrays stay small
-            position = np.arange(lo, min(lo + _KEY_ROWS, len(keys)))
-            query = _query_of(self.offsets, lo, lo + len(position))
-            hashes = string_hashes(self.doc_text.slice(lo, len(position)))
-            part = _key(query.astype(_U64), hashes, query_bits, rank_bits)
-            keys[lo : lo + len(position)] = part | (position - self.offsets[query]).astype(_U64)
-        keys.sort()
-        return keys, query_bits, rank_bits
+        return _sorted_keys(self.offsets, len(self.query_ids), self.doc_text, None)
 
     def _positions(self, keys: np.ndarray, query: np.ndarray) -> np.ndarray:
         """The positions (into ``doc_text``) of entries given by their keys and query indexes."""
@@ -199,20 +188,40 @@ class Ranking:
                 stacklevel=3,
             )
         doc = as_text(doc)
+        hashes = None if source is None else source.hashes.get("doc_id")
         order = _tie_rule_order(q, score, doc, len(query_ids))
         if order is not None:
             q, score, doc = q[order], score[order], doc.take(arrow(order))
-        ranking = cls(
-            query_ids=query_ids,
-            offsets=np.searchsorted(q, np.arange(len(query_ids) + 1)).astype(np.int64),
-            doc_text=doc,
-            scores=score,
-        )
+            hashes = None if hashes is None else hashes[order]
+        offsets = np.searchsorted(q, np.arange(len(query_ids) + 1)).astype(np.int64)
+        ranking = cls(query_ids=query_ids, offsets=offsets, doc_text=doc, scores=score)
+        if hashes is not None:  # the reader's hashes serve the keys (cached as the property caches them), then go
+            ranking.__dict__["_keys"] = _sorted_keys(offsets, len(query_ids), doc, hashes)
         repeated = ranking.repeated()
         if repeated is not None:  # name the later of the two lines
             rows = [int(r) if order is None else int(order[r]) for r in repeated]
             _reject_repeated_doc(ranking, repeated[1], max(rows), source)
         return ranking
+
+
+def _sorted_keys(
+    offsets: np.ndarray, n_queries: int, doc_text: pa.Array, hashes: np.ndarray | None
+) -> tuple[np.ndarray, int, int]:
+    """:attr:`Ranking._keys` of a ranking, from the hashes of its doc ids (:func:`string_hashes`) when the reader
+    computed them (``hashes``, in rank order), else hashed here."""
+    sizes = np.diff(offsets)
+    query_bits = max(1, (n_queries - 1).bit_length())
+    rank_bits = max(1, int(sizes.max() - 1).bit_length())
+    keys = np.empty(len(doc_text), dtype=_U64)
+    for lo in range(0, len(keys), _KEY_ROWS):  # in slices: the temporary arrays stay small
+        position = np.arange(lo, min(lo + _KEY_ROWS, len(keys)))
+        query = _query_of(offsets, lo, lo + len(position))
+        found = hashes[lo : lo + len(position)] if hashes is not None else None
+        found = string_hashes(doc_text.slice(lo, len(position))) if found is None else found
+        part = _key(query.astype(_U64), found, query_bits, rank_bits)
+        keys[lo : lo + len(position)] = part | (position - offsets[query]).astype(_U64)
+    keys.sort()
+    return keys, query_bits, rank_bits
 
 
 def _query_of(offsets: np.ndarray, lo: int, hi: int) -> np.ndarray:

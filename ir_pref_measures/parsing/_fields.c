@@ -79,6 +79,7 @@ typedef struct {
     int32_t *text_offsets[MAX_FIELDS];
     int64_t text_used[MAX_FIELDS];
     double *numbers[MAX_FIELDS];
+    uint64_t *hashes[MAX_FIELDS]; /* per text field: NULL, or the hash of each id */
     const char *text_limit; /* the end of the text */
 } Layout;
 
@@ -135,6 +136,38 @@ static inline void copy_text(char *to, const char *start, const char *end, const
     memcpy(to, start, (size_t)(end - start));
 }
 
+static inline uint64_t mix(uint64_t z) { /* SplitMix64's finaliser */
+    z ^= z >> 30;
+    z *= 0xBF58476D1CE4E5B9ULL;
+    z ^= z >> 27;
+    z *= 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t word_at(const char *p) { /* 8 bytes, little-endian */
+    uint64_t w;
+    memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
+/* The hash of ids.string_hashes: the byte length, then the bytes in 8-byte words (the last one padded with spaces),
+ * each mixed in by SplitMix64's finaliser. */
+static uint64_t id_hash(const char *start, const char *end) {
+    size_t length = (size_t)(end - start);
+    uint64_t h = mix((uint64_t)length + 0x9E3779B97F4A7C15ULL);
+    for (; end - start >= 8; start += 8) h = mix(h ^ word_at(start));
+    if (end > start) {
+        char last[8];
+        memset(last, ' ', 8);
+        memcpy(last, start, (size_t)(end - start));
+        h = mix(h ^ word_at(last));
+    }
+    return h;
+}
+
 /* Field ``f`` of row ``row``, the bytes [start, end), into its column; 0 when it breaks a rule. */
 static int keep_field(Layout *layout, int f, Py_ssize_t row, const char *start, const char *end) {
     if (end == start) return 0; /* an empty field: two separators meet, a blank line, a space at an end */
@@ -145,6 +178,7 @@ static int keep_field(Layout *layout, int f, Py_ssize_t row, const char *start, 
         copy_text(layout->text_data[slot] + layout->text_used[slot], start, end, layout->text_limit);
         layout->text_used[slot] = used;
         layout->text_offsets[slot][row + 1] = (int32_t)used;
+        if (layout->hashes[slot] != NULL) layout->hashes[slot][row] = id_hash(start, end);
     } else if (layout->kind[f] == 2) {
         return parse_number(start, end, &layout->numbers[slot][row]);
     }
@@ -229,13 +263,14 @@ static Py_ssize_t split_file_lines(const char *path, Layout *layout, Py_ssize_t 
 
 static PyObject *split_file(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *path_bytes, *text_fields, *number_fields;
+    PyObject *path_bytes, *text_fields, *number_fields, *hashed_fields;
     int n_fields;
-    if (!PyArg_ParseTuple(args, "O&iO!O!", PyUnicode_FSConverter, &path_bytes, &n_fields, &PyTuple_Type,
-                          &text_fields, &PyTuple_Type, &number_fields))
+    if (!PyArg_ParseTuple(args, "O&iO!O!O!", PyUnicode_FSConverter, &path_bytes, &n_fields, &PyTuple_Type,
+                          &text_fields, &PyTuple_Type, &number_fields, &PyTuple_Type, &hashed_fields))
         return NULL;
     PyObject *result = NULL;
     PyObject *offsets[MAX_FIELDS] = {NULL}, *texts[MAX_FIELDS] = {NULL}, *values[MAX_FIELDS] = {NULL};
+    PyObject *hashes[MAX_FIELDS] = {NULL};
     Py_ssize_t n_text = PyTuple_GET_SIZE(text_fields), n_number = PyTuple_GET_SIZE(number_fields);
     Layout layout;
     memset(&layout, 0, sizeof(layout));
@@ -272,6 +307,11 @@ static PyObject *split_file(PyObject *module, PyObject *args) {
         layout.text_offsets[i] = (int32_t *)PyBytes_AS_STRING(offsets[i]);
         layout.text_offsets[i][0] = 0;
         layout.text_data[i] = PyBytes_AS_STRING(texts[i]);
+        if (PySequence_Contains(hashed_fields, PyTuple_GET_ITEM(text_fields, i)) == 1) {
+            hashes[i] = PyBytes_FromStringAndSize(NULL, rows * (Py_ssize_t)sizeof(uint64_t));
+            if (hashes[i] == NULL) goto done;
+            layout.hashes[i] = (uint64_t *)PyBytes_AS_STRING(hashes[i]);
+        }
     }
     for (Py_ssize_t i = 0; i < n_number; i++) {
         values[i] = PyBytes_FromStringAndSize(NULL, rows * (Py_ssize_t)sizeof(double));
@@ -289,8 +329,9 @@ static PyObject *split_file(PyObject *module, PyObject *args) {
     int cut = text_list != NULL && number_list != NULL;
     for (Py_ssize_t i = 0; cut && i < n_text; i++) {
         cut = _PyBytes_Resize(&offsets[i], (found + 1) * (Py_ssize_t)sizeof(int32_t)) == 0 &&
-              _PyBytes_Resize(&texts[i], (Py_ssize_t)layout.text_used[i]) == 0;
-        PyObject *pair = cut ? PyTuple_Pack(2, offsets[i], texts[i]) : NULL;
+              _PyBytes_Resize(&texts[i], (Py_ssize_t)layout.text_used[i]) == 0 &&
+              (hashes[i] == NULL || _PyBytes_Resize(&hashes[i], found * (Py_ssize_t)sizeof(uint64_t)) == 0);
+        PyObject *pair = cut ? PyTuple_Pack(3, offsets[i], texts[i], hashes[i] ? hashes[i] : Py_None) : NULL;
         if (pair == NULL) cut = 0;
         else PyList_SET_ITEM(text_list, i, pair);
     }
@@ -309,6 +350,7 @@ done:
         Py_XDECREF(offsets[i]);
         Py_XDECREF(texts[i]);
         Py_XDECREF(values[i]);
+        Py_XDECREF(hashes[i]);
     }
     Py_DECREF(path_bytes);
     return result;
@@ -316,7 +358,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"split_file", split_file, METH_VARARGS,
-     "split_file(path, n_fields, text_fields, number_fields): (rows, [(offsets, text), ...], [values, ...]), or None"},
+     "split_file(path, n_fields, text_fields, number_fields, hashed_fields): (rows, [(offsets, text, hashes or None), "
+     "...], [values, ...]), or None"},
     {NULL, NULL, 0, NULL},
 };
 

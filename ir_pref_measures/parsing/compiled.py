@@ -15,7 +15,9 @@ compiled path and reads every file that way.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 
+import numpy as np
 import pyarrow as pa
 
 try:
@@ -26,23 +28,28 @@ except ImportError:  # installed without a C compiler
 AVAILABLE = _fields is not None
 
 
-def compiled_table(path: str | os.PathLike, names: list[str], used: dict[str, pa.DataType]) -> pa.Table | None:
+def compiled_table(
+    path: str | os.PathLike, names: list[str], used: dict[str, pa.DataType], hashed: Collection[str] = ()
+) -> tuple[pa.Table, dict[str, np.ndarray]] | None:
     """The ``used`` fields (``names`` in line order; text or float64) of every line of the file at ``path``, as
-    :func:`~ir_pref_measures.parsing.arrow.arrow_table` gives them; ``None`` when the file is not one the compiled
-    path takes (or there is none)."""
+    :func:`~ir_pref_measures.parsing.arrow.arrow_table` gives them, and for each text field of ``hashed`` the hash of
+    each id (:func:`~ir_pref_measures.model.ids.string_hashes`, computed as the ids are copied); ``None`` when the
+    file is not one the compiled path takes (or there is none)."""
     if _fields is None:
         return None
     text = tuple(i for i, name in enumerate(names) if name in used and used[name] == pa.string())
     numbers = tuple(i for i, name in enumerate(names) if name in used and used[name] == pa.float64())
     if len(text) + len(numbers) != len(used) or len(names) > 16:
         return None
-    found = _fields.split_file(path, len(names), text, numbers)
+    found = _fields.split_file(path, len(names), text, numbers, tuple(names.index(name) for name in hashed))
     if found is None:
         return None
     rows, texts, values = found
-    columns = {names[i]: _array(pa.string(), rows, *parts) for i, parts in zip(text, texts, strict=True)}
+    texts = dict(zip(text, texts, strict=True))
+    columns = {names[i]: _array(pa.string(), rows, offsets, data) for i, (offsets, data, _) in texts.items()}
     columns |= {names[i]: _array(pa.float64(), rows, part) for i, part in zip(numbers, values, strict=True)}
-    return pa.table({name: columns[name] for name in used})
+    hashes = {names[i]: np.frombuffer(found, np.uint64) for i, (_, _, found) in texts.items() if found is not None}
+    return pa.table({name: columns[name] for name in used}), hashes
 
 
 def _array(kind: pa.DataType, rows: int, *buffers: bytes) -> pa.Array:

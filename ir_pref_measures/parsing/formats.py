@@ -117,10 +117,11 @@ def read_columns(source: Source | RawFile, layout: Layout, skip: tuple[str, ...]
     wanted = [(n, f) for n, f in zip(names, layout.fields, strict=True) if f is not None and f not in skip]
     used = {n: pa.float64() if f in layout.numeric else pa.string() for n, f in wanted}
     if isinstance(source, str | os.PathLike):
-        table = compiled_table(source, names, used)
-        table = _regular_file_table(source, names, used) if table is None else table
+        ids = [n for n, f in wanted if f == "doc_id"]  # hashed on the way (the keys of a run's lookups)
+        table, hashes = compiled_table(source, names, used, ids) or (_regular_file_table(source, names, used), {})
         if table is not None:
             columns = _columns(table, wanted, layout, os.fspath(source), None, FileLines(os.fspath(source)))
+            columns.hashes.update({dict(wanted)[n]: values for n, values in hashes.items()})
             del table
             release_parser_memory(os.path.getsize(source))
             return columns

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ir_pref_measures import InputError
+from ir_pref_measures.model.ids import string_hashes
 from ir_pref_measures.parsing import compiled, formats
 from ir_pref_measures.parsing.arrow import arrow_table
 
@@ -19,9 +20,15 @@ USED = {"f0": pa.string(), "f2": pa.string(), "f4": pa.float64()}  # a run's que
 
 
 def both(tmp_path, data: bytes, names=NAMES, used=USED) -> tuple[pa.Table | None, pa.Table | None]:
+    """The compiled path's table of ``data`` (the doc ids, third field, hashed: checked here), and Arrow's."""
     path = tmp_path / "run.txt"
     path.write_bytes(data)
-    return compiled.compiled_table(path, names, used), arrow_table(data, names, used)
+    found = compiled.compiled_table(path, names, used, [names[2]])
+    if found is None:
+        return None, arrow_table(data, names, used)
+    table, hashes = found
+    assert hashes[names[2]].tolist() == string_hashes(table.column(names[2])).tolist()
+    return table, arrow_table(data, names, used)
 
 
 def test_a_run_gives_arrows_columns(tmp_path):
