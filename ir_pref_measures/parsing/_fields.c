@@ -1,7 +1,6 @@
 /* The fast path of ir_pref_measures.parsing.fields: lines of single-space-separated ASCII fields split into columns
  * in one pass over the bytes, with the global interpreter lock released (see fields.py for the rules). */
 
-#define _GNU_SOURCE /* memrchr */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -245,8 +244,9 @@ static Py_ssize_t split_file_lines(const char *path, Layout *layout, Py_ssize_t 
             }
             break;
         }
-        const char *newline = memrchr(buffer, '\n', (size_t)held);
-        if (newline == NULL) {
+        const char *newline = buffer + held - 1; /* the last line feed read */
+        while (newline >= buffer && *newline != '\n') newline--;
+        if (newline < buffer) {
             if (held == CHUNK) row = -1;
             continue;
         }

@@ -153,3 +153,13 @@ def test_decimals_within_the_fast_path_are_taken_and_exact(tmp_path):
     values = mine.column("f4").to_numpy()
     assert values.tolist() == [float(number) for number in numbers]
     assert np.signbit(values).tolist() == [np.signbit(float(number)) for number in numbers]
+
+
+def test_a_file_of_several_reads(tmp_path):
+    """Lines across the megabyte reads of the file (the rest of a read carried to the next) and a last line without
+    its line feed; a line longer than a read is left to Arrow."""
+    rng = np.random.default_rng(2)
+    lines = [f"q{i % 13} Q0 {'x' * int(rng.integers(1, 60))}{i} {i} {rng.normal():.4f} t" for i in range(60_000)]
+    mine, arrows = both(tmp_path, "\n".join(lines).encode())
+    assert mine.num_rows == len(lines) and mine.equals(arrows)
+    assert both(tmp_path, f"q Q0 {'d' * (1 << 20)} 1 1.5 r\n".encode())[0] is None
