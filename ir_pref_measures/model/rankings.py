@@ -188,7 +188,7 @@ class Ranking:
                 stacklevel=3,
             )
         doc = as_text(doc)
-        hashes = None if source is None else source.hashes.get("doc_id")
+        hashes = None if source is None else source.hashes.pop("doc_id", None)  # taken: they become the keys
         order = _tie_rule_order(q, score, doc, len(query_ids))
         if order is not None:
             q, score, doc = q[order], score[order], doc.take(arrow(order))
@@ -208,11 +208,11 @@ def _sorted_keys(
     offsets: np.ndarray, n_queries: int, doc_text: pa.Array, hashes: np.ndarray | None
 ) -> tuple[np.ndarray, int, int]:
     """:attr:`Ranking._keys` of a ranking, from the hashes of its doc ids (:func:`string_hashes`) when the reader
-    computed them (``hashes``, in rank order), else hashed here."""
+    computed them (``hashes``, in rank order: made the keys in place), else hashed here."""
     sizes = np.diff(offsets)
     query_bits = max(1, (n_queries - 1).bit_length())
     rank_bits = max(1, int(sizes.max() - 1).bit_length())
-    keys = np.empty(len(doc_text), dtype=_U64)
+    keys = np.empty(len(doc_text), dtype=_U64) if hashes is None else hashes
     for lo in range(0, len(keys), _KEY_ROWS):  # in slices: the temporary arrays stay small
         position = np.arange(lo, min(lo + _KEY_ROWS, len(keys)))
         query = _query_of(offsets, lo, lo + len(position))

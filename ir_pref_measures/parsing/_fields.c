@@ -308,9 +308,10 @@ static PyObject *split_file(PyObject *module, PyObject *args) {
         layout.text_offsets[i][0] = 0;
         layout.text_data[i] = PyBytes_AS_STRING(texts[i]);
         if (PySequence_Contains(hashed_fields, PyTuple_GET_ITEM(text_fields, i)) == 1) {
-            hashes[i] = PyBytes_FromStringAndSize(NULL, rows * (Py_ssize_t)sizeof(uint64_t));
+            /* a bytearray: its reader may make the hashes its keys in place */
+            hashes[i] = PyByteArray_FromStringAndSize(NULL, rows * (Py_ssize_t)sizeof(uint64_t));
             if (hashes[i] == NULL) goto done;
-            layout.hashes[i] = (uint64_t *)PyBytes_AS_STRING(hashes[i]);
+            layout.hashes[i] = (uint64_t *)PyByteArray_AS_STRING(hashes[i]);
         }
     }
     for (Py_ssize_t i = 0; i < n_number; i++) {
@@ -330,7 +331,7 @@ static PyObject *split_file(PyObject *module, PyObject *args) {
     for (Py_ssize_t i = 0; cut && i < n_text; i++) {
         cut = _PyBytes_Resize(&offsets[i], (found + 1) * (Py_ssize_t)sizeof(int32_t)) == 0 &&
               _PyBytes_Resize(&texts[i], (Py_ssize_t)layout.text_used[i]) == 0 &&
-              (hashes[i] == NULL || _PyBytes_Resize(&hashes[i], found * (Py_ssize_t)sizeof(uint64_t)) == 0);
+              (hashes[i] == NULL || PyByteArray_Resize(hashes[i], found * (Py_ssize_t)sizeof(uint64_t)) == 0);
         PyObject *pair = cut ? PyTuple_Pack(3, offsets[i], texts[i], hashes[i] ? hashes[i] : Py_None) : NULL;
         if (pair == NULL) cut = 0;
         else PyList_SET_ITEM(text_list, i, pair);
