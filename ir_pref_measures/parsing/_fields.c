@@ -303,20 +303,20 @@ static PyObject *split_file(PyObject *module, PyObject *args) {
     for (Py_ssize_t i = 0; i < n_text; i++) {
         offsets[i] = PyBytes_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int32_t));
         texts[i] = PyBytes_FromStringAndSize(NULL, size);
-        if (offsets[i] == NULL || texts[i] == NULL) goto done;
+        if (offsets[i] == NULL || texts[i] == NULL) goto no_memory;
         layout.text_offsets[i] = (int32_t *)PyBytes_AS_STRING(offsets[i]);
         layout.text_offsets[i][0] = 0;
         layout.text_data[i] = PyBytes_AS_STRING(texts[i]);
         if (PySequence_Contains(hashed_fields, PyTuple_GET_ITEM(text_fields, i)) == 1) {
             /* a bytearray: its reader may make the hashes its keys in place */
             hashes[i] = PyByteArray_FromStringAndSize(NULL, rows * (Py_ssize_t)sizeof(uint64_t));
-            if (hashes[i] == NULL) goto done;
+            if (hashes[i] == NULL) goto no_memory;
             layout.hashes[i] = (uint64_t *)PyByteArray_AS_STRING(hashes[i]);
         }
     }
     for (Py_ssize_t i = 0; i < n_number; i++) {
         values[i] = PyBytes_FromStringAndSize(NULL, rows * (Py_ssize_t)sizeof(double));
-        if (values[i] == NULL) goto done;
+        if (values[i] == NULL) goto no_memory;
         layout.numbers[i] = (double *)PyBytes_AS_STRING(values[i]);
     }
     Py_BEGIN_ALLOW_THREADS
@@ -346,6 +346,10 @@ static PyObject *split_file(PyObject *module, PyObject *args) {
         Py_XDECREF(text_list);
         Py_XDECREF(number_list);
     }
+    goto done;
+no_memory: /* the columns' room could not be had at once: the file is left to Arrow's parser, which reads in blocks */
+    PyErr_Clear();
+    result = Py_NewRef(Py_None);
 done:
     for (int i = 0; i < MAX_FIELDS; i++) {
         Py_XDECREF(offsets[i]);

@@ -163,3 +163,25 @@ def test_a_file_of_several_reads(tmp_path):
     mine, arrows = both(tmp_path, "\n".join(lines).encode())
     assert mine.num_rows == len(lines) and mine.equals(arrows)
     assert both(tmp_path, f"q Q0 {'d' * (1 << 20)} 1 1.5 r\n".encode())[0] is None
+
+
+def test_without_room_for_the_columns_the_file_is_left_to_arrow(tmp_path):
+    """When the columns' room cannot be had (the address space limited here), the compiled path gives the file to
+    Arrow's parser instead of failing with a MemoryError."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q{i % 50} Q0 doc{i} {i} {i / 7:.4f} tag\n" for i in range(400_000)))  # 12 MB
+    script = f"""
+import resource
+import pyarrow as pa
+from ir_pref_measures.parsing import compiled
+names, used = {NAMES!r}, {{"f0": pa.string(), "f2": pa.string(), "f4": pa.float64()}}
+assert compiled.compiled_table({str(path)!r}, names, used, ["f2"]) is not None
+size = int([line.split()[1] for line in open("/proc/self/status") if line.startswith("VmSize")][0]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + (8 << 20), resource.RLIM_INFINITY))
+print(compiled.compiled_table({str(path)!r}, names, used, ["f2"]))
+"""
+    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert found.returncode == 0 and found.stdout.strip() == "None", found.stderr
