@@ -438,7 +438,7 @@ def ranking(source) -> Ranking:
     if isinstance(source, Ranking):
         return source
     if isinstance(source, str | os.PathLike):
-        return Ranking.from_columns(formats.read_columns(source, formats.RUN, skip=("rank",)))
+        return Ranking.from_columns(formats.read_columns(source, formats.RUN, skip=("rank",), hashed=("doc_id",)))
     from ir_pref_measures.model import tables
 
     return Ranking.from_frame(tables.run(source), checked=True)

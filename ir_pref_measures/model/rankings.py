@@ -216,8 +216,7 @@ def _sorted_keys(
     for lo in range(0, len(keys), _KEY_ROWS):  # in slices: the temporary arrays stay small
         position = np.arange(lo, min(lo + _KEY_ROWS, len(keys)))
         query = _query_of(offsets, lo, lo + len(position))
-        found = hashes[lo : lo + len(position)] if hashes is not None else None
-        found = string_hashes(doc_text.slice(lo, len(position))) if found is None else found
+        found = string_hashes(doc_text.slice(lo, len(position))) if hashes is None else hashes[lo : lo + len(position)]
         part = _key(query.astype(_U64), found, query_bits, rank_bits)
         keys[lo : lo + len(position)] = part | (position - offsets[query]).astype(_U64)
     keys.sort()

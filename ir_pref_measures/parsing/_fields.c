@@ -167,9 +167,8 @@ static uint64_t id_hash(const char *start, const char *end) {
     return h;
 }
 
-/* Field ``f`` of row ``row``, the bytes [start, end), into its column; 0 when it breaks a rule. */
+/* Field ``f`` of row ``row``, the bytes [start, end) (not empty), into its column; 0 when it breaks a rule. */
 static int keep_field(Layout *layout, int f, Py_ssize_t row, const char *start, const char *end) {
-    if (end == start) return 0; /* an empty field: two separators meet, a blank line, a space at an end */
     int slot = layout->slot[f];
     if (layout->kind[f] == 1) {
         int64_t used = layout->text_used[slot] + (end - start);
@@ -204,7 +203,9 @@ static Py_ssize_t split_lines(const char *data, Py_ssize_t size, Layout *layout,
             int bit = __builtin_ctzll(bits);
             Py_ssize_t at = block + bit;
             int ends_line = (m.newline >> bit) & 1;
-            if (row >= rows || ends_line != (f == last) || at == start) return -1; /* field count; an empty field */
+            /* too few or too many fields on the line; an empty field (two separators meet, a blank line, a space at
+             * either end of a line) */
+            if (row >= rows || ends_line != (f == last) || at == start) return -1;
             if (layout->kind[f] && !keep_field(layout, f, row, data + start, data + at)) return -1;
             start = at + 1;
             if (ends_line) {

@@ -103,8 +103,12 @@ def _cut(value: str, limit: int = 60) -> str:
     return value if len(value) <= limit else value[:limit] + "..."
 
 
-def read_columns(source: Source | RawFile, layout: Layout, skip: tuple[str, ...] = ()) -> Columns:
-    """Read ``source`` with ``layout`` into one column per named field (``skip``: named fields not needed).
+def read_columns(
+    source: Source | RawFile, layout: Layout, skip: tuple[str, ...] = (), hashed: tuple[str, ...] = ()
+) -> Columns:
+    """Read ``source`` with ``layout`` into one column per named field (``skip``: named fields not needed; ``hashed``:
+    id fields whose hashes the compiled path gives on the way, in :attr:`Columns.hashes`, for a caller that hashes
+    them next).
 
     A file of plain ASCII lines is split by the compiled path (:mod:`~ir_pref_measures.parsing.compiled`); another
     regular file (single spaces, LF line ends, no blank or comment line, no byte-order mark, no gzip) is checked in
@@ -117,11 +121,11 @@ def read_columns(source: Source | RawFile, layout: Layout, skip: tuple[str, ...]
     wanted = [(n, f) for n, f in zip(names, layout.fields, strict=True) if f is not None and f not in skip]
     used = {n: pa.float64() if f in layout.numeric else pa.string() for n, f in wanted}
     if isinstance(source, str | os.PathLike):
-        ids = [n for n, f in wanted if f == "doc_id"]  # hashed on the way (the keys of a run's lookups)
+        ids = {n: f for n, f in wanted if f in hashed}
         table, hashes = compiled_table(source, names, used, ids) or (_regular_file_table(source, names, used), {})
         if table is not None:
             columns = _columns(table, wanted, layout, os.fspath(source), None, FileLines(os.fspath(source)))
-            columns.hashes.update({dict(wanted)[n]: values for n, values in hashes.items()})
+            columns.hashes.update({ids[n]: values for n, values in hashes.items()})
             del table
             release_parser_memory(os.path.getsize(source))
             return columns
