@@ -15,7 +15,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.front import DEFAULT_SET, TESTS
 from ir_pref_measures.experiment.render import FORMATS, render
 from ir_pref_measures.loading import sources
-from ir_pref_measures.parsing.memory import limit_arenas
+from ir_pref_measures.parsing.memory import limit_arenas, map_large_blocks
 from ir_pref_measures.parsing.names import named_paths
 from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
 from ir_pref_measures.stats.paired import SAMPLES
@@ -154,6 +154,7 @@ def run(args: argparse.Namespace) -> None:
         raise InputError(f"{option} gives a table of its own: not a {args.format} table of runs")
     _check_combinations(args)
     limit_arenas(max(2, n_jobs()))  # one per thread that reads or evaluates: a lower, steadier peak (measured)
+    map_large_blocks()  # a run's columns given back as soon as freed: the peak does not grow with the runs
     judgments = {DEFAULT_SET: sources.grouped([args.judged, *args.prefs], preference_format=args.prefs_format)}
     for name, judged in sources.judgment_sets(args.judgments, args.prefs_format).items() if args.judgments else ():
         if name in judgments:

@@ -27,6 +27,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.columns import Plan
 from ir_pref_measures.experiment.pipelines import is_runtime_measure
 from ir_pref_measures.experiment.runs import stream_runs
+from ir_pref_measures.experiment.spool import Spool, Spooled
 from ir_pref_measures.measures.names import PairwiseMeasure
 from ir_pref_measures.model.checks import check_integer_grades, check_overlap
 from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths, warn_unjudged
@@ -35,9 +36,9 @@ from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing.memory import release_freed_memory
 from ir_pref_measures.progress import progress
 
-Column = tuple[pd.Index, np.ndarray]
+Column = tuple[pd.Index, Spooled]
 """A run's per-query values of one measure: the query ids (one index object shared by the runs with the same
-queries, :meth:`SetValues._index_of`) and the values, a flat float64 array."""
+queries, :meth:`SetValues._index_of`) and where the values (float64) wait in the :class:`Spool`."""
 
 
 PerQuery = Callable[..., dict[str, pd.DataFrame]]
@@ -169,7 +170,7 @@ class SetValues:
     """The per-query values of runs on one judgment set, added one run at a time: :meth:`evaluate` (thread-safe:
     the catalog's measures and the ranks of the relevant docs), then :meth:`add` on the caller's thread (in the
     runs' order: ir_measures' own measures, whose warnings name the caller's line), then :meth:`frames`. Kept per
-    run: its per-query values; the ranks of the judgments' relevant docs (the pairwise preferences) until the run is
+    run: its per-query values (in a temporary file until :meth:`frames`, :class:`Spool`); the ranks of the judgments' relevant docs (the pairwise preferences) until the run is
     compared with the baseline (without a baseline, every pair is compared: every run's ranks are kept to the end).
     The RBO measures, which would need whole rankings, are not among the experiment's."""
 
@@ -181,7 +182,8 @@ class SetValues:
     found: dict[object, dict[str, Column]] = field(default_factory=dict)  # measure -> run -> per-query values
     ranks: dict[str, np.ndarray] = field(default_factory=dict)  # of the runs not yet compared with the baseline
     indexes: dict[tuple, pd.Index] = field(default_factory=dict)  # of _index_of
-    preferred: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # measure -> run -> over the baseline
+    preferred: dict[str, dict[str, Spooled]] = field(default_factory=dict)  # measure -> run -> over the baseline
+    spool: Spool = field(default_factory=Spool)  # the values of found and preferred
 
     @classmethod
     def of(cls, judgments: Judgments, measures: list[tuple[str, object]], baseline: str | None) -> SetValues:
@@ -233,8 +235,8 @@ class SetValues:
             measure: (self._index_of(list(found)), np.fromiter(found.values(), np.float64, len(found)))
             for measure, found in by_query.items()
         }
-        for measure, column in values.items():
-            self.found[measure][name] = column
+        for measure, (index, column) in values.items():
+            self.found[measure][name] = index, self.spool.put(column)
         if ranks is not None:
             self.ranks[name] = ranks
             self._compare()
@@ -242,7 +244,7 @@ class SetValues:
     def frames(self) -> dict[str, pd.DataFrame]:
         """Per measure column, the frame of per-query values (queries x runs, in the order of :meth:`add`)."""
         names = self.names
-        columns = {m: _frame(self.found[m], names) for m in self.ordinary}
+        columns = {m: _frame(self.found[m], names, self.spool) for m in self.ordinary}
         if self.preferences:
             columns |= self._pairwise(names)
         return {column: columns[m] for column, m in self.measures}
@@ -257,7 +259,7 @@ class SetValues:
         if self.baseline is not None:
             zero = np.zeros(len(index))
             return {
-                m: pd.DataFrame({n: self.preferred[m.name].get(n, zero) for n in names}, index=index).sort_index()
+                m: pd.DataFrame({n: self._preferred(m, n, zero) for n in names}, index=index).sort_index()
                 for m in self.preferences
             }
         result = self._comparison(names)
@@ -281,8 +283,13 @@ class SetValues:
             result = self._comparison([self.baseline, name])
             for measure in self.preferences:  # row 0: the run over the baseline
                 found = result.pair_values[measure.name][0]
-                self.preferred.setdefault(measure.name, {})[name] = found.astype(np.float64)
+                self.preferred.setdefault(measure.name, {})[name] = self.spool.put(found)
             del self.ranks[name]
+
+    def _preferred(self, measure: PairwiseMeasure, name: str, baseline: np.ndarray) -> np.ndarray:
+        """The per-query preference of run ``name`` over the baseline (``baseline``, zeros, for the baseline)."""
+        spooled = self.preferred[measure.name].get(name)
+        return baseline if spooled is None else self.spool.get(spooled)
 
     def _comparison(self, names: list[str]):
         """:func:`~ir_pref_measures.comparison.pairwise.comparison_of_ranks` of the runs ``names`` (ranks held)."""
@@ -291,16 +298,18 @@ class SetValues:
         return comparison_of_ranks(names, ranks, self.relevant, self.preferences, pairs, [None] * len(names))
 
 
-def _frame(found: Mapping[str, Column], names: list[str]) -> pd.DataFrame:
-    """The per-query values of the runs ``names`` (``found``: run -> :data:`Column`) as one frame, queries x runs,
-    sorted by query id: the columns stacked at once when every run has the same queries (the measures of the
-    catalog), else aligned on the union of the query ids (a query a run lacks is NaN)."""
+def _frame(found: Mapping[str, Column], names: list[str], spool: Spool) -> pd.DataFrame:
+    """The per-query values of the runs ``names`` (``found``: run -> :data:`Column`, in ``spool``) as one frame,
+    queries x runs, sorted by query id: the columns read into one array when every run has the same queries (the
+    measures of the catalog), else aligned on the union of the query ids (a query a run lacks is NaN)."""
     indexes = {id(index): index for index, _ in found.values()}
     if len(indexes) == 1:
         (index,) = indexes.values()
-        stacked = np.column_stack([found[name][1] for name in names])
-        return pd.DataFrame(stacked, index=index, columns=names).sort_index()
-    series = {name: pd.Series(values, index=index, copy=False) for name, (index, values) in found.items()}
+        stacked = np.empty((len(names), len(index)))  # a run's values per row: the frame's columns, without a copy
+        for row, name in zip(stacked, names, strict=True):
+            spool.get(found[name][1], row)
+        return pd.DataFrame(stacked.T, index=index, columns=names, copy=False).sort_index()
+    series = {name: pd.Series(spool.get(values), index=index, copy=False) for name, (index, values) in found.items()}
     return pd.DataFrame(series).reindex(columns=names).sort_index()
 
 

@@ -1,9 +1,9 @@
 """The memory of a process that reads runs one after another: Arrow's pool and glibc's allocator.
 
 After a large parse, :func:`release_parser_memory` gives Arrow's freed memory back to the system;
-:func:`release_freed_memory` does the same for the C allocator's (numpy's arrays); :func:`limit_arenas` and
-:func:`reuse_freed_memory` set glibc's allocator for a command's process. With another C library than glibc, the
-last three do nothing.
+:func:`release_freed_memory` does the same for the C allocator's (numpy's arrays); :func:`limit_arenas`,
+:func:`map_large_blocks` and :func:`reuse_freed_memory` set glibc's allocator for a command's process. With another
+C library than glibc, the last four do nothing.
 """
 
 from __future__ import annotations
@@ -57,6 +57,21 @@ def limit_arenas(count: int) -> None:
     mallopt = _glibc("mallopt")
     if mallopt is not None:
         mallopt(M_ARENA_MAX, max(1, int(count)))
+
+
+MAPPED_BYTES = 1 << 20  # 30 runs of a million lines: 50 MB less at the peak, 5-10% more time (page faults)
+
+
+def map_large_blocks() -> None:
+    """On glibc, every block from ``MAPPED_BYTES`` up (a column of a run of 130,000 lines and more) mapped by itself
+    and given back to the system once freed. By default glibc raises that threshold to the largest block freed (up
+    to 32 MiB) and serves such blocks from heaps whose freed memory stays resident until trimmed: the resident memory
+    of threads reading and evaluating runs in turn then peaks at what happens to be freed but not yet trimmed, higher
+    the more runs there are. Mapped, it follows the live memory. Process-wide, as :func:`limit_arenas`; nothing with
+    another C library."""
+    mallopt = _glibc("mallopt")
+    if mallopt is not None:
+        mallopt(M_MMAP_THRESHOLD, MAPPED_BYTES)
 
 
 def reuse_freed_memory() -> None:

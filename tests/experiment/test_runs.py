@@ -78,3 +78,45 @@ def test_the_first_bad_run_in_order_is_reported(tmp_path, two_threads):
     (tmp_path / "r3.txt").write_text("q1 Q0\n")
     with pytest.raises(InputError, match="r2.txt:1: 3 fields"):
         list(stream_runs(paths))
+
+
+def _counting_reads(monkeypatch, barrier: threading.Barrier | None = None) -> list[int]:
+    """Wrap the reading of a run so that the number of runs being read at each start is recorded (``barrier``: each
+    read also waits there for another one)."""
+    from ir_pref_measures.experiment import runs
+
+    reading, lock, counts = [0], threading.Lock(), []
+    read = runs.sources.ranking
+
+    def ranking(source):
+        with lock:
+            reading[0] += 1
+            counts.append(reading[0])
+        try:
+            if barrier is not None:
+                barrier.wait()
+            return read(source)
+        finally:
+            with lock:
+                reading[0] -= 1
+
+    monkeypatch.setattr(runs.sources, "ranking", ranking)
+    return counts
+
+
+def test_runs_worked_on_are_read_one_at_a_time(tmp_path, two_threads, monkeypatch):
+    paths = write_runs(tmp_path, 8)
+    counts = _counting_reads(monkeypatch)
+
+    def work(name, ranking):
+        return len(ranking.query_ids)
+
+    assert [n for _, n in stream_runs(paths, work)] == [20] * 8
+    assert counts == [1] * 8
+
+
+def test_runs_read_to_be_held_are_read_on_every_thread_at_once(tmp_path, two_threads, monkeypatch):
+    paths = write_runs(tmp_path, 4)
+    counts = _counting_reads(monkeypatch, threading.Barrier(2, timeout=30))  # a read alone would break the barrier
+    assert list(read_runs(paths)) == list(paths)
+    assert max(counts) == 2

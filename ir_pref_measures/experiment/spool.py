@@ -1,0 +1,59 @@
+"""Arrays of float64 that wait in an unnamed temporary file until they are read back: the per-query values of an
+experiment's runs, written as each run is evaluated and read once into the table's arrays. The memory of a stream
+of runs then holds the runs in flight and nothing that grows with their number (100 runs x 7 measures x 1,000
+queries: 5.6 MB that would otherwise be held until the end), and the table's arrays are filled straight from the file
+(one copy of the values at the end, not two). Where no temporary file can be made, the values stay in memory."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import weakref
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Spooled(NamedTuple):
+    """Where :meth:`Spool.put` wrote an array: its first byte in the file and its length."""
+
+    offset: int
+    size: int
+
+
+class Spool:
+    """The temporary file of one table's values (made at the first :meth:`put`, closed with the spool)."""
+
+    def __init__(self) -> None:
+        self._file: io.RawIOBase | io.BytesIO | None = None
+        self._end = 0
+
+    def put(self, values: np.ndarray) -> Spooled:
+        """Write ``values`` (as float64) at the end of the file."""
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        if self._file is None:
+            self._file = _temporary_file()
+            weakref.finalize(self, self._file.close)
+        self._file.seek(self._end)
+        if self._file.write(memoryview(values).cast("B")) != values.nbytes:  # a full disk
+            raise OSError("the per-query values could not all be written to their temporary file")
+        spooled = Spooled(self._end, len(values))
+        self._end += values.nbytes
+        return spooled
+
+    def get(self, spooled: Spooled, out: np.ndarray | None = None) -> np.ndarray:
+        """The array written at ``spooled``, read into ``out`` (a contiguous float64 array of its length) if given."""
+        out = np.empty(spooled.size, dtype=np.float64) if out is None else out
+        self._file.seek(spooled.offset)
+        if self._file.readinto(memoryview(out).cast("B")) != out.nbytes:
+            raise OSError("the temporary file of the per-query values was cut short")
+        return out
+
+
+def _temporary_file() -> io.RawIOBase | io.BytesIO:
+    """An unnamed temporary file, unbuffered (each write one system call: the arrays are kilobytes); in memory when
+    the system has none to give (no writable temporary directory)."""
+    try:
+        return tempfile.TemporaryFile(prefix="ir_pref_measures_values_", buffering=0)
+    except OSError:
+        return io.BytesIO()

@@ -1,0 +1,40 @@
+"""glibc's allocator as the commands set it (``parsing.memory``), measured on the resident memory of a process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from ir_pref_measures.parsing import memory
+
+pytestmark = pytest.mark.skipif(memory._glibc("mallopt") is None, reason="glibc's allocator only")
+
+FREED = """
+import numpy as np
+from ir_pref_measures.parsing import memory
+if {mapped}:
+    memory.map_large_blocks()
+
+def resident():
+    return next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmRSS")) // 1024
+
+np.ones(1 << 19)  # a block of 4 MB freed: glibc serves such blocks from its heap from now on, unless mapped
+columns = [np.ones(1 << 18) for _ in range(40)]  # 80 MB, each block 2 MB
+kept = [np.ones(16) for _ in range(1000)]  # small blocks after them
+before = resident()
+del columns
+print(before - resident())
+"""
+
+
+@pytest.mark.parametrize("mapped", [False, True])
+def test_large_blocks_mapped_go_back_to_the_system_once_freed(mapped):
+    freed = subprocess.run([sys.executable, "-c", FREED.format(mapped=mapped)], capture_output=True, text=True,
+                           check=True)  # fmt: skip
+    given_back = int(freed.stdout)
+    if mapped:
+        assert given_back >= 75
+    else:  # glibc's default: the heap below the small blocks stays resident until trimmed
+        assert given_back < 10
