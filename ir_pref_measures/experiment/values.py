@@ -170,9 +170,10 @@ class SetValues:
     """The per-query values of runs on one judgment set, added one run at a time: :meth:`evaluate` (thread-safe:
     the catalog's measures and the ranks of the relevant docs), then :meth:`add` on the caller's thread (in the
     runs' order: ir_measures' own measures, whose warnings name the caller's line), then :meth:`frames`. Kept per
-    run: its per-query values (in a temporary file until :meth:`frames`, :class:`Spool`); the ranks of the judgments' relevant docs (the pairwise preferences) until the run is
-    compared with the baseline (without a baseline, every pair is compared: every run's ranks are kept to the end).
-    The RBO measures, which would need whole rankings, are not among the experiment's."""
+    run: its per-query values (in a temporary file until :meth:`frames`: :class:`Spool`); the ranks of the judgments'
+    relevant docs (the pairwise preferences) until the run is compared with the baseline (without a baseline, every
+    pair is compared: every run's ranks are kept to the end). The RBO measures, which would need whole rankings, are
+    not among the experiment's."""
 
     judgments: Judgments
     measures: list[tuple[str, object]]
