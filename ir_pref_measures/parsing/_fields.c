@@ -1,5 +1,5 @@
-/* The fast path of ir_pref_measures.parsing.fields: lines of single-space-separated ASCII fields split into columns
- * in one pass over the bytes, with the global interpreter lock released (see fields.py for the rules). */
+/* The fast path of ir_pref_measures.parsing.compiled: lines of single-space-separated ASCII fields split into
+ * columns in one pass over the bytes, with the global interpreter lock released (see compiled.py for the rules). */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
