@@ -140,6 +140,12 @@ def add_parser(subparsers) -> None:
     export.add_argument("store", help=STORE_HELP)
     export.add_argument("--format", choices=EXPORTS, default="log", help="(default: log, Clarke's judging log)")
     export.add_argument("-o", "--output", help="the file to write (default: standard output)")
+    export.add_argument(
+        "--consistent",
+        action="store_true",
+        help="only the verdicts that agree with an order fitted to them (majority per pair, Greedy FAS order): "
+        "judgments that contradict each other then no longer tie every doc under the measures' closure",
+    )
     export.set_defaults(action=_export)
 
     simulate = actions.add_parser("simulate", help="selectors x budgets x seeds: judgments and tau of the runs")
@@ -263,7 +269,7 @@ def _export(args) -> None:
     from ir_pref_measures.judging import effort
 
     check_outputs({"--output": args.output}, {"store": args.store})
-    write_text(args.output or "-", "".join(effort.export(args.store, args.format)))
+    write_text(args.output or "-", "".join(effort.export(args.store, args.format, args.consistent)))
 
 
 def _simulate(args) -> None:

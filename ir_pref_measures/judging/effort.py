@@ -181,9 +181,10 @@ def status(path: str | os.PathLike) -> dict[str, object]:
         return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())}
 
 
-def export(path: str | os.PathLike, format: str) -> list[str]:
-    """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule."""
+def export(path: str | os.PathLike, format: str, consistent: bool = False) -> list[str]:
+    """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule; with
+    ``consistent``, those that agree with an order fitted to them."""
     if not database.exists(path):
         raise InputError("no such judging store", path=path)
     with Store(path) as store:
-        return export_lines(store, format, store.settings().get("rule", DEFAULT_RULE))
+        return export_lines(store, format, store.settings().get("rule", DEFAULT_RULE), consistent)
