@@ -58,7 +58,7 @@ def consistent_preferences(source, format: str | None = None) -> pd.DataFrame:
         table = preference_rows(source, format)
     else:
         table = tables.preferences(source)
-    table = table.reset_index(drop=True)
+    table = table[list(tables.PREFERENCE_COLUMNS)].reset_index(drop=True)
     keep = consistent_mask(table)
     left_out = int((~keep).sum())
     if left_out:
