@@ -61,3 +61,22 @@ def test_noisy_judgments_order_the_runs_as_noise_free_ones(data, tmp_path, capsy
     assert main(["eval", str(tmp_path / "noisy.log"), runs[0], "ppref@10"]) == 0
     out = capsys.readouterr()
     assert "the preference judgments contradict each other" in out.err and "judge export --consistent" in out.err
+
+
+def test_a_consistent_export_of_consistent_verdicts_is_the_export(tmp_path, capsys):
+    """Noise-free verdicts hold no cycle: ``--consistent`` writes the same lines, in every combined format, and says
+    nothing; the ``shown`` format (every answer, not combined) is refused with it."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 d{d} {(d * 7 + q) % 4}\n" for q in range(3) for d in range(9)))
+    store = str(tmp_path / "e.sqlite")
+    assert main(["judge", "plan", store, "--selector", "all", "--qrels", str(qrels)]) == 0
+    assert main(["judge", "run", store, "--judge", "simulated", "--qrels", str(qrels), "--bad-marks"]) == 0
+    capsys.readouterr()
+    for format in ("log", "carterette", "winner", "pairs"):
+        lines = []
+        for extra in ([], ["--consistent"]):
+            assert main(["judge", "export", store, "--format", format, *extra]) == 0
+            lines.append(capsys.readouterr().out)
+        assert lines[0] == lines[1] and lines[0]
+    assert main(["judge", "export", store, "--format", "shown", "--consistent"]) == 2
+    assert "cannot be made consistent" in capsys.readouterr().err
