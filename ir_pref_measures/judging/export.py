@@ -131,8 +131,5 @@ def export_lines(store: Store, format: str, rule: str = DEFAULT_RULE, consistent
         what = "ties or questions without a usable answer"
     left_out = sum(line is None for line in lines)
     if left_out:
-        warnings.warn(
-            f"the {format} format cannot state {left_out} {what}: left out (log and carterette keep ties)",
-            stacklevel=2,
-        )
+        warnings.warn(f"the {format} format cannot state {left_out} {what}: left out", stacklevel=2)
     return [f"{line}\n" for line in lines if line is not None]
