@@ -171,8 +171,8 @@ def run(
 
 def status(path: str | os.PathLike) -> dict[str, object]:
     """The effort's settings and counts: requests, answers, unanswered requests, answers by kind, and unusable
-    answers by kind of failure (``unusable transport``: prompts without a reply, not answers, asked again by a
-    resumed run; ``unusable judged``: given as unusable by the judge, a person's ``?``)."""
+    answers by kind of failure (``unusable transport``: prompts without a reply and no answer since, asked again by
+    the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``)."""
     if not database.exists(path):
         raise InputError("no such judging store", path=path)
     with Store(path) as store:

@@ -79,8 +79,11 @@ SQL = {  # every statement, with ?-style placeholders
     "counts": f"SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM answers WHERE {LIVE}), "
     "(SELECT COUNT(*) FROM requests r WHERE NOT EXISTS "
     f"(SELECT 1 FROM answers a WHERE a.request_id = r.id AND a.{LIVE}))",
-    "failures": "SELECT failure, COUNT(*) FROM answers WHERE answer = 'unusable' AND id NOT IN "
-    "(SELECT answer_id FROM withdrawn) GROUP BY failure ORDER BY failure",
+    "failures": "SELECT failure, COUNT(*) FROM answers a WHERE answer = 'unusable' AND id NOT IN "
+    f"(SELECT answer_id FROM withdrawn) AND NOT (failure = '{TRANSPORT}' AND EXISTS (SELECT 1 FROM answers b "
+    "WHERE b.request_id = a.request_id AND b.judge = a.judge AND b.assessor = a.assessor AND b.sample = a.sample "
+    f"AND b.first = a.first AND b.failure <> '{TRANSPORT}' AND b.id NOT IN (SELECT answer_id FROM withdrawn))) "
+    "GROUP BY failure ORDER BY failure",
     "transport": f"SELECT request_id, {ANSWER_FIELDS} FROM answers WHERE failure = '{TRANSPORT}' "
     "AND id NOT IN (SELECT answer_id FROM withdrawn) ORDER BY request_id, id",
     "withdraw": "INSERT INTO withdrawn (answer_id, request_id, withdrawn_at) SELECT id, request_id, ? FROM answers "
@@ -208,7 +211,8 @@ class Store:
 
     def failures(self) -> dict[str, int]:
         """Unusable answers by kind of failure (:data:`~ir_pref_measures.judging.protocol.FAILURES`; ``""``: given
-        as unusable by the judge, a person's ``?``)."""
+        as unusable by the judge, a person's ``?``); ``transport``: the prompts without a reply that have no answer
+        since (asked again by the next run)."""
         return dict(self.database.execute(SQL["failures"]).fetchall())
 
     def counts(self) -> dict[str, int]:
