@@ -136,7 +136,9 @@ class Database:
             self.execute(f"DROP TABLE {table}")
             self.execute(f"ALTER TABLE {table}_rekeyed RENAME TO {table}")
             return
-        key = re.search(r"UNIQUE \(([^)]*)\)", create).group(1)
+        unique = re.search(r"UNIQUE \(([^)]*)\)", create)
+        if unique is None:
+            raise ValueError(f"no unique key in {create!r}")
         self.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
         self.execute(f"UPDATE {table} SET {column} = {fill}")
         found = self._db.execute(
@@ -144,7 +146,7 @@ class Database:
         )
         for (name,) in found.fetchall():
             self._db.execute(f'ALTER TABLE {table} DROP CONSTRAINT "{name}"')
-        self.execute(f"ALTER TABLE {table} ADD UNIQUE ({key})")
+        self.execute(f"ALTER TABLE {table} ADD UNIQUE ({unique.group(1)})")
 
     def close(self) -> None:
         self._db.close()

@@ -234,9 +234,10 @@ class LLMJudge:
             try:
                 while waiting:
                     index = waiting.popleft()
-                    answers[index] = await self._ask(client, prompts[index])
+                    answer = await self._ask(client, prompts[index])
+                    answers[index] = answer
                     if on_answer is not None:
-                        on_answer(answers[index])
+                        on_answer(answer)
                     bar.update(1)
             finally:
                 await client.close()
