@@ -170,7 +170,9 @@ def run(
 
 
 def status(path: str | os.PathLike) -> dict[str, object]:
-    """The effort's settings and counts: requests, answers, unanswered requests, and answers by kind."""
+    """The effort's settings and counts: requests, answers, unanswered requests, answers by kind, and unusable
+    answers by kind of failure (``unusable transport``: prompts without a reply and no answer since, asked again by
+    the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``)."""
     if not database.exists(path):
         raise InputError("no such judging store", path=path)
     with Store(path) as store:
@@ -178,7 +180,8 @@ def status(path: str | os.PathLike) -> dict[str, object]:
         kinds: dict[str, int] = {}
         for row in store.answers():
             kinds[row.answer.answer] = kinds.get(row.answer.answer, 0) + 1
-        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())}
+        failures = {f"unusable {kind or 'judged'}": n for kind, n in sorted(store.failures().items())}
+        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures
 
 
 def export(path: str | os.PathLike, format: str, consistent: bool = False) -> list[str]:
