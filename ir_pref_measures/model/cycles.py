@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 from ir_pref_measures.errors import user_stacklevel
+from ir_pref_measures.model.judgments import DEFAULT_GROUP
 from ir_pref_measures.model.reach import grade_levels
 
 COLLAPSE_SHARE = 0.1  # a query whose pairs of judged docs are strict both ways in at least this share is collapsed
@@ -78,10 +79,13 @@ def collapse_message(judgments) -> str | None:
     ids = [str(q) for q in judgments.query_ids[collapsed]]
     named = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
     overall = cyclic[collapsed].sum() / pairs[collapsed].sum()
+    names = [str(name) for name in judgments.group_names if str(name) != DEFAULT_GROUP]
+    which = f" ({', '.join(names)})" if names else ""
     return (
-        f"the preference judgments contradict each other: under the transitive closure, {overall:.0%} of the pairs "
-        f"of judged docs of {len(collapsed)} of the {len(judgments.query_ids)} queries ({named}) are preferred both "
-        f"ways (cycles), and count once as correct and once as wrong for every run, pulling its values towards 0.5. "
+        f"the preference judgments{which} contradict each other: under the transitive closure, {overall:.0%} of "
+        f"the pairs of judged docs of {len(collapsed)} of the {len(judgments.query_ids)} queries ({named}) are "
+        f"preferred both ways (cycles), and count once as correct and once as wrong for every run, pulling its "
+        f"values towards 0.5. "
         f"Make the judgments consistent first (ir_pref_measures.consistent_preferences, or judge export "
         f"--consistent), or evaluate without the closure (transitive=False, e.g. ppref(transitive=False)@10)"
     )
