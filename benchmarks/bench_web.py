@@ -2,17 +2,24 @@
 
 A synthetic effort (``--queries`` queries of ``--docs`` documents, graded at random) is planned with the
 rating-driven selector, served by ``ir-pref-measures judge serve`` in its own process, and answered by
-``--assessors`` HTTP clients (threads of this process, one connection each) for ``--seconds``; the server is then
-killed (SIGKILL), restarted on the same store, and answered for ``--seconds`` more. Prints the answers per second,
-the latency of "next pair" (the assessor page: p50, p99, max), the answers acknowledged and stored (equal when
-nothing is lost or doubled), the server's peak RSS and the machine's load average (the clients share its cores).
+``--assessors`` HTTP clients (threads of this process, one connection each) for ``--seconds``, while one more
+client fetches the page's static files (the stylesheet and the script, as a browser without a cache would) every
+20 ms; the server is then killed (SIGKILL), restarted on the same store, and answered for ``--seconds`` more.
+Prints the answers per second, the latency of "next pair" (the assessor page: p50, p99, max) and of the static
+files, the answers acknowledged and stored (equal when nothing is lost or doubled), the server's peak RSS and the
+machine's load average at the start and the end (the clients share its cores), and appends them as one run to
+``benchmarks/results/web.json``.
 
-    python benchmarks/bench_web.py [--assessors 20] [--seconds 60] [--queries 20] [--docs 200]
+``--code PATH`` serves the package of another checkout (a worktree of an older commit: ``PYTHONPATH=PATH``), so
+that two versions are measured alternately on the same loaded machine; ``--label`` names the run.
+
+    python benchmarks/bench_web.py [--assessors 20] [--seconds 60] [--queries 20] [--docs 200] [--label after]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import signal
@@ -29,10 +36,12 @@ import httpx
 import numpy as np
 
 FIELD = re.compile(r'name="(csrf|assignment)" value="([^"]*)"')
+RESULTS = Path(__file__).parent / "results" / "web.json"
+STATIC = ("/static/style.css", "/static/judge.js")
 
 
-def start(command: list[str], cwd: str) -> tuple[subprocess.Popen, dict[str, str]]:
-    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=cwd)
+def start(command: list[str], cwd: str, env: dict[str, str]) -> tuple[subprocess.Popen, dict[str, str]]:
+    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env)
     expected = 1 + len(command) - command.index("--assessors") - 1  # the admin and every assessor
     links = dict(server.stderr.readline().rstrip("\n").split("\t") for _ in range(expected))
     url = links["admin"].split("/admin/")[0]
@@ -66,6 +75,33 @@ def assessor(link: str, stop: threading.Event, latencies: list, given: list) -> 
                 time.sleep(0.05)
 
 
+def static_files(base: str, stop: threading.Event, latencies: list) -> None:
+    """Fetch the static files in turn every 20 ms, timing each (a browser without a cache)."""
+    with httpx.Client(base_url=base, timeout=30) as client:
+        k = 0
+        while not stop.is_set():
+            try:
+                t0 = time.perf_counter()
+                if client.get(STATIC[k % len(STATIC)]).status_code == 200:
+                    latencies.append(time.perf_counter() - t0)
+                k += 1
+            except httpx.TransportError:
+                pass
+            time.sleep(0.02)
+
+
+def percentiles(seconds: list[float]) -> dict[str, float]:
+    ms = np.asarray(seconds) * 1000
+    if not len(ms):
+        return {"n": 0}
+    return {
+        "n": len(ms),
+        "p50_ms": round(float(np.percentile(ms, 50)), 1),
+        "p99_ms": round(float(np.percentile(ms, 99)), 1),
+        "max_ms": round(float(ms.max()), 1),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--assessors", type=int, default=20)
@@ -73,6 +109,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--docs", type=int, default=200)
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--label", default="", help="the run's name in the results (e.g. before, after)")
+    parser.add_argument("--code", default=None, help="serve the package of this checkout (PYTHONPATH)")
+    parser.add_argument("--no-save", action="store_true", help="print only; do not append to the results")
     args = parser.parse_args()
     folder = tempfile.mkdtemp()
     rng = np.random.default_rng(0)
@@ -84,20 +123,32 @@ def main() -> None:
     Path(folder, "docs.tsv").write_text(
         "".join(f"q{q}d{d}\tpassage {d} of question {q}\n" for q in range(args.queries) for d in range(args.docs))
     )
+    env = dict(os.environ)
+    if args.code:
+        env["PYTHONPATH"] = os.path.abspath(args.code) + os.pathsep + env.get("PYTHONPATH", "")
+    commit = subprocess.run(
+        ["git", "-C", args.code or str(Path(__file__).parent), "rev-parse", "--short", "HEAD"],
+        capture_output=True, text=True, check=False,
+    ).stdout.strip()  # fmt: skip
     store = os.path.join(folder, "effort.sqlite")
     cli = [sys.executable, "-m", "ir_pref_measures", "judge"]
-    subprocess.run([*cli, "plan", store, "--selector", "rating", "--qrels", "qrels.txt"], cwd=folder, check=True)
+    plan = [*cli, "plan", store, "--selector", "rating", "--qrels", "qrels.txt"]
+    subprocess.run(plan, cwd=folder, check=True, env=env)
     names = [f"assessor{i:02d}" for i in range(args.assessors)]
     serve = [*cli, "serve", store, "--queries", "queries.tsv", "--docs", "docs.tsv", "--port", str(args.port)]
     serve += ["--overlap", "0.1", "--assessors", *names]
     latencies: list[float] = []
+    static: list[float] = []
     given: list[str] = []
     peak = 0
-    server, links = start(serve, folder)
+    load_start = os.getloadavg()
+    server, links = start(serve, folder, env)
+    base = links["admin"].split("/admin/")[0]
     t0 = time.perf_counter()
     for phase in range(2):
         stop = threading.Event()
         threads = [threading.Thread(target=assessor, args=(links[n], stop, latencies, given)) for n in names]
+        threads.append(threading.Thread(target=static_files, args=(base, stop, static)))
         for t in threads:
             t.start()
         time.sleep(args.seconds)
@@ -108,22 +159,47 @@ def main() -> None:
             stop.set()
             for t in threads:
                 t.join()
-            server, links = start(serve, folder)
+            server, links = start(serve, folder, env)
         else:
             stop.set()
             for t in threads:
                 t.join()
     wall = time.perf_counter() - t0
+    load_end = os.getloadavg()
     peak = max(peak, _rss_kb(server.pid))
     server.terminate()
     server.wait()
     with sqlite3.connect(store) as db:
         stored = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
-    ms = np.asarray(latencies) * 1000
-    print(f"assessors {args.assessors}, {args.queries} queries x {args.docs} docs, rating-driven selector")
-    print(f"answers acknowledged {len(given)}, stored {stored}, {len(given) / wall:.1f} answers/s over {wall:.0f} s")
-    print(f"next pair: p50 {np.percentile(ms, 50):.1f} ms, p99 {np.percentile(ms, 99):.1f} ms, max {ms.max():.1f} ms")
-    print(f"server peak RSS {peak / 1024:.0f} MB; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        distinct = db.execute("SELECT COUNT(DISTINCT request_id || ' ' || assessor) FROM answers").fetchone()[0]
+    run = {
+        "label": args.label,
+        "commit": commit,
+        "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        "inputs": f"{args.assessors} assessors, {args.queries} queries x {args.docs} docs, rating selector, "
+        f"overlap 0.1, {args.seconds:.0f} s + kill -9 + {args.seconds:.0f} s, SQLite",
+        "load_average_start": [round(x, 2) for x in load_start],
+        "load_average_end": [round(x, 2) for x in load_end],
+        "cores": os.cpu_count(),
+        "answers_acknowledged": len(given),
+        "answers_stored": stored,
+        "answers_doubled": stored - distinct,
+        "answers_per_second": round(len(given) / wall, 1),
+        "next_pair": percentiles(latencies),
+        "static": percentiles(static),
+        "server_peak_rss_mb": round(peak / 1024),
+    }
+    n, s = run["next_pair"], run["static"]
+    print(f"{run['label'] or 'run'} ({commit}): {run['inputs']}")
+    rate = run["answers_per_second"]
+    print(f"answers acknowledged {len(given)}, stored {stored}, {rate} answers/s over {wall:.0f} s")
+    print(f"next pair: p50 {n.get('p50_ms')} ms, p99 {n.get('p99_ms')} ms, max {n.get('max_ms')} ms")
+    print(f"static files: p50 {s.get('p50_ms')} ms, p99 {s.get('p99_ms')} ms, max {s.get('max_ms')} ms ({s['n']})")
+    print(f"server peak RSS {run['server_peak_rss_mb']} MB; load average {load_start[0]:.1f} -> {load_end[0]:.1f}")
+    if not args.no_save:
+        runs = json.loads(RESULTS.read_text())["runs"] if RESULTS.exists() else []
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS.write_text(json.dumps({"name": "web", "runs": [*runs, run]}, indent=1) + "\n")
 
 
 def _rss_kb(pid: int) -> int:
