@@ -21,11 +21,12 @@ def open_desk(
     seed: int = 0,
     overlap: float = 0.0,
     rule: str = "majority",
-    name: str = "judging",
+    name: str | None = None,
 ) -> Desk:
     """A :class:`Desk` over ``store`` for the named ``assessors``. Their tokens, the admin token and the CSRF
     secret are made once and kept in the store's settings, so links stay valid across restarts; an assessor added
-    later gets a token of their own."""
+    later gets a token of their own. ``name`` (the admin page's heading) is by default the store's file name (a
+    PostgreSQL store's database name)."""
     stored = store.settings()
     wanted = {"web.secret": None, "web.admin": None, **{f"web.assessor.{a}": None for a in assessors}}
     store.settle({key: new_token() for key in wanted if key not in stored})
@@ -41,8 +42,13 @@ def open_desk(
         seed=seed,
         overlap=overlap,
         rule=rule,
-        name=name,
+        name=name or _store_name(store.path),
     )
+
+
+def _store_name(location: str) -> str:
+    """The name of a store: its file name, or a URL's database name."""
+    return location.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or location
 
 
 def links(desk: Desk, base_url: str) -> dict[str, str]:
@@ -55,7 +61,8 @@ def links(desk: Desk, base_url: str) -> dict[str, str]:
 
 
 def serve(desk: Desk, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve ``desk`` with uvicorn until interrupted (one process: the desk serialises its queue)."""
+    """Serve ``desk`` with uvicorn until interrupted: one process per store (the desk holds the store's state in
+    memory and serialises its changes; its work runs in a thread pool, off the event loop)."""
     import uvicorn
 
     from ir_pref_measures.judging.web.app import create_app

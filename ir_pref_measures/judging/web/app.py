@@ -7,61 +7,72 @@ Routes (every one needs a token; nothing is reachable without one):
   (``csrf``): redirect back to the page (post/redirect/get, so a reload never answers twice);
 * ``GET /admin/{token}``: progress, agreement, position bias and time per judgment;
   ``GET /admin/{token}/export/{format}``: the judgments in any format the package reads;
-* ``GET /static/...``: the page's own CSS and script (no CDN: it works offline).
+* ``GET /static/...``: the page's own CSS and script (no CDN: it works offline), held in memory and served on the
+  event loop without touching the store.
 
-A request with an unknown token is refused (403) without saying whether the token exists; a form whose CSRF
-token is not the one served to that token's pages is refused (403); an assignment of another assessor is refused
-(403)."""
+A request with an unknown token is refused (403) without saying whether the token exists, and before its body is
+read; a form whose CSRF token is not the one served to that token's pages is refused (403); an assignment of
+another assessor is refused (403); a body larger than ``max_body`` bytes is refused (413) before it is read. Every
+response carries the security headers of :mod:`~ir_pref_measures.judging.web.security`.
+
+The desk's work (the store, the selector, the texts) and the rendering of pages run in Starlette's thread pool,
+never on the event loop, so a slow request holds up no other; the desk serialises its changes with its own lock.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.web.desk import ANSWER_KEYS, Desk
 from ir_pref_measures.judging.web.highlight import highlighted, query_terms
-from ir_pref_measures.judging.web.security import csrf_ok, csrf_token
+from ir_pref_measures.judging.web.security import MAX_BODY, BodyLimit, SecurityHeaders, csrf_ok, csrf_token
 
 HERE = Path(__file__).parent
-FORBIDDEN = PlainTextResponse("forbidden: this link is not valid\n", status_code=403)
+MEDIA_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 
 
-def create_app(desk: Desk) -> Starlette:
-    """The ASGI app serving ``desk``'s assessors and admin."""
+def forbidden() -> Response:
+    return PlainTextResponse("forbidden: this link is not valid\n", status_code=403)
+
+
+def static_files(folder: Path) -> dict[str, tuple[bytes, str, str]]:
+    """The files of ``folder`` by name: ``(content, media type, ETag)``, read once."""
+    found = {}
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and path.suffix in MEDIA_TYPES:
+            content = path.read_bytes()
+            found[path.name] = (content, MEDIA_TYPES[path.suffix], f'"{hashlib.sha256(content).hexdigest()[:16]}"')
+    return found
+
+
+def create_app(desk: Desk, max_body: int = MAX_BODY) -> Starlette:
+    """The ASGI app serving ``desk``'s assessors and admin; request bodies are limited to ``max_body`` bytes."""
     templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
+    assets = static_files(HERE / "static")
 
     def page(template: str, **context) -> HTMLResponse:
-        html = templates.get_template(template).render(static="/static", **context)
-        return HTMLResponse(
-            html,
-            headers={
-                "Cache-Control": "no-store",
-                "X-Frame-Options": "DENY",
-                "Content-Security-Policy": "default-src 'self'; style-src 'self'",
-            },
-        )
+        return HTMLResponse(templates.get_template(template).render(static="/static", **context))
 
-    async def assessor_page(request: Request) -> Response:
-        token = request.path_params["token"]
-        assessor = desk.assessor_of(token)
-        if assessor is None:
-            return FORBIDDEN
-        shown = desk.next_pair(assessor)
-        done, total = desk.progress(assessor)
+    def assessor_page(token: str, assessor: str) -> Response:
+        view = desk.view(assessor)
+        shown = view.pair
         context = dict(
             base=f"/a/{token}",
             csrf=csrf_token(desk.secret, token),
-            done=done,
-            total=total,
-            percent=100 if total == 0 else int(100 * done / total),
-            can_undo=desk.can_undo(assessor),
+            done=view.done,
+            total=view.total,
+            percent=100 if view.total == 0 else int(100 * view.done / view.total),
+            can_undo=view.can_undo,
             pair=shown,
         )
         if shown is not None:
@@ -78,63 +89,94 @@ def create_app(desk: Desk) -> Starlette:
             )
         return page("assessor.html", **context)
 
-    async def posted(request: Request):
-        """``(token, assessor, form)`` of a form posted with the CSRF token of the assessor's pages, else ``None``."""
+    async def assessor(request: Request) -> Response:
         token = request.path_params["token"]
-        assessor = desk.assessor_of(token)
-        form = await request.form()
-        if assessor is None or not csrf_ok(desk.secret, token, form.get("csrf")):
+        who = desk.assessor_of(token)
+        if who is None:
+            return forbidden()
+        return await run_in_threadpool(assessor_page, token, who)
+
+    async def posted(request: Request):
+        """``(token, assessor, form)`` of a form posted with the CSRF token of the assessor's pages, else ``None``
+        (an unknown token is refused before the body is read)."""
+        token = request.path_params["token"]
+        who = desk.assessor_of(token)
+        if who is None:
             return None
-        return token, assessor, form
+        form = await request.form()
+        if not csrf_ok(desk.secret, token, form.get("csrf")):
+            return None
+        return token, who, form
+
+    def answered(token: str, who: str, assignment: int, key: str) -> Response:
+        if not desk.owns(who, assignment):
+            return forbidden()
+        desk.answer(who, assignment, key)
+        return RedirectResponse(f"/a/{token}", status_code=303)
 
     async def answer(request: Request) -> Response:
         checked = await posted(request)
         if checked is None:
-            return FORBIDDEN
-        token, assessor, form = checked
+            return forbidden()
+        token, who, form = checked
         key = form.get("answer")
         try:
             assignment = int(form.get("assignment", ""))
-        except ValueError:
+        except (TypeError, ValueError):
             return PlainTextResponse("bad request: no assignment\n", status_code=400)
         if key not in ANSWER_KEYS:
             return PlainTextResponse(f"bad request: answer must be one of {', '.join(ANSWER_KEYS)}\n", status_code=400)
-        if not desk.owns(assessor, assignment):
-            return FORBIDDEN
-        desk.answer(assessor, assignment, key)
-        return RedirectResponse(f"/a/{token}", status_code=303)
+        return await run_in_threadpool(answered, token, who, assignment, key)
 
     async def undo(request: Request) -> Response:
         checked = await posted(request)
         if checked is None:
-            return FORBIDDEN
-        token, assessor, _ = checked
-        desk.undo(assessor)
+            return forbidden()
+        token, who, _ = checked
+        await run_in_threadpool(desk.undo, who)
         return RedirectResponse(f"/a/{token}", status_code=303)
 
-    async def admin_page(request: Request) -> Response:
-        token = request.path_params["token"]
-        if not desk.is_admin(token):
-            return FORBIDDEN
+    def admin_page(token: str, base_url: str) -> Response:
         report = desk.report()
+        for row in report["assessors"]:
+            row["link"] = base_url + row["link"].lstrip("/")
         return page("admin.html", base=f"/admin/{token}", name=desk.name, formats=desk.formats(), **report)
 
-    async def export(request: Request) -> Response:
+    async def admin(request: Request) -> Response:
         token = request.path_params["token"]
         if not desk.is_admin(token):
-            return FORBIDDEN
+            return forbidden()
+        return await run_in_threadpool(admin_page, token, str(request.base_url))
+
+    def exported(format: str) -> Response:
         try:
-            text = desk.export(request.path_params["format"])
+            text = desk.export(format)
         except InputError as error:
             return PlainTextResponse(f"{error}\n", status_code=404)
         return PlainTextResponse(text, headers={"Content-Disposition": "attachment"})
 
+    async def export(request: Request) -> Response:
+        if not desk.is_admin(request.path_params["token"]):
+            return forbidden()
+        return await run_in_threadpool(exported, request.path_params["format"])
+
+    async def static(request: Request) -> Response:
+        found = assets.get(request.path_params["name"])
+        if found is None:
+            return PlainTextResponse("not found\n", status_code=404)
+        content, media_type, etag = found
+        headers = {"ETag": etag, "Cache-Control": "no-cache"}
+        if request.headers.get("if-none-match") == etag:
+            return Response(status_code=304, headers=headers)
+        return Response(content, media_type=media_type, headers=headers)
+
     routes = [
-        Route("/a/{token}", assessor_page),
+        Route("/a/{token}", assessor),
         Route("/a/{token}/answer", answer, methods=["POST"]),
         Route("/a/{token}/undo", undo, methods=["POST"]),
-        Route("/admin/{token}", admin_page),
+        Route("/admin/{token}", admin),
         Route("/admin/{token}/export/{format}", export),
-        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        Route("/static/{name}", static),
     ]
-    return Starlette(routes=routes)
+    middleware = [Middleware(SecurityHeaders), Middleware(BodyLimit, limit=max_body)]
+    return Starlette(routes=routes, middleware=middleware)

@@ -9,13 +9,19 @@ restart), so that agreement can be measured as the work goes. Each assignment is
 assessor, the two docs *in the order shown* (left first; the side drawn by ``numpy.random.default_rng`` seeded by
 the seed, the assessor and the question), when it was shown and its state.
 
-The desk keeps no state outside the database: a restarted server, a second tab or a double click find the same
-open assignment, and an answer is stored once (the store's answers are unique per question, assessor and
-attempt). Undo withdraws the assessor's last answer (the row is kept, marked withdrawn) and shows its pair again.
+The database is the record: every change is written there before the desk acts on it, so a restarted server, a
+second tab or a double click find the same open assignment, and an answer is stored once (the store's answers are
+unique per question, assessor and attempt). To answer without scanning the store on every request, the desk
+keeps the effort's requests, assignments and people's answers in memory as well, read from the store once when
+it opens and changed with every write after that; so one server serves a store at a time. Every method is safe to
+call from several threads: one lock serialises the changes (the web app calls the desk from a thread pool, never
+on its event loop). Undo withdraws the assessor's last answer (the row is kept, marked withdrawn) and shows its
+pair again.
 """
 
 from __future__ import annotations
 
+import bisect
 import statistics
 import threading
 import time
@@ -29,8 +35,9 @@ from ir_pref_measures.judges.coefficients import cohen_kappa, contingency
 from ir_pref_measures.judging.combine import combine, vote
 from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.selectors.base import Selector, stable_hash
-from ir_pref_measures.judging.store import Store
+from ir_pref_measures.judging.store import Request, Store, StoredAnswer
 from ir_pref_measures.judging.texts import QueryText, Texts
+from ir_pref_measures.judging.web.security import Keyring
 
 JUDGE = "people"
 ANSWER_KEYS = ("left", "right", "tie", "bad-left", "bad-right", "skip")
@@ -42,6 +49,7 @@ SCHEMA = (
         state TEXT NOT NULL, answered_at REAL, UNIQUE (request_id, assessor))""",
     "CREATE INDEX IF NOT EXISTS assignments_assessor ON assignments (assessor, state)",
 )
+ASSIGNMENT_FIELDS = "id, request_id, assessor, query_id, first, second, shown_at, attempt, state, answered_at"
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,35 @@ class Shown:
     query_id: str
     left: str
     right: str
+
+
+@dataclass
+class _Assignment:
+    """An assignment row as the desk holds it in memory."""
+
+    id: int
+    request_id: int
+    assessor: str
+    query_id: str
+    first: str
+    second: str
+    shown_at: float
+    attempt: int
+    state: str  # open, answered, skipped
+    answered_at: float | None
+
+    def shown(self) -> Shown:
+        return Shown(self.id, self.query_id, self.first, self.second)
+
+
+@dataclass(frozen=True)
+class View:
+    """What an assessor's page shows: the open pair (``None``: nothing left), the progress, whether undo can act."""
+
+    pair: Shown | None
+    done: int
+    total: int
+    can_undo: bool
 
 
 @dataclass
@@ -68,156 +105,229 @@ class Desk:
     seed: int = 0
     overlap: float = 0.0
     rule: str = "majority"
-    name: str = "judging"
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    name: str = "judging effort"
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.overlap <= 1.0:
             raise InputError(f"overlap must be a share between 0 and 1, not {self.overlap!r}")
         if len(set(self.assessors.values())) != len(self.assessors) or self.admin_token in self.assessors.values():
             raise InputError("every assessor and the admin need tokens of their own")
-        self._tokens = {token: name for name, token in self.assessors.items()}
+        self.keyring = Keyring(self.assessors, self.admin_token)
         self._db = self.store.database
         self._db.create(SCHEMA)
+        self._texts_lock = threading.Lock()
+        self._reader: Store | None = None  # a connection of its own for the admin's exports
+        self._reader_lock = threading.Lock()
+        with self._lock:
+            self._load()
+
+    def _load(self) -> None:
+        """Read the requests, the assignments and the people's answers from the store."""
+        self._requests: dict[int, Request] = {}
+        self._rounds: dict[str, dict[int, list[Request]]] = {}  # query -> round -> its requests in order asked
+        self._current_ids: list[int] | None = None  # each query's latest round (None: to be listed again)
+        self._wanted_of: dict[int, int] = {}  # request -> the assessors it wants
+        self._active: dict[int, int] = {}  # request -> the assessors holding it who did not skip it
+        self._skipped: dict[int, int] = {}  # request -> the assessors who skipped it
+        self._verdicts: dict[str, dict[int, list]] = {}  # query -> round -> its verdicts (dropped on a change)
+        self._assignments: dict[int, _Assignment] = {}
+        self._held: dict[int, dict[str, _Assignment]] = {}  # request -> assessor -> assignment
+        self._open: dict[str, _Assignment] = {}  # assessor -> their open assignment
+        self._finished: dict[str, list[tuple[float, int]]] = {}  # assessor -> (answered_at, id), answered or skipped
+        self._answers: dict[int, list[StoredAnswer]] = {}  # request -> the people's live answers, in order stored
+        self._exhausted: set[str] = set()  # queries the selector has nothing more for, given their answers now
+        for request in self.store.requests():
+            self._add_request(request)
+        for row in self._db.execute(f"SELECT {ASSIGNMENT_FIELDS} FROM assignments ORDER BY id").fetchall():
+            self._add_assignment(_Assignment(*row))
+        for stored in self.store.answers():
+            if stored.answer.judge == JUDGE:
+                self._answers.setdefault(stored.request_id, []).append(stored)
+
+    def _add_request(self, request: Request) -> None:
+        if request.id in self._requests:
+            return
+        self._requests[request.id] = request
+        self._rounds.setdefault(request.pair.query_id, {}).setdefault(request.round, []).append(request)
+        self._wanted_of[request.id] = self._wanted(request)
+        self._current_ids = None
+
+    def _add_assignment(self, a: _Assignment) -> None:
+        self._assignments[a.id] = a
+        self._held.setdefault(a.request_id, {})[a.assessor] = a
+        self._count(a, +1)
+        if a.state == "open":
+            if a.assessor not in self._open or a.id < self._open[a.assessor].id:
+                self._open[a.assessor] = a
+        else:
+            bisect.insort(self._finished.setdefault(a.assessor, []), (a.answered_at or 0.0, a.id))
+
+    def _count(self, a: _Assignment, change: int) -> None:
+        """Count ``a`` (+1) in its request's active or skipped assessors, or no longer (-1)."""
+        counts = self._skipped if a.state == "skipped" else self._active
+        counts[a.request_id] = counts.get(a.request_id, 0) + change
+
+    def _changed(self, request_id: int) -> None:
+        """An answer to ``request_id`` was given or withdrawn: its round's verdicts are computed again."""
+        request = self._requests.get(request_id)
+        if request is not None:
+            self._verdicts.get(request.pair.query_id, {}).pop(request.round, None)
+            self._exhausted.discard(request.pair.query_id)
 
     # -- access ----------------------------------------------------------------------------------------------------
 
     def assessor_of(self, token: str) -> str | None:
-        """The assessor holding ``token``, or ``None``."""
-        return self._tokens.get(token)
+        """The assessor holding ``token``, or ``None`` (:class:`~ir_pref_measures.judging.web.security.Keyring`)."""
+        return self.keyring.assessor(token)
 
     def is_admin(self, token: str) -> bool:
         """Whether ``token`` is the admin's."""
-        import hmac
-
-        return hmac.compare_digest(token.encode(), self.admin_token.encode())
+        return self.keyring.is_admin(token)
 
     def owns(self, assessor: str, assignment: int) -> bool:
         """Whether ``assignment`` is ``assessor``'s."""
-        row = self._db.execute("SELECT assessor FROM assignments WHERE id = ?", (assignment,)).fetchone()
-        return row is not None and row[0] == assessor
+        with self._lock:
+            found = self._assignments.get(assignment)
+            return found is not None and found.assessor == assessor
 
     def query_text(self, query_id: str) -> QueryText:
         """The query's text (a placeholder naming it where the source has none)."""
-        return self.texts.query(query_id) or QueryText(title=f"(query {query_id}: no text)")
+        with self._texts_lock:
+            return self.texts.query(query_id) or QueryText(title=f"(query {query_id}: no text)")
 
     def doc_text(self, doc_id: str) -> str:
         """The document's text (a placeholder naming it where the source has none)."""
-        text = self.texts.document(doc_id)
+        with self._texts_lock:
+            text = self.texts.document(doc_id)
         return f"(document {doc_id}: no text)" if text is None else text
 
     # -- the queue -------------------------------------------------------------------------------------------------
+
+    def view(self, assessor: str) -> View:
+        """The assessor's page at once: :meth:`next_pair`, :meth:`progress` and :meth:`can_undo`."""
+        with self._lock:
+            pair = self._next(assessor)
+            done, total = self._progress(assessor)
+            return View(pair, done, total, bool(self._finished.get(assessor)))
 
     def next_pair(self, assessor: str) -> Shown | None:
         """The assessor's open assignment, or a new one from the questions that still need answers (asking the
         selector's next round of a query whose round is complete); ``None`` when nothing is left for them."""
         with self._lock:
-            open_ = self._open(assessor)
-            if open_ is not None:
-                return open_
-            for attempt in range(2):
-                request = self._candidate(assessor)
-                if request is not None:
-                    return self._assign(assessor, request)
-                if attempt == 0 and not self._advance():
-                    return None
-            return None
+            return self._next(assessor)
 
-    def _open(self, assessor: str) -> Shown | None:
-        row = self._db.execute(
-            "SELECT id, query_id, first, second FROM assignments WHERE assessor = ? AND state = 'open' ORDER BY id",
-            (assessor,),
-        ).fetchone()
-        return None if row is None else Shown(*row)
+    def _next(self, assessor: str) -> Shown | None:
+        open_ = self._open.get(assessor)
+        if open_ is not None:
+            return open_.shown()
+        for attempt in range(2):
+            request = self._candidate(assessor)
+            if request is not None:
+                return self._assign(assessor, request)
+            if attempt == 0 and not self._advance():
+                return None
+        return None
 
-    def _wanted(self, request) -> int:
+    def _wanted(self, request: Request) -> int:
         """How many assessors answer ``request``: two for the overlap share (when there are two), else one."""
         key = f"{self.seed}:{request.pair.query_id}:{min(request.pair.first, request.pair.second)}:"
         key += max(request.pair.first, request.pair.second)
         shared = (stable_hash(key) % 1_000_000) < self.overlap * 1_000_000
         return 2 if shared and len(self.assessors) > 1 else 1
 
-    def _current(self) -> list:
-        """The requests of each query's latest round, in the order asked."""
-        latest: dict[str, int] = {}
-        requests = self.store.requests()
-        for r in requests:
-            latest[r.pair.query_id] = max(latest.get(r.pair.query_id, -1), r.round)
-        return [r for r in requests if r.round == latest[r.pair.query_id]]
+    def _current(self) -> list[int]:
+        """The requests (ids) of each query's latest round, by query and in the order asked."""
+        if self._current_ids is None:
+            self._current_ids = [r.id for q in sorted(self._rounds) for r in self._rounds[q][max(self._rounds[q])]]
+        return self._current_ids
 
-    def _assigned(self) -> dict[int, list[tuple[str, str]]]:
-        rows = self._db.execute("SELECT request_id, assessor, state FROM assignments").fetchall()
-        out: dict[int, list[tuple[str, str]]] = {}
-        for request_id, who, state in rows:
-            out.setdefault(request_id, []).append((who, state))
-        return out
-
-    def _candidate(self, assessor: str):
-        assigned = self._assigned()
-        best = None
-        for request in self._current():
-            held = assigned.get(request.id, [])
-            if any(who == assessor for who, _ in held):
+    def _candidate(self, assessor: str) -> Request | None:
+        """The first of the current questions that the assessor has not held and that has the fewest assessors
+        among those that want more."""
+        active, wanted, held = self._active, self._wanted_of, self._held
+        best, fewest = None, 0
+        for request_id in self._current():
+            n = active.get(request_id, 0)
+            if n >= wanted[request_id] or assessor in held.get(request_id, ()):
                 continue
-            active = sum(state != "skipped" for _, state in held)
-            if active < self._wanted(request) and (best is None or active < best[0]):
-                best = (active, request)
-        return None if best is None else best[1]
+            if best is None or n < fewest:
+                best, fewest = request_id, n
+                if n == 0:
+                    break
+        return None if best is None else self._requests[best]
 
-    def _assign(self, assessor: str, request) -> Shown:
+    def _assign(self, assessor: str, request: Request) -> Shown | None:
         rng = np.random.default_rng([self.seed, stable_hash(assessor), request.id])
         first, second = request.pair.first, request.pair.second
         if rng.random() < 0.5:
             first, second = second, first
-        self._db.execute(
+        now = time.time()
+        added = self._db.execute(
             "INSERT INTO assignments (request_id, assessor, query_id, first, second, shown_at, attempt, state) "
-            "VALUES (?, ?, ?, ?, ?, ?, 0, 'open') ON CONFLICT (request_id, assessor) DO NOTHING",
-            (request.id, assessor, request.pair.query_id, first, second, time.time()),
-        )
-        return self._open(assessor)
+            "VALUES (?, ?, ?, ?, ?, ?, 0, 'open') ON CONFLICT (request_id, assessor) DO NOTHING RETURNING id",
+            (request.id, assessor, request.pair.query_id, first, second, now),
+        ).fetchall()
+        if added:
+            self._add_assignment(_Assignment(added[0][0], request.id, assessor, request.pair.query_id, first, second,
+                                             now, 0, "open", None))  # fmt: skip
+        else:  # written by another server on the same store: read it
+            row = self._db.execute(
+                f"SELECT {ASSIGNMENT_FIELDS} FROM assignments WHERE request_id = ? AND assessor = ?",
+                (request.id, assessor),
+            ).fetchone()
+            self._add_assignment(_Assignment(*row))
+        open_ = self._open.get(assessor)
+        return None if open_ is None else open_.shown()
+
+    def _people(self, request_id: int) -> list[Answer]:
+        return [s.answer for s in self._answers.get(request_id, ())]
 
     def _advance(self) -> bool:
         """Ask the next round of every query whose current round has all its answers; whether any was asked."""
-        if not self.store.requests():
+        if not self._requests:
             asked = False
             for query_id in sorted(self.selector.pools):
                 pairs = self.selector.next_round(query_id, [])
                 if pairs:
-                    self.store.ask(pairs, 0, JUDGE, asked_by="web")
+                    self._ask(pairs, 0)
                     asked = True
             return asked
-        assigned = self._assigned()
-        answers = self._answers_by_request()
-        by_query: dict[str, list] = {}
-        for request in self.store.requests():
-            by_query.setdefault(request.pair.query_id, []).append(request)
         asked = False
-        for query_id, requests in sorted(by_query.items()):
-            last = max(r.round for r in requests)
-            current = [r for r in requests if r.round == last]
-            if not all(self._settled(r, assigned.get(r.id, []), answers.get(r.id, [])) for r in current):
-                continue
-            history = [
-                [combine(r.pair, answers.get(r.id, []), self.rule, k) for r in requests if r.round == k]
-                for k in range(last + 1)
-            ]
-            pairs = self.selector.next_round(query_id, history)
-            if pairs:
-                self.store.ask(pairs, last + 1, JUDGE, asked_by="web")
-                asked = True
+        for query_id in sorted(self._rounds):
+            asked |= self._advance_query(query_id)
         return asked
 
-    def _settled(self, request, held: Sequence[tuple[str, str]], answers: Sequence[Answer]) -> bool:
-        """A question is settled when it has its wanted answers, or every assessor skipped it."""
-        skipped = sum(state == "skipped" for _, state in held)
-        return len(answers) >= self._wanted(request) or skipped == len(self.assessors)
+    def _advance_query(self, query_id: str) -> bool:
+        """Ask the query's next round if its current one has all its answers; whether any was asked. The verdicts
+        of each round are kept until an answer of the round changes, so the selector is handed the same history
+        objects, extended (the rating selector's fit then starts from its last one)."""
+        if query_id in self._exhausted:
+            return False
+        rounds = self._rounds[query_id]
+        last = max(rounds)
+        if not all(self._settled(r) for r in rounds[last]):
+            return False
+        kept = self._verdicts.setdefault(query_id, {})
+        for k in range(last + 1):
+            if k not in kept:
+                kept[k] = [combine(r.pair, self._people(r.id), self.rule, k) for r in rounds.get(k, ())]
+        pairs = self.selector.next_round(query_id, [kept[k] for k in range(last + 1)])
+        if not pairs:
+            self._exhausted.add(query_id)
+            return False
+        self._ask(pairs, last + 1)
+        return True
 
-    def _answers_by_request(self) -> dict[int, list[Answer]]:
-        out: dict[int, list[Answer]] = {}
-        for stored in self.store.answers():
-            if stored.answer.judge == JUDGE:
-                out.setdefault(stored.request_id, []).append(stored.answer)
-        return out
+    def _ask(self, pairs: Sequence[Pair], round: int) -> None:
+        for request in self.store.ask(pairs, round, JUDGE, asked_by="web"):
+            self._add_request(request)
+
+    def _settled(self, request: Request) -> bool:
+        """A question is settled when it has its wanted answers, or every assessor skipped it."""
+        return len(self._answers.get(request.id, ())) >= self._wanted_of[request.id] or self._skipped.get(
+            request.id, 0
+        ) == len(self.assessors)
 
     # -- answering -------------------------------------------------------------------------------------------------
 
@@ -227,55 +337,76 @@ class Desk:
         if key not in ANSWER_KEYS:
             raise InputError(f"unknown answer {key!r}", expected=f"one of {', '.join(ANSWER_KEYS)}")
         with self._lock:
-            row = self._db.execute(
-                "SELECT request_id, query_id, first, second, shown_at, attempt, state FROM assignments "
-                "WHERE id = ? AND assessor = ?",
-                (assignment, assessor),
-            ).fetchone()
-            if row is None or row[6] != "open":
+            a = self._assignments.get(assignment)
+            if a is None or a.assessor != assessor or a.state != "open":
                 return
-            request_id, query_id, first, second, shown_at, attempt, _ = row
             now = time.time()
+            state = "skipped" if key == "skip" else "answered"
             if key != "skip":
-                answer = Answer(
-                    Pair(query_id, first, second),
+                given = Answer(
+                    Pair(a.query_id, a.first, a.second),
                     _STORED[key],
                     JUDGE,
-                    sample=attempt,
-                    latency=now - shown_at,
+                    sample=a.attempt,
+                    latency=now - a.shown_at,
                     assessor=assessor,
                 )
-                self.store.record([(request_id, answer)])
+                self.store.record([(a.request_id, given)])
+                held = self._answers.setdefault(a.request_id, [])
+                if not any(s.answer.assessor == assessor and s.answer.sample == a.attempt for s in held):
+                    held.append(StoredAnswer(a.request_id, given, now))  # else stored before a restart: kept
             self._db.execute(
                 "UPDATE assignments SET state = ?, answered_at = ? WHERE id = ? AND state = 'open'",
-                ("skipped" if key == "skip" else "answered", now, assignment),
+                (state, now, assignment),
             )
+            self._count(a, -1)
+            a.state, a.answered_at = state, now
+            self._count(a, +1)
+            if self._open.get(assessor) is a:
+                del self._open[assessor]
+            bisect.insort(self._finished.setdefault(assessor, []), (now, a.id))
+            self._changed(a.request_id)
+            # the query's next round as soon as this one is complete: one query at a time, not all at once
+            self._advance_query(a.query_id)
 
     def can_undo(self, assessor: str) -> bool:
         """Whether ``assessor`` has an answer to withdraw."""
-        return self._last_answered(assessor) is not None
-
-    def _last_answered(self, assessor: str):
-        return self._db.execute(
-            "SELECT id, request_id, first, attempt, state FROM assignments WHERE assessor = ? "
-            "AND state IN ('answered', 'skipped') ORDER BY answered_at DESC, id DESC",
-            (assessor,),
-        ).fetchone()
+        with self._lock:
+            return bool(self._finished.get(assessor))
 
     def undo(self, assessor: str) -> None:
         """Withdraw ``assessor``'s last answer (or skip): its pair is shown again, before any other."""
         with self._lock:
-            last = self._last_answered(assessor)
-            if last is None:
+            finished = self._finished.get(assessor)
+            if not finished:
                 return
-            assignment, request_id, first, attempt, state = last
-            if state == "answered":
-                self.store.withdraw(request_id, JUDGE, assessor, attempt)
+            a = self._assignments[finished[-1][1]]
+            if a.state == "answered":
+                self.store.withdraw(a.request_id, JUDGE, assessor, a.attempt)
             self._db.execute("DELETE FROM assignments WHERE assessor = ? AND state = 'open'", (assessor,))
+            now = time.time()
             self._db.execute(
                 "UPDATE assignments SET state = 'open', attempt = ?, shown_at = ?, answered_at = NULL WHERE id = ?",
-                (attempt + 1, time.time(), assignment),
+                (a.attempt + 1, now, a.id),
             )
+            if a.state == "answered":
+                kept = [
+                    s
+                    for s in self._answers.get(a.request_id, ())
+                    if not (s.answer.assessor == assessor and s.answer.sample == a.attempt)
+                ]
+                self._answers[a.request_id] = kept
+            dropped = self._open.pop(assessor, None)
+            if dropped is not None:
+                del self._assignments[dropped.id]
+                del self._held[dropped.request_id][assessor]
+                self._count(dropped, -1)
+            finished.pop()
+            self._count(a, -1)
+            a.state, a.attempt, a.shown_at, a.answered_at = "open", a.attempt + 1, now, None
+            self._count(a, +1)
+            self._open[assessor] = a
+            self._changed(a.request_id)
 
     # -- progress and the admin's report ---------------------------------------------------------------------------
 
@@ -283,26 +414,27 @@ class Desk:
         """``(done, total)`` for ``assessor``: the answers they gave and, added to them, the questions open or
         waiting for them now (a selector that asks round by round adds more as the work goes)."""
         with self._lock:
-            done = self._db.execute(
-                "SELECT COUNT(*) FROM assignments WHERE assessor = ? AND state IN ('answered', 'skipped')",
-                (assessor,),
-            ).fetchone()[0]
-            assigned = self._assigned()
-            waiting = 0
-            for request in self._current():
-                held = assigned.get(request.id, [])
-                if any(who == assessor and state == "open" for who, state in held):
-                    waiting += 1
-                elif not any(who == assessor for who, _ in held):
-                    waiting += sum(state != "skipped" for _, state in held) < self._wanted(request)
-            return done, done + waiting
+            return self._progress(assessor)
+
+    def _progress(self, assessor: str) -> tuple[int, int]:
+        done = len(self._finished.get(assessor, ()))
+        active, wanted, held = self._active, self._wanted_of, self._held
+        waiting = 0
+        for request_id in self._current():
+            mine = held.get(request_id, {}).get(assessor)
+            if mine is not None:
+                waiting += mine.state == "open"
+            else:
+                waiting += active.get(request_id, 0) < wanted[request_id]
+        return done, done + waiting
 
     def report(self) -> dict:
         """The admin page's figures: progress per query and assessor, agreement on shared questions (Cohen's
         kappa over first / tie / second, a bad mark counted as a preference), position bias (the share of
         decided answers that chose the left doc) and the median time per judgment."""
-        requests = {r.id: r for r in self.store.requests()}
-        answers = [s for s in self.store.answers() if s.answer.judge == JUDGE]
+        with self._lock:  # a copy of the desk's state, the figures computed outside the lock
+            requests = dict(sorted(self._requests.items()))
+            answers = [s for request_id in sorted(self._answers) for s in self._answers[request_id]]
         answered = {s.request_id for s in answers}
         queries: dict[str, list[int]] = {}
         for r in requests.values():
@@ -368,7 +500,10 @@ class Desk:
         """The people's judgments in ``format`` (one of :meth:`formats`)."""
         from ir_pref_measures.judging.export import export_lines
 
-        return "".join(line + "\n" for line in export_lines(self.store, format, rule=self.rule))
+        with self._reader_lock:  # read on a connection of its own: the assessors are not kept waiting
+            if self._reader is None:
+                self._reader = Store(self._db.location)
+            return "".join(export_lines(self._reader, format, rule=self.rule))
 
 
 def _median(values: Sequence[float]) -> str:

@@ -121,3 +121,36 @@ def test_a_round_by_round_selector_feeds_the_queue_live(tmp_path):
     rounds = {r.round for r in d.store.requests()}
     assert len(rounds) > 1 and n == len(d.store.answers())  # later rounds came from earlier answers
     assert d.next_pair("ann") is None
+
+
+def test_a_reopened_desk_reads_the_state_the_first_one_left(tmp_path):
+    """The desk's state in memory is the store's: a desk opened on the store after answers, skips and undos shows
+    each assessor what the first one would, with the same progress and figures."""
+    d = desk(tmp_path, assessors=("ann", "ben", "cy"), overlap=0.5)
+    for k in range(7):
+        for who, key in (("ann", "left"), ("ben", "skip" if k % 3 == 0 else "tie"), ("cy", "right")):
+            shown = d.next_pair(who)
+            if shown is not None:
+                d.answer(who, shown.assignment, key)
+    d.undo("ann")
+    d.undo("ben")
+    d.next_pair("cy")  # an open assignment left open
+    again = desk(tmp_path, assessors=("ann", "ben", "cy"), overlap=0.5)
+    for who in ("ann", "ben", "cy"):
+        assert again.view(who) == d.view(who)
+    assert again.report() == d.report()
+    for who in ("ann", "ben", "cy"):  # the reopened desk carries on to the end
+        judge_all(again, who, "left")
+    assert all(again.next_pair(who) is None for who in ("ann", "ben", "cy"))
+    assert {a.request_id for a in again.store.answers()} == {r.id for r in again.store.requests()}
+
+
+def test_the_export_has_one_line_per_judgment(tmp_path):
+    from ir_pref_measures.judging.export import export_lines
+
+    d = desk(tmp_path, assessors=("ann",))
+    judge_all(d, "ann", "left")
+    for fmt in d.formats():
+        text = d.export(fmt)
+        assert "\n\n" not in text and text.endswith("\n"), fmt
+        assert text == "".join(export_lines(d.store, fmt, rule=d.rule)), fmt
