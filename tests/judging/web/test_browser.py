@@ -42,6 +42,7 @@ def browser():
         f"--user-data-dir={tempfile.mkdtemp()}",
     ):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console: policy violations show there
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
     yield driver
@@ -96,3 +97,44 @@ def test_an_assessor_judges_to_the_end_with_the_keyboard(server, browser):
     assert "30 answers by 1 assessors" in browser.find_element(By.ID, "totals").text
     browser.save_screenshot(str(SCREENSHOTS / "admin.png"))
     print(f"screenshots: {SCREENSHOTS / 'assessor.png'} {SCREENSHOTS / 'admin.png'}")
+
+
+def policy_violations(browser) -> list[str]:
+    """The browser console's messages about the page's Content Security Policy since the last call."""
+    return [
+        entry["message"]
+        for entry in browser.get_log("browser")
+        if "Content Security Policy" in entry["message"] or "Refused to" in entry["message"]
+    ]
+
+
+def drawn_share(browser) -> float:
+    """The progress bar's drawn width as a share of its track's (measured in the page)."""
+    bar = browser.find_element(By.ID, "progress-bar").rect["width"]
+    track = browser.find_element(By.ID, "progress").rect["width"]
+    return bar / track
+
+
+def test_the_progress_bar_fills_its_track_and_no_policy_is_broken(server, browser):
+    import re
+
+    import httpx
+
+    s = server(assessors=["alice"])
+    base, token = s.links["alice"].split("/a/")
+    with httpx.Client(base_url=base) as client:  # 28 of the 30 pairs answered without the browser
+        for _ in range(28):
+            fields = dict(re.findall(r'name="(csrf|assignment)" value="([^"]*)"', client.get(f"/a/{token}").text))
+            assert client.post(f"/a/{token}/answer", data={**fields, "answer": "left"}).status_code == 303
+    browser.get(s.links["alice"])
+    assert "28 of 30 judged (93%)" in browser.find_element(By.ID, "progress-label").text
+    assert abs(drawn_share(browser) - 0.93) < 0.01
+    press(browser, "1")
+    press(browser, "2")
+    assert browser.find_elements(By.ID, "done")
+    assert "30 of 30 judged (100%)" in browser.find_element(By.ID, "progress-label").text
+    assert drawn_share(browser) == pytest.approx(1.0, abs=0.005)
+    browser.get(s.links["admin"])
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Admin: effort.sqlite"
+    assert "secret" in browser.find_element(By.ID, "secret-links").text
+    assert policy_violations(browser) == []
