@@ -1,14 +1,15 @@
 """Benchmark: the judging web interface under twenty assessors, a kill and a restart.
 
 A synthetic effort (``--queries`` queries of ``--docs`` documents, graded at random) is planned with the
-rating-driven selector, served by ``ir-pref-measures judge serve`` in its own process, and answered by
-``--assessors`` HTTP clients (threads of this process, one connection each) for ``--seconds``, while one more
-client fetches the page's static files (the stylesheet and the script, as a browser without a cache would) every
-20 ms; the server is then killed (SIGKILL), restarted on the same store, and answered for ``--seconds`` more.
-Prints the answers per second, the latency of "next pair" (the assessor page: p50, p99, max) and of the static
-files, the answers acknowledged and stored (equal when nothing is lost or doubled), the server's peak RSS and the
-machine's load average at the start and the end (the clients share its cores), and appends them as one run to
-``benchmarks/results/web.json``.
+rating-driven selector, served by ``ir-pref-measures judge serve`` in its own process, and answered by ``--assessors``
+HTTP clients (threads of this process, one keep-alive connection each, the standard library's ``http.client``: a
+light client, so that the clients' own GIL adds little to the times) for ``--seconds``, while one more client, in a
+process of its own, fetches the page's static files (the stylesheet and the script, as a browser without a cache
+would) every 20 ms; the server is then killed (SIGKILL), restarted on the same store, and answered for
+``--seconds`` more. Prints the answers per second, the latency of "next pair" (the assessor page: p50, p99, max)
+and of the static files, the answers acknowledged and stored (equal when nothing is lost or doubled), the server's
+peak RSS and the machine's load average at the start and the end (the clients share its cores), and appends them as
+one run to ``benchmarks/results/web.json``.
 
 ``--code PATH`` serves the package of another checkout (a worktree of an older commit: ``PYTHONPATH=PATH``), so
 that two versions are measured alternately on the same loaded machine; ``--label`` names the run.
@@ -19,7 +20,9 @@ that two versions are measured alternately on the same loaded machine; ``--label
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
+import multiprocessing
 import os
 import re
 import signal
@@ -31,8 +34,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
-import httpx
 import numpy as np
 
 FIELD = re.compile(r'name="(csrf|assignment)" value="([^"]*)"')
@@ -55,39 +58,65 @@ def start(command: list[str], cwd: str, env: dict[str, str]) -> tuple[subprocess
     return server, links
 
 
+class Client:
+    """One keep-alive HTTP/1.1 connection (reconnected after a failure)."""
+
+    def __init__(self, base: str) -> None:
+        self.host, port = base.removeprefix("http://").split(":")
+        self.port = int(port)
+        self.connection: http.client.HTTPConnection | None = None
+
+    def request(self, method: str, path: str, body: str | None = None) -> tuple[int, str]:
+        if self.connection is None:
+            self.connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        headers = {"Content-Type": "application/x-www-form-urlencoded"} if body is not None else {}
+        try:
+            self.connection.request(method, path, body=body, headers=headers)
+            response = self.connection.getresponse()
+            return response.status, response.read().decode()
+        except (OSError, http.client.HTTPException):
+            self.connection.close()
+            self.connection = None
+            raise
+
+
 def assessor(link: str, stop: threading.Event, latencies: list, given: list) -> None:
     base, token = link.split("/a/")
-    with httpx.Client(base_url=base, timeout=30) as client:
-        k = 0
-        while not stop.is_set():
-            try:
-                t0 = time.perf_counter()
-                page = client.get(f"/a/{token}")
+    client = Client(base)
+    k = 0
+    while not stop.is_set():
+        try:
+            t0 = time.perf_counter()
+            _, page = client.request("GET", f"/a/{token}")
+            latencies.append(time.perf_counter() - t0)
+            fields = dict(FIELD.findall(page))
+            if "assignment" not in fields:
+                return
+            k += 1
+            form = urlencode({**fields, "answer": ("left", "right", "tie")[k % 3]})
+            if client.request("POST", f"/a/{token}/answer", form)[0] == 303:
+                given.append(fields["assignment"])
+        except (OSError, http.client.HTTPException):
+            time.sleep(0.05)
+
+
+def static_files(base: str, seconds: float, out) -> None:
+    """Fetch the static files in turn every 20 ms for ``seconds``, timing each (a browser without a cache); the
+    times go to the queue ``out``."""
+    client = Client(base)
+    latencies = []
+    k = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            t0 = time.perf_counter()
+            if client.request("GET", STATIC[k % len(STATIC)])[0] == 200:
                 latencies.append(time.perf_counter() - t0)
-                fields = dict(FIELD.findall(page.text))
-                if "assignment" not in fields:
-                    return
-                k += 1
-                answer = ("left", "right", "tie")[k % 3]
-                if client.post(f"/a/{token}/answer", data={**fields, "answer": answer}).status_code == 303:
-                    given.append(fields["assignment"])
-            except httpx.TransportError:
-                time.sleep(0.05)
-
-
-def static_files(base: str, stop: threading.Event, latencies: list) -> None:
-    """Fetch the static files in turn every 20 ms, timing each (a browser without a cache)."""
-    with httpx.Client(base_url=base, timeout=30) as client:
-        k = 0
-        while not stop.is_set():
-            try:
-                t0 = time.perf_counter()
-                if client.get(STATIC[k % len(STATIC)]).status_code == 200:
-                    latencies.append(time.perf_counter() - t0)
-                k += 1
-            except httpx.TransportError:
-                pass
-            time.sleep(0.02)
+            k += 1
+        except (OSError, http.client.HTTPException):
+            pass
+        time.sleep(0.02)
+    out.put(latencies)
 
 
 def percentiles(seconds: list[float]) -> dict[str, float]:
@@ -148,10 +177,14 @@ def main() -> None:
     for phase in range(2):
         stop = threading.Event()
         threads = [threading.Thread(target=assessor, args=(links[n], stop, latencies, given)) for n in names]
-        threads.append(threading.Thread(target=static_files, args=(base, stop, static)))
+        out = multiprocessing.get_context("fork").Queue()
+        probe = multiprocessing.get_context("fork").Process(target=static_files, args=(base, args.seconds - 0.5, out))
+        probe.start()
         for t in threads:
             t.start()
         time.sleep(args.seconds)
+        static += out.get()
+        probe.join()
         if phase == 0:
             peak = max(peak, _rss_kb(server.pid))
             server.send_signal(signal.SIGKILL)

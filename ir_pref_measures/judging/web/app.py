@@ -21,12 +21,13 @@ never on the event loop, so a slow request holds up no other; the desk serialise
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 
+import anyio
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
@@ -39,6 +40,7 @@ from ir_pref_measures.judging.web.security import MAX_BODY, BodyLimit, SecurityH
 
 HERE = Path(__file__).parent
 MEDIA_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+WORKERS = 8  # threads for the desk's work: it serialises its changes, so more would only contend for the GIL
 
 
 def forbidden() -> Response:
@@ -55,13 +57,22 @@ def static_files(folder: Path) -> dict[str, tuple[bytes, str, str]]:
     return found
 
 
-def create_app(desk: Desk, max_body: int = MAX_BODY) -> Starlette:
-    """The ASGI app serving ``desk``'s assessors and admin; request bodies are limited to ``max_body`` bytes."""
-    templates = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
+def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> Starlette:
+    """The ASGI app serving ``desk``'s assessors and admin; request bodies are limited to ``max_body`` bytes; the
+    desk's work runs in a pool of ``workers`` threads."""
+    templates = Environment(
+        loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]), auto_reload=False
+    )
+    pages = {name: templates.get_template(name) for name in ("assessor.html", "admin.html")}
     assets = static_files(HERE / "static")
+    limiter = anyio.CapacityLimiter(workers)
+
+    async def run_in_threadpool(call, *args):
+        """``call(*args)`` in the app's thread pool (Starlette's, limited to ``workers`` threads)."""
+        return await anyio.to_thread.run_sync(functools.partial(call, *args), limiter=limiter)
 
     def page(template: str, **context) -> HTMLResponse:
-        return HTMLResponse(templates.get_template(template).render(static="/static", **context))
+        return HTMLResponse(pages[template].render(static="/static", **context))
 
     def assessor_page(token: str, assessor: str) -> Response:
         view = desk.view(assessor)
