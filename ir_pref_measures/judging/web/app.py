@@ -15,8 +15,9 @@ read; a form whose CSRF token is not the one served to that token's pages is ref
 another assessor is refused (403); a body larger than ``max_body`` bytes is refused (413) before it is read. Every
 response carries the security headers of :mod:`~ir_pref_measures.judging.web.security`.
 
-The desk's work (the store, the selector, the texts) and the rendering of pages run in Starlette's thread pool,
-never on the event loop, so a slow request holds up no other; the desk serialises its changes with its own lock.
+The desk's work (the store, the selector, the texts) and the rendering of pages run in a pool of threads (anyio's,
+as Starlette's ``run_in_threadpool``, limited to ``workers``), never on the event loop, so a slow request holds up
+no other and the static files never wait; the desk serialises its changes with its own lock.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
     limiter = anyio.CapacityLimiter(workers)
 
     async def run_in_threadpool(call, *args):
-        """``call(*args)`` in the app's thread pool (Starlette's, limited to ``workers`` threads)."""
+        """``call(*args)`` in the app's thread pool (limited to ``workers`` threads)."""
         return await anyio.to_thread.run_sync(functools.partial(call, *args), limiter=limiter)
 
     def page(template: str, **context) -> HTMLResponse:

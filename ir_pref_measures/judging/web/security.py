@@ -79,7 +79,7 @@ def csrf_token(secret: bytes, token: str) -> str:
     return hmac.new(secret, b"csrf:" + token.encode(), hashlib.sha256).hexdigest()
 
 
-def csrf_ok(secret: bytes, token: str, given: str | None) -> bool:
+def csrf_ok(secret: bytes, token: str, given: object) -> bool:
     """Whether ``given`` is the CSRF token of ``token``'s forms."""
     return isinstance(given, str) and hmac.compare_digest(csrf_token(secret, token).encode(), given.encode())
 

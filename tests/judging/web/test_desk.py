@@ -154,3 +154,26 @@ def test_the_export_has_one_line_per_judgment(tmp_path):
         text = d.export(fmt)
         assert "\n\n" not in text and text.endswith("\n"), fmt
         assert text == "".join(export_lines(d.store, fmt, rule=d.rule)), fmt
+
+
+def test_the_rating_selector_is_handed_each_history_extended(tmp_path):
+    """The desk keeps each round's verdicts: every history it hands the selector extends the one before, so the
+    rating selector's fit starts from its last one (a fit from zero only at the start)."""
+    from ir_pref_measures.judging.selectors.rating import RatingDriven
+
+    pools = {"q1": [f"d{i:02d}" for i in range(12)]}
+    selector = RatingDriven(pools, seed=3, batch=2)
+    histories = []
+    ask = selector.next_round
+
+    def next_round(query_id, history):
+        histories.append([list(r) for r in history])
+        return ask(query_id, history)
+
+    selector.next_round = next_round
+    texts = load_texts({"q1": "one"}, {d: f"text {d}" for d in pools["q1"]})
+    d = open_desk(Store(tmp_path / "rating.sqlite"), selector, ["ann"], texts, seed=3)
+    assert judge_all(d, "ann", "left", limit=20) == 20
+    assert len(histories) >= 9
+    for before, after in zip(histories, histories[1:], strict=False):
+        assert len(after) == len(before) + 1 and after[: len(before)] == before
