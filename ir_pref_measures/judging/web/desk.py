@@ -476,15 +476,18 @@ class Desk:
             outcome = vote(s.answer, requests[s.request_id].pair)
             if outcome is not None:
                 labels[(s.answer.assessor, s.request_id)] = {"first": 1, "bad-second": 1, "tie": 0}.get(outcome, -1)
-        names = sorted({who for who, _ in labels})
+        by_assessor: dict[str, dict[int, int]] = {}
+        for (who, request_id), label in labels.items():
+            by_assessor.setdefault(who, {})[request_id] = label
+        names = sorted(by_assessor)
         rows = []
         for i, a in enumerate(names):
             for b in names[i + 1 :]:
-                shared = sorted({r for who, r in labels if who == a} & {r for who, r in labels if who == b})
+                shared = sorted(by_assessor[a].keys() & by_assessor[b].keys())
                 if not shared:
                     continue
-                x = np.array([labels[(a, r)] for r in shared])
-                y = np.array([labels[(b, r)] for r in shared])
+                x = np.array([by_assessor[a][r] for r in shared])
+                y = np.array([by_assessor[b][r] for r in shared])
                 table = contingency(x, y, np.zeros(len(shared), dtype=np.int64), 1)
                 kappa = float(cohen_kappa(table)[0])
                 rows.append([a, b, len(shared), int((x == y).sum()), "" if np.isnan(kappa) else f"{kappa:.3f}"])

@@ -81,7 +81,9 @@ def csrf_token(secret: bytes, token: str) -> str:
 
 def csrf_ok(secret: bytes, token: str, given: object) -> bool:
     """Whether ``given`` is the CSRF token of ``token``'s forms."""
-    return isinstance(given, str) and hmac.compare_digest(csrf_token(secret, token).encode(), given.encode())
+    return isinstance(given, str) and hmac.compare_digest(
+        csrf_token(secret, token).encode(), given.encode("utf-8", "surrogatepass")
+    )
 
 
 class SecurityHeaders:

@@ -40,7 +40,8 @@ def test_csrf_tokens_belong_to_one_token_and_one_secret():
     assert csrf_ok(secret, token, good)
     assert not csrf_ok(secret, new_token(), good)
     assert not csrf_ok(b"t" * 32, token, good)
-    assert not csrf_ok(secret, token, None) and not csrf_ok(secret, token, "") and not csrf_ok(secret, token, "é")
+    for wrong in (None, "", "é", "\udcff", good[:-1], good.upper(), b"bytes"):
+        assert not csrf_ok(secret, token, wrong)
 
 
 def responses(s) -> dict[str, httpx.Response]:
