@@ -154,8 +154,7 @@ def run(
     path: str | os.PathLike, judge: Judge, budget: int | float | None = None, verbose: bool = False
 ) -> runner.RunReport:
     """Judge the effort at ``path`` with ``judge`` to ``budget`` (:func:`ir_pref_measures.judging.runner.run`)."""
-    if not database.exists(path):
-        raise InputError("no such judging store: make one first (ir-pref-measures judge plan)", path=path)
+    database.check_existing(path)
     with Store(path) as store:
         settings = _settings(store)
         return runner.run(
@@ -171,8 +170,7 @@ def run(
 
 def status(path: str | os.PathLike) -> dict[str, object]:
     """The effort's settings and counts: requests, answers, unanswered requests, and answers by kind."""
-    if not database.exists(path):
-        raise InputError("no such judging store", path=path)
+    database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         found: dict[str, object] = dict(store.settings()) | store.counts()
         kinds: dict[str, int] = {}
@@ -183,7 +181,6 @@ def status(path: str | os.PathLike) -> dict[str, object]:
 
 def export(path: str | os.PathLike, format: str) -> list[str]:
     """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule."""
-    if not database.exists(path):
-        raise InputError("no such judging store", path=path)
+    database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         return export_lines(store, format, store.settings().get("rule", DEFAULT_RULE))
