@@ -35,6 +35,7 @@ import numpy as np
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.presets import Preset, preset
 from ir_pref_measures.judging.protocol import Answer, Pair
+from ir_pref_measures.judging.redact import redacted
 from ir_pref_measures.judging.texts import Texts
 from ir_pref_measures.progress import progress
 
@@ -238,7 +239,7 @@ class LLMJudge:
             sample=prompt.sample,
             model=self.model,
             prompt_hash=self.preset.prompt_hash,
-            **details,
+            **redacted(details, self._api_key),  # an endpoint's error body may repeat the key
         )
 
     # -- the requests --
