@@ -129,6 +129,10 @@ def _tables(location, found: str) -> str:
     return f" (its tables: {listed})"
 
 
+class StoreError(InputError):
+    """What SQLite says about a store's file (read-only, locked, damaged), as one line naming it."""
+
+
 def store_error(error: Exception, location: str | os.PathLike) -> Exception:
     """An error of SQLite about the file (read-only, locked, damaged, not a store) as an :class:`InputError`
     naming it; any other error (a programming error) unchanged."""
@@ -136,7 +140,7 @@ def store_error(error: Exception, location: str | os.PathLike) -> Exception:
     for marker, said in STORE_TROUBLE.items():
         if marker in text.lower():
             said = said.format(timeout=BUSY_TIMEOUT)
-            return InputError(f"{said} ({text})", path=shown(os.fspath(location)))
+            return StoreError(f"{said} ({text})", path=shown(os.fspath(location)))
     return error
 
 
@@ -250,7 +254,12 @@ def connect(location: str | os.PathLike, schema: Sequence[str] = ()) -> Database
         database = Database(location)
         database.create(schema)
         return database
+    except StoreError:
+        raise
     except sqlite3.DatabaseError as error:
+        found = store_error(error, location)
+        if isinstance(found, StoreError):
+            raise found from None
         raise InputError(f"cannot open the judging store: {error}", path=os.fspath(location)) from None
     except InputError as error:
         raise InputError(f"cannot open the judging store: {error.message}", path=error.path) from None
