@@ -182,11 +182,11 @@ class Database:
             self._db = psycopg.connect(self.location, autocommit=True)
 
     def execute(self, statement: str, parameters: Sequence = ()):
-        """Run ``statement`` (SQLite's dialect) with ``parameters``; the rows (iterate them or fetch from them).
-        SQLite's rows are all fetched here, so that a damaged file is an error of this call (:func:`store_error`)."""
+        """Run ``statement`` (SQLite's dialect) with ``parameters``; the cursor (iterate it or fetch from it): a
+        damaged file is one line naming it, here or as the rows are read (:func:`store_error`)."""
         if self.dialect == "sqlite":
             with self._errors():
-                return _Rows(self._db.execute(statement, parameters).fetchall())
+                return _Rows(self._db.execute(statement, parameters), self._errors)
         return self._db.execute(postgresql(statement), parameters)
 
     def executemany(self, statement: str, rows: Iterable[Sequence]) -> None:
@@ -235,14 +235,24 @@ class Database:
         self._db.close()
 
 
-class _Rows(list):
-    """Fetched rows, read as a cursor's are (``fetchone``, ``fetchall``, iteration)."""
+class _Rows:
+    """A SQLite cursor read as one (``fetchone``, ``fetchall``, iteration), its errors about the file turned into
+    one line naming it as the rows are read (:func:`store_error`)."""
+
+    def __init__(self, cursor, errors) -> None:
+        self._cursor, self._errors = cursor, errors
 
     def fetchone(self):
-        return self[0] if self else None
+        with self._errors():
+            return self._cursor.fetchone()
 
     def fetchall(self) -> list:
-        return list(self)
+        with self._errors():
+            return self._cursor.fetchall()
+
+    def __iter__(self):
+        with self._errors():
+            yield from self._cursor
 
 
 def connect(location: str | os.PathLike, schema: Sequence[str] = ()) -> Database:

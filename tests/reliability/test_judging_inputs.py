@@ -24,14 +24,12 @@ import numpy as np
 import pytest
 from conftest import run_cli
 
+from ir_pref_measures import stats as tss
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging import database
+from ir_pref_measures.judging import AllPairs, Store, database
 from ir_pref_measures.judging.redact import MASK, redact, redacted
 from ir_pref_measures.judging.selectors.base import all_pairs, query_rng, shown
-from ir_pref_measures.judging.selectors.pairs import AllPairs, PairOrder
-from ir_pref_measures.judging.store import Store
-from ir_pref_measures.stats import topic_set_size as tss
-from ir_pref_measures.stats.ppi import classical_mean, ppi_mean
+from ir_pref_measures.judging.selectors.pairs import PairOrder
 
 # -- inputs --------------------------------------------------------------------------------------------------------
 
@@ -259,12 +257,12 @@ def test_a_write_refused_inside_a_run_is_one_line(effort, monkeypatch):
 
 
 def test_the_api_makes_no_store_for_a_reader(tmp_path):
-    from ir_pref_measures.judging import effort
+    from ir_pref_measures.judging import export, status
 
     for path in (tmp_path / "missing.sqlite", tmp_path / "empty.sqlite"):
         if path.name.startswith("empty"):
             path.write_bytes(b"")
-        for read in (effort.status, lambda p: effort.export(p, "log")):
+        for read in (status, lambda p: export(p, "log")):
             with pytest.raises(InputError):
                 read(path)
         assert not path.exists() or path.stat().st_size == 0
@@ -316,12 +314,11 @@ def test_serve_takes_an_overlap_of_0_and_1(overlap):
 @pytest.mark.parametrize("overlap", [0.0, 1.0])
 def test_the_desk_takes_an_overlap_of_0_and_1(tmp_path, overlap):
     pytest.importorskip("starlette")
-    from ir_pref_measures.judging import QueryText, Texts
-    from ir_pref_measures.judging.web import open_desk
+    from ir_pref_measures.judging import QueryText, Texts, web
 
     texts = Texts({"q": QueryText("q?")}, {"a": "A", "b": "B", "c": "C"})
     with Store(tmp_path / "s.sqlite") as store:
-        desk = open_desk(store, AllPairs({"q": ["a", "b", "c"]}, 1), ["x", "y"], texts, seed=1, overlap=overlap)
+        desk = web.open_desk(store, AllPairs({"q": ["a", "b", "c"]}, 1), ["x", "y"], texts, seed=1, overlap=overlap)
         assert desk.overlap == overlap
 
 
@@ -348,11 +345,11 @@ def test_lam_0_is_the_people_only_interval_and_lam_1_plain_ppi():
     y = rng.normal(0.5, 0.2, 40)
     yhat = y + rng.normal(0.05, 0.1, 40)
     unlabelled = rng.normal(0.55, 0.2, 400)
-    people = classical_mean(y)
-    zero = ppi_mean(y, yhat, unlabelled, lam=0)
+    people = tss.classical_mean(y)
+    zero = tss.ppi_mean(y, yhat, unlabelled, lam=0)
     for got, want in ((zero.estimate, people.estimate), (zero.lower, people.lower), (zero.upper, people.upper)):
         assert np.allclose(got, want, rtol=0, atol=1e-12)
-    one = ppi_mean(y, yhat, unlabelled, lam=1)
+    one = tss.ppi_mean(y, yhat, unlabelled, lam=1)
     estimate = unlabelled.mean() + (y - yhat).mean()
     se = math.sqrt(unlabelled.var() / 400 + (y - yhat).var() / 40)
     z = 1.959963984540054
@@ -462,8 +459,7 @@ def test_the_lazy_order_is_the_eager_one(docs):
 
 MEMORY = """
 import resource, sys
-from ir_pref_measures.judging.selectors import AllPairs
-from ir_pref_measures.judging.selectors.base import History
+from ir_pref_measures.judging import AllPairs
 docs = [f"d{i:05d}" for i in range(int(sys.argv[1]))]
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 selector = AllPairs({"q": docs}, 3, 50)
