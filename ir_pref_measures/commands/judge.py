@@ -303,8 +303,7 @@ def _simulate(args) -> None:
     from ir_pref_measures.judging.selectors import TopK, read_grades
     from ir_pref_measures.judging.simulate import BUDGETS, all_judged, judged_depth_pools, plot, simulate, summary
 
-    _refuse_options_of_others(args, OWN_OPTIONS, "judge")
-    grades = read_grades(args.qrels)
+    grades = read_grades(args.qrels)  # the options were checked first (judge_checks)
     if args.judge == "replay":
         if not args.judgments:
             raise InputError("the replay judge needs --judgments")
@@ -325,7 +324,7 @@ def _simulate(args) -> None:
         pools, candidates = TopK(grades).pools, grades  # every selector judges the top-k candidates
     depth = _depth(args.measure)
     selectors = {name: _maker(build_selector, name, pools, candidates, runs, depth) for name in args.selectors}
-    truth = args.truth
+    truth = f"{args.prefs_format}:{args.truth}" if args.truth and args.prefs_format else args.truth
     if truth is None:
         truth = all_judged(pools, judge(0))
     runs = runs_at_depth(args.runs, args.topk)

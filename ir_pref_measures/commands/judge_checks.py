@@ -85,7 +85,8 @@ def _export(args) -> None:
 def _simulate(args) -> None:
     from ir_pref_measures.commands.judge import OWN_OPTIONS, _refuse_options_of_others
 
-    _refuse_options_of_others(args, OWN_OPTIONS, "judge")
+    own = {k: v for k, v in OWN_OPTIONS.items() if not (k == "prefs_format" and args.truth)}  # --truth's format too
+    _refuse_options_of_others(args, own, "judge")
     if args.judge == "replay" and not args.judgments:
         raise InputError("the replay judge needs --judgments")
     if args.per_topic and args.budgets:
