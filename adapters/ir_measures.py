@@ -12,8 +12,6 @@ preference``, values as in the ``carterette`` format) or a :class:`~ir_pref_meas
 
 from __future__ import annotations
 
-import warnings
-
 import ir_measures
 from ir_measures import Metric, providers
 from ir_measures.measures import base as measures_base
@@ -24,7 +22,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.measures.catalog import SPECS, MeasureSpec
 from ir_pref_measures.measures.names import check_declared, validate
-from ir_pref_measures.model.coverage import judged_ranks
+from ir_pref_measures.model.checks import check_coverage
 from ir_pref_measures.model.judgments import Judgments
 
 
@@ -78,10 +76,8 @@ class PreferenceEvaluator(providers.Evaluator):
     def _iter_calc(self, run):
         judgments = self.judgments
         ranking = sources.ranking(run)
-        queries, values = engine.run_query_values(self.measures, judgments, ranking, judged_ranks(ranking, judgments))
-        if not len(queries):
-            warnings.warn("the run has no query in common with the judgments", stacklevel=2)
-            return
+        ranks = check_coverage(ranking, judgments, "the run")  # no scores from nothing, as every interface
+        queries, values = engine.run_query_values(self.measures, judgments, ranking, ranks)
         for i, query_id in enumerate(judgments.query_ids[queries].tolist()):
             for measure, column in zip(self.measures, values, strict=True):
                 yield Metric(query_id=query_id, measure=measure, value=float(column[i]))

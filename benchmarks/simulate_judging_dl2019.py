@@ -18,7 +18,12 @@ the process, alone once it is done). The table gives the mean and the standard d
 the seeds, and each selector's difference from random pairs with the same seed (which share the judge's draws):
 its mean and standard error over the seeds.
 
+``--judge simulated --noise P`` answers from the official qrels instead, each strict answer flipped with
+probability P; the truth is then the noise-free answers to every pair. Both the judgments collected and the truth
+are read the consistent way (``consistent_preferences``), as the simulator reads them.
+
     python benchmarks/simulate_judging_dl2019.py [--testdata ../shared/testdata] [--seeds 20] [--measure ppref@10]
+        [--judge replay|simulated] [--noise 0.1]
         [--pools depth|candidates] [--fallback qrels|coin] [--truth all|recorded] [--budgets 0.1 0.25 0.5]
         [--selectors random topk topk+rating insertion rating ...] [-o table.csv] [--plot tau.png]
 """
@@ -33,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.judging.judges import ReplayJudge, read_recorded
+from ir_pref_measures.judging.judges import ReplayJudge, SimulatedJudge, read_recorded
 from ir_pref_measures.judging.per_topic import judgments_per_topic, knees
 from ir_pref_measures.judging.selectors import (
     BinaryInsertion,
@@ -106,6 +111,10 @@ def main() -> None:
     parser.add_argument("--fallback", choices=("qrels", "coin"), default="qrels", help="pairs never recorded")
     parser.add_argument("--pools", choices=("depth", "candidates"), default="depth", help="the docs judged")
     parser.add_argument("--truth", choices=("all", "recorded"), default="all", help="the reference judgments")
+    parser.add_argument(
+        "--judge", choices=("replay", "simulated"), default="replay", help="simulated: from the qrels, with --noise"
+    )
+    parser.add_argument("--noise", type=float, default=0.0, help="simulated: the share of strict answers flipped")
     args = parser.parse_args()
     data = Path(args.testdata) / "dl_llm_prefs_arabzadeh"
     grades = read_grades(str(data / "qrels.dl19-passage.txt"))
@@ -137,8 +146,12 @@ def main() -> None:
     start = time.perf_counter()
     common = {"pools": pools, "seeds": range(args.seeds), "measure": args.measure}
     fallback = grades if args.fallback == "qrels" else None
-    judge = lambda seed: ReplayJudge(recorded, seed, fallback=fallback)  # noqa: E731
-    truth = all_judged(pools, judge(0)) if args.truth == "all" else recorded_truth
+    if args.judge == "replay":
+        judge = lambda seed: ReplayJudge(recorded, seed, fallback=fallback)  # noqa: E731
+        truth = all_judged(pools, judge(0)) if args.truth == "all" else recorded_truth
+    else:  # the noise-free answers to every pair are the truth
+        judge = lambda seed: SimulatedJudge(grades, seed, noise=args.noise)  # noqa: E731
+        truth = all_judged(pools, SimulatedJudge(grades, 0))
     if args.per_topic:
         result, curve = judgments_per_topic(selectors, judge, runs, truth, per_topic=args.per_topic, **common)
     else:

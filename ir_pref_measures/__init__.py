@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # imported on first use (below); type checkers and IDEs see t
     from ir_pref_measures.engine import evaluate, set_n_jobs
     from ir_pref_measures.experiment.render import paper_table
     from ir_pref_measures.leaderboards.boards import battles_from_compare, battles_from_values, leaderboard, rate
+    from ir_pref_measures.loading.consistent import consistent_preferences
     from ir_pref_measures.loading.sources import groups as load_groups
     from ir_pref_measures.loading.sources import judgments as load_judgments
     from ir_pref_measures.loading.sources import load_combined
@@ -147,6 +148,7 @@ _LAZY = {  # name -> (module, attribute; None: the module itself); the same name
     "load_groups": ("ir_pref_measures.loading.sources", "groups"),
     "load_judgments": ("ir_pref_measures.loading.sources", "judgments"),
     "load_combined": ("ir_pref_measures.loading.sources", "load_combined"),
+    "consistent_preferences": ("ir_pref_measures.loading.consistent", "consistent_preferences"),
     "as_ranking": ("ir_pref_measures.loading.sources", "ranking"),
     "rbo": ("ir_pref_measures.measures.tied_rbo", "rbo"),
     "rbo_of_scores": ("ir_pref_measures.measures.tied_rbo", "rbo_of_scores"),
@@ -204,6 +206,7 @@ __all__ = [
     "topics",
     "load_judgments",
     "load_combined",
+    "consistent_preferences",
     "load_groups",
     "as_ranking",
     # the model

@@ -37,6 +37,7 @@ from ir_pref_measures.measures.trec_prefs import (
     warn_cycles,
 )
 from ir_pref_measures.model.coverage import judged_ranks
+from ir_pref_measures.model.cycles import warn_collapsed
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
 
@@ -178,6 +179,11 @@ def n_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def _closes(measure) -> bool:
+    """The measure counts the pairs of the judgments' transitive closure (the ppref family's default)."""
+    return _FAMILY[measure.NAME] is _ppref_values and bool(measure["transitive"])
+
+
 def query_blocks(judgments: Judgments, queries: np.ndarray) -> list[np.ndarray]:
     """``queries`` cut into consecutive blocks of about ``BLOCK_DOCS`` judged docs (a query is never split)."""
     ends = np.cumsum(np.diff(judgments.doc_offsets)[queries])
@@ -201,6 +207,8 @@ def evaluate_blocks(
     blocks = query_blocks(judgments, queries)
     if not blocks:
         return [np.zeros(0) for _ in measures]
+    if any(_closes(measure) for measure in measures):
+        warn_collapsed(judgments)
     parts = [block_values(blocks[0])]
     if len(blocks) > 1:
         with ThreadPoolExecutor(max_workers=min(n_jobs(), len(blocks) - 1)) as pool:

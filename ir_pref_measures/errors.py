@@ -1,4 +1,5 @@
-"""The one exception type for bad input, and where a warning about the input points (:func:`user_stacklevel`)."""
+"""The one exception type for bad input, the one for a command stopped by a service or an interrupt, and where a
+warning about the input points (:func:`user_stacklevel`)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,16 @@ class InputError(ValueError):
         if expected:
             text += f"\n  expected: {expected}"
         super().__init__(text)
+
+
+class Stopped(RuntimeError):
+    """A command stopped before its end by something other than its input: a service it needs refuses or cannot be
+    reached, or the user interrupted it. The message is one line; ``status`` is the exit status (1; 130 for an
+    interrupt)."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def user_stacklevel() -> int:

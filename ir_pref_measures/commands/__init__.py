@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Iterator
 
 from ir_pref_measures._version import __version__
-from ir_pref_measures.errors import InputError
+from ir_pref_measures.errors import InputError, Stopped
 
 COMMANDS = {  # subcommand -> (its module, its line in ``ir-pref-measures --help``), in the order --help lists them
     "demo": ("demo", "evaluate the built-in example and print a table"),
@@ -85,7 +85,8 @@ def one_line_warnings(command: str) -> Iterator[None]:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the command. Bad input (:class:`InputError`) is reported on stderr with exit
-    status 2; any other exception propagates with its traceback; a closed pipe gives 1, quietly. Standard output
+    status 2; a command stopped by a service or an interrupt (:class:`Stopped`) in one line with its status; any
+    other exception propagates with its traceback; a closed pipe gives 1, quietly. Standard output
     is written once the command is done (:func:`~ir_pref_measures.commands.output.main_output`)."""
     from ir_pref_measures.commands.output import flushed, is_stdout, main_output, silence
 
@@ -104,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(AttributeError, OSError):  # no stderr, or a full one: the status still says it
             sys.stderr.write(f"ir-pref-measures {args.command}: {error}\n")
         return 2
+    except Stopped as error:
+        with contextlib.suppress(AttributeError, OSError):
+            sys.stderr.write(f"ir-pref-measures {args.command}: {error}\n")
+        return error.status
     except BrokenPipeError:
         silence(sys.stdout)
         return 1

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable
 
 from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, share
 from ir_pref_measures.commands.output import check_outputs, write_text
-from ir_pref_measures.errors import InputError
+from ir_pref_measures.errors import InputError, Stopped
 from ir_pref_measures.judging.database import shown
 from ir_pref_measures.judging.effort import SELECTORS
 
@@ -144,6 +145,12 @@ def add_parser(subparsers) -> None:
     export.add_argument("store", help=STORE_HELP)
     export.add_argument("--format", choices=EXPORTS, default="log", help="(default: log, Clarke's judging log)")
     export.add_argument("-o", "--output", help="the file to write (default: standard output)")
+    export.add_argument(
+        "--consistent",
+        action="store_true",
+        help="only the verdicts that agree with an order fitted to them (majority per pair, Greedy FAS order): "
+        "judgments that contradict each other then no longer tie every doc under the measures' closure",
+    )
     export.set_defaults(action=_export)
 
     simulate = actions.add_parser("simulate", help="selectors x budgets x seeds: judgments and tau of the runs")
@@ -273,12 +280,41 @@ def _judge_of(args):
 def _run(args) -> None:
     from ir_pref_measures.judging import effort
 
-    report = effort.run(args.store, _judge_of(args), args.budget, args.verbose)
+    try:
+        report = effort.run(args.store, _judge_of(args), args.budget, args.verbose)
+    except KeyboardInterrupt as stop:  # Ctrl-C: every answer received is stored
+        raise Stopped(_interrupted(args.store, getattr(stop, "report", None)), status=130) from None
     lines = [f"asked {report.asked}, answered {report.answered}, already stored {report.stored}"]
     lines.append(f"reused {report.reused}; queries done {len(report.done)}, at the budget {len(report.budget)}")
     if report.waiting:
         lines.append(f"waiting for answers: {len(report.waiting)} queries ({', '.join(report.waiting[:5])}...)")
+    if report.unanswered:
+        warnings.warn(
+            f"{report.unanswered} prompt(s) got no reply (transport failures, kept as such): run the same command "
+            "again to ask them",
+            stacklevel=1,
+        )
     sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _interrupted(store: str, report) -> str:
+    """The line of a run stopped by Ctrl-C: what the store keeps, and how to resume."""
+    from ir_pref_measures.judging import database
+    from ir_pref_measures.judging.store import Store
+
+    this_run = f" ({report.received} received by this run)" if report is not None else ""
+    try:
+        if not database.exists(store):
+            return "interrupted before anything was stored"
+        with Store(store) as opened:
+            counts = opened.counts()
+    except (InputError, OSError):
+        return f"interrupted{this_run}: every answer received is stored; run the same command again to resume"
+    answered = counts["requests"] - counts["unanswered"]
+    return (
+        f"interrupted: {shown(store)} keeps {counts['answers']} answers to {answered} of {counts['requests']} "
+        f"questions{this_run}; run the same command again to resume"
+    )
 
 
 def _status(args) -> None:
@@ -292,7 +328,7 @@ def _export(args) -> None:
     from ir_pref_measures.judging import effort
 
     check_outputs({"--output": args.output}, {"store": args.store})
-    write_text(args.output or "-", "".join(effort.export(args.store, args.format)))
+    write_text(args.output or "-", "".join(effort.export(args.store, args.format, args.consistent)))
 
 
 def _simulate(args) -> None:

@@ -24,7 +24,8 @@ from ir_pref_measures.loading.sources import ranking as as_ranking
 from ir_pref_measures.measures import pairwise as kernels
 from ir_pref_measures.measures.catalog import DEFAULT_PAIRWISE as DEFAULT_MEASURES
 from ir_pref_measures.measures.names import PairwiseMeasure, pairwise_measures
-from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths, warn_unjudged
+from ir_pref_measures.model.checks import check_coverage
+from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths
 from ir_pref_measures.model.ids import arrow, ranges, unique_sorted
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
@@ -242,7 +243,7 @@ def comparison(
         every = None  # the ranks of every judged doc, which the warning needs and the relevant docs' come from
         if warn and relevant.judgments is not None:
             every = judged_ranks(run, relevant.judgments)
-            warn_unjudged(name, run, relevant.judgments, every)
+            check_coverage(run, relevant.judgments, name, every, f"run {name!r}")
         if keep:
             kept[name] = run
         return relevant_ranks(run, relevant, topk, name, every)

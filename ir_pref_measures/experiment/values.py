@@ -29,7 +29,7 @@ from ir_pref_measures.experiment.pipelines import is_runtime_measure
 from ir_pref_measures.experiment.runs import stream_runs
 from ir_pref_measures.experiment.spool import Spool, Spooled
 from ir_pref_measures.measures.names import PairwiseMeasure
-from ir_pref_measures.model.checks import check_integer_grades, check_overlap
+from ir_pref_measures.model.checks import check_coverage, check_integer_grades, check_overlap
 from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
@@ -91,7 +91,9 @@ def experiment_values(
             systems, work, topk=topk, verbose=verbose, frames=frames, **reading
         ):
             deepest |= depths({name: ranking})
-            if len(ranking.doc_text):  # not a run of query ids alone (timings)
+            if len(ranking.doc_text) and check_runs:  # not a run of query ids alone (timings)
+                check_coverage(ranking, main, name, ranks, f"run {name!r}")
+            elif len(ranking.doc_text):
                 warn_unjudged(name, ranking, main, ranks)
             for part, values in zip(parts, found.values(), strict=True):
                 values.add(name, part, ranking, (frames or {}).get(name))

@@ -16,7 +16,7 @@ import os
 import re
 import sqlite3
 import urllib.parse
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ir_pref_measures.errors import InputError
 
@@ -225,11 +225,52 @@ class Database:
                 self._db.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,))
                 yield
 
-    def create(self, schema: Sequence[str]) -> None:
-        """Create the tables and indexes of ``schema`` where missing, in one transaction."""
+    def create(self, schema: Sequence[str], migrate: Callable[[Database], None] | None = None) -> None:
+        """Create the tables and indexes of ``schema`` where missing, then ``migrate(self)`` (an older schema
+        brought up to date), in one transaction."""
         with self.transaction():
             for statement in schema:
                 self.execute(statement)
+            if migrate is not None:
+                migrate(self)
+
+    def columns(self, table: str) -> list[str]:
+        """The column names of ``table``, in order (``[]`` when it does not exist)."""
+        if self.dialect == "sqlite":
+            return [row[1] for row in self._db.execute(f"PRAGMA table_info({table})")]
+        found = self._db.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name = %s ORDER BY ordinal_position",
+            (table,),
+        )
+        return [row[0] for row in found]
+
+    def add_key_column(self, table: str, create: str, column: str, definition: str, fill: str) -> None:
+        """Add ``column`` (``definition``, e.g. ``TEXT NOT NULL DEFAULT ''``) to ``table`` and to its unique key,
+        each row's value computed by the SQL expression ``fill`` of its other columns; ``create`` is the table's
+        ``CREATE TABLE IF NOT EXISTS`` statement with the column and the new key. Ids are kept. SQLite cannot
+        change a table's key: the table is rebuilt (copied to a new one, which takes the old one's name); its
+        indexes must be created again afterwards. PostgreSQL: ``ALTER TABLE``, the old unique key dropped and the
+        new one added. Run it inside :meth:`transaction`."""
+        old = ", ".join(self.columns(table))
+        if self.dialect == "sqlite":
+            rebuilt = create.replace(f"CREATE TABLE IF NOT EXISTS {table} (", f"CREATE TABLE {table}_rekeyed (", 1)
+            self.execute(rebuilt)
+            self.execute(f"INSERT INTO {table}_rekeyed ({old}, {column}) SELECT {old}, {fill} FROM {table}")
+            self.execute(f"DROP TABLE {table}")
+            self.execute(f"ALTER TABLE {table}_rekeyed RENAME TO {table}")
+            return
+        unique = re.search(r"UNIQUE \(([^)]*)\)", create)
+        if unique is None:
+            raise ValueError(f"no unique key in {create!r}")
+        self.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+        self.execute(f"UPDATE {table} SET {column} = {fill}")
+        found = self._db.execute(
+            "SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass AND contype = 'u'", (table,)
+        )
+        for (name,) in found.fetchall():
+            self._db.execute(f'ALTER TABLE {table} DROP CONSTRAINT "{name}"')
+        self.execute(f"ALTER TABLE {table} ADD UNIQUE ({unique.group(1)})")
 
     def close(self) -> None:
         self._db.close()
@@ -255,14 +296,16 @@ class _Rows:
             yield from self._cursor
 
 
-def connect(location: str | os.PathLike, schema: Sequence[str] = ()) -> Database:
-    """The :class:`Database` at ``location`` with the tables of ``schema``; an :class:`InputError` naming it when it
-    cannot be opened."""
+def connect(
+    location: str | os.PathLike, schema: Sequence[str] = (), migrate: Callable[[Database], None] | None = None
+) -> Database:
+    """The :class:`Database` at ``location`` with the tables of ``schema`` (an older one brought up to date by
+    ``migrate``); an :class:`InputError` naming it when it cannot be opened."""
     try:
         if schema:
             check_creatable(location)
         database = Database(location)
-        database.create(schema)
+        database.create(schema, migrate)
         return database
     except StoreError:
         raise

@@ -169,18 +169,22 @@ def run(
 
 
 def status(path: str | os.PathLike) -> dict[str, object]:
-    """The effort's settings and counts: requests, answers, unanswered requests, and answers by kind."""
+    """The effort's settings and counts: requests, answers, unanswered requests, answers by kind, and unusable
+    answers by kind of failure (``unusable transport``: prompts without a reply and no answer since, asked again by
+    the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``)."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         found: dict[str, object] = dict(store.settings()) | store.counts()
         kinds: dict[str, int] = {}
         for row in store.answers():
             kinds[row.answer.answer] = kinds.get(row.answer.answer, 0) + 1
-        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())}
+        failures = {f"unusable {kind or 'judged'}": n for kind, n in sorted(store.failures().items())}
+        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures
 
 
-def export(path: str | os.PathLike, format: str) -> list[str]:
-    """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule."""
+def export(path: str | os.PathLike, format: str, consistent: bool = False) -> list[str]:
+    """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule; with
+    ``consistent``, those that agree with an order fitted to them."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
-        return export_lines(store, format, store.settings().get("rule", DEFAULT_RULE))
+        return export_lines(store, format, store.settings().get("rule", DEFAULT_RULE), consistent)

@@ -13,7 +13,10 @@ shown       every answer, not combined, in the order shown (``carterette`` lines
             first), for position bias (``ir-pref-measures judges``); an ``unusable`` answer cannot be written
 ==========  ===========================================================================================
 
-What a format cannot state is left out with a warning that counts it; nothing is dropped silently.
+What a format cannot state is left out with a warning that counts it; nothing is dropped silently. ``log`` and
+``carterette`` keep every verdict (ties included), so they are the formats to evaluate; ``winner`` and ``pairs``
+drop the ties, which the closure of the measures would use. With ``consistent``, the verdicts that contradict an
+order fitted to each query's verdicts are left out (:func:`consistent_verdicts`), with a warning that counts them.
 """
 
 from __future__ import annotations
@@ -65,16 +68,65 @@ def _shown_line(answer) -> str | None:
     return f"{q} {b} NA -2" if answer.answer == "bad-second" else None
 
 
-def export_lines(store: Store, format: str, rule: str = DEFAULT_RULE) -> list[str]:
-    """The lines (with newlines) of ``store`` in ``format`` (module docstring), combining by ``rule``."""
+def consistent_verdicts(rows: list[Verdict], format: str) -> list[Verdict]:
+    """The verdicts of ``rows`` that agree with an order fitted to each query's verdicts (majority per pair, tied
+    docs in one class, Greedy FAS order of the classes: :mod:`ir_pref_measures.measures.consistent`), read as
+    ``format`` states them (a bad mark: a bad doc in ``carterette``, a win of the other doc elsewhere), with a
+    warning that counts the others; a verdict without outcome is kept."""
+    import pandas as pd
+
+    from ir_pref_measures.loading.consistent import consistent_mask
+
+    stated = [(i, _preference_row(v, bad=format == "carterette")) for i, v in enumerate(rows)]
+    stated = [(i, row) for i, row in stated if row is not None]
+    table = pd.DataFrame([row for _, row in stated], columns=["query_id", "doc_id_a", "doc_id_b", "preference"])
+    keep = [True] * len(rows)
+    if len(table):
+        for (i, _), kept in zip(stated, consistent_mask(table).tolist(), strict=True):
+            keep[i] = kept
+    left_out = keep.count(False)
+    if left_out:
+        warnings.warn(
+            f"{left_out} of {len(stated)} verdicts contradict the order fitted to their query's verdicts "
+            f"(outvoted, or against the Greedy FAS order): left out",
+            stacklevel=3,
+        )
+    return [v for v, kept in zip(rows, keep, strict=True) if kept]
+
+
+def _preference_row(verdict: Verdict, bad: bool) -> tuple | None:
+    """A verdict as a ``carterette`` row (a bad mark as a bad doc with ``bad``, else as a win of the other doc)."""
+    q, a, b, outcome = verdict.pair.query_id, verdict.pair.first, verdict.pair.second, verdict.outcome
+    if outcome == "tie":
+        return (q, a, b, 0)
+    winner = verdict.winner()
+    if winner is None:
+        return None
+    loser = b if winner == a else a
+    if bad and outcome in ("bad-first", "bad-second"):
+        return (q, loser, "NA", -2)
+    return (q, winner, loser, -1)
+
+
+def export_lines(store: Store, format: str, rule: str = DEFAULT_RULE, consistent: bool = False) -> list[str]:
+    """The lines (with newlines) of ``store`` in ``format`` (module docstring), combining by ``rule``; with
+    ``consistent``, only the verdicts that agree with an order fitted to them (:func:`consistent_verdicts`), whose
+    transitive closure prefers no pair both ways."""
     if format not in FORMATS:
         raise InputError(f"unknown export format {format!r}", expected=f"one of {', '.join(FORMATS)}")
     if format == "shown":
+        if consistent:
+            raise InputError(
+                "the shown format holds every answer, not combined: it cannot be made consistent",
+                expected="a combined format (log, carterette, winner, pairs) with --consistent",
+            )
         rows = [row.answer for row in store.answers()]
         lines = [_shown_line(a) for a in rows]
         what = "unusable answers"
     else:
         rows = verdicts(store, rule)
+        if consistent:
+            rows = consistent_verdicts(rows, format)
         lines = [_combined_line(v, format) for v in rows]
         what = "ties or questions without a usable answer"
     left_out = sum(line is None for line in lines)

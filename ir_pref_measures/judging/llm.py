@@ -12,9 +12,18 @@ run (:class:`EndpointError`): every other request would fail the same way. Any o
 is that prompt's ``unusable`` answer. A pair whose query or document text is missing is not asked: each of its
 prompts gets an ``unusable`` answer saying which text is missing.
 
+Each ``unusable`` answer names its kind of failure (``Answer.failure``): ``transport`` when no reply was received
+(connection failed, timeouts, 5xx or 429 after every attempt, a malformed body), which is no answer and is asked
+again by a resumed run; ``content`` (a reply that reads as no answer), ``request`` (another 4xx) and ``text`` (a
+text missing) are final. A transport failure that repeats stops the run (:class:`EndpointError`) rather than
+spending the effort on failures: a prompt that cannot connect (refused, DNS, TLS) on
+:data:`UNREACHABLE_ATTEMPTS` attempts in a row, or :data:`FAILED_PROMPTS` prompts in a row without a reply.
+Answers are handed back as they arrive (``on_answer`` of :meth:`LLMJudge.ajudge`), so a caller can store each
+at once.
+
 The base URL and the key come from the options or the environment (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``); the
-key is never logged, stored or shown. Tokens are counted from each response's ``usage``; with a price per 1,000
-tokens the judge also counts the cost.
+key is never logged, stored or shown (a reply or a message repeating it has it replaced by ``[key]``). Tokens are
+counted from each response's ``usage``; with a price per 1,000 tokens the judge also counts the cost.
 """
 
 from __future__ import annotations
@@ -26,21 +35,24 @@ import json
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ir_pref_measures.errors import InputError
+from ir_pref_measures.errors import InputError, Stopped
+from ir_pref_measures.judging import database
 from ir_pref_measures.judging.presets import Preset, preset
 from ir_pref_measures.judging.protocol import Answer, Pair
-from ir_pref_measures.judging.redact import redacted
+from ir_pref_measures.judging.redact import redact
 from ir_pref_measures.judging.texts import Texts
 from ir_pref_measures.progress import progress
 
 RETRIED_STATUS = (408, 409, 429)  # and every 5xx
 FATAL_STATUS = (401, 403, 404)
+UNREACHABLE_ATTEMPTS = 3  # attempts of one prompt in a row that cannot connect (refused, DNS, TLS): the run stops
+FAILED_PROMPTS = 8  # prompts in a row without a reply after every attempt: the run stops
 NO_KEY = "no-key"  # sent to a local endpoint when no key is given (the openai client insists on one)
 
 
@@ -79,8 +91,9 @@ OPTIONS: dict[str, tuple[object, object, str]] = {
 }
 
 
-class EndpointError(RuntimeError):
-    """The endpoint refuses every request (a wrong key, a model it does not serve, a wrong URL)."""
+class EndpointError(Stopped):
+    """The endpoint refuses every request (a wrong key, a model it does not serve, a wrong URL) or cannot be
+    reached: one line naming the URL (never the key)."""
 
 
 @dataclass
@@ -104,6 +117,7 @@ class _Failure:
     detail: str
     retried: bool = True
     wait: float = 0.0  # seconds the endpoint asked to wait (Retry-After)
+    unreachable: bool = False  # no connection made (refused, DNS, TLS)
 
 
 @dataclass(frozen=True)
@@ -170,6 +184,7 @@ class LLMJudge:
             )
         self._rng = np.random.default_rng(seed)
         self._tls = None
+        self._streak = 0  # prompts in a row without a reply
         self.usage = Usage()
 
     def __repr__(self) -> str:  # never the key
@@ -177,20 +192,41 @@ class LLMJudge:
 
     # -- the Judge protocol --
 
-    def judge(self, pairs: Sequence[Pair]) -> list[Answer]:
-        """One :class:`Answer` per prompt: for each pair in order, each order of the preset, each sample."""
+    def judge(
+        self,
+        pairs: Sequence[Pair],
+        on_answer: Callable[[Answer], None] | None = None,
+        done: Collection[tuple[Pair, int]] = (),
+    ) -> list[Answer]:
+        """One :class:`Answer` per prompt: for each pair in order, each order of the preset, each sample
+        (``on_answer`` and ``done`` as in :meth:`ajudge`)."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.ajudge(pairs))
+            return asyncio.run(self.ajudge(pairs, on_answer, done))
         with ThreadPoolExecutor(1) as worker:  # inside a running loop (a notebook): a thread runs its own loop
-            return worker.submit(asyncio.run, self.ajudge(pairs)).result()
+            return worker.submit(asyncio.run, self.ajudge(pairs, on_answer, done)).result()
 
-    async def ajudge(self, pairs: Sequence[Pair]) -> list[Answer]:
+    def prompts_of(self, pair: Pair) -> list[tuple[Pair, int]]:
+        """The prompts of ``pair``: ``(pair as shown, sample)`` for each order of the preset and each sample."""
+        return [(shown, sample) for shown in self.preset.orders(pair) for sample in range(self.samples)]
+
+    async def ajudge(
+        self,
+        pairs: Sequence[Pair],
+        on_answer: Callable[[Answer], None] | None = None,
+        done: Collection[tuple[Pair, int]] = (),
+    ) -> list[Answer]:
         """:meth:`judge` as a coroutine: ``concurrency`` workers, each with a client of one kept-alive connection
-        (a shared pool of many connections costs several times the CPU per request), take the prompts in turn."""
-        prompts = self._prompts(pairs)
-        answers = [self._answer(p, "unusable", reason=p.missing) if p.missing else None for p in prompts]
+        (a shared pool of many connections costs several times the CPU per request), take the prompts in turn.
+        ``on_answer(answer)`` is called with each answer as it arrives; the prompts of ``done`` (``(pair as
+        shown, sample)``, answered before) are not asked and not returned."""
+        prompts = [p for p in self._prompts(pairs) if (p.pair, p.sample) not in done]
+        answers = [self._missing(p) if p.missing else None for p in prompts]
+        if on_answer is not None:
+            for answer in answers:
+                if answer is not None:
+                    on_answer(answer)
         waiting = collections.deque(i for i, prompt in enumerate(prompts) if not prompt.missing)
         bar = progress(len(waiting), f"LLM judge ({self.model})", self.show_progress)
 
@@ -199,7 +235,10 @@ class LLMJudge:
             try:
                 while waiting:
                     index = waiting.popleft()
-                    answers[index] = await self._ask(client, prompts[index])
+                    answer = await self._ask(client, prompts[index])
+                    answers[index] = answer
+                    if on_answer is not None:
+                        on_answer(answer)
                     bar.update(1)
             finally:
                 await client.close()
@@ -232,6 +271,9 @@ class LLMJudge:
         return tuple(messages)
 
     def _answer(self, prompt: _Prompt, answer: str, **details) -> Answer:
+        for name in ("raw", "reason"):
+            if name in details:
+                details[name] = self._redact(details[name])
         return Answer(
             prompt.pair,
             answer,
@@ -239,7 +281,7 @@ class LLMJudge:
             sample=prompt.sample,
             model=self.model,
             prompt_hash=self.preset.prompt_hash,
-            **redacted(details, self._api_key),  # an endpoint's error body may repeat the key
+            **details,
         )
 
     # -- the requests --
@@ -277,6 +319,7 @@ class LLMJudge:
         """One prompt asked until an answer is read or the attempts are spent."""
         request = self._request(prompt)
         failure = _Failure("", "")
+        unreachable = 0  # attempts in a row that could not connect
         for attempt in range(self.attempts):
             if attempt:
                 self.usage.retries += 1
@@ -287,9 +330,17 @@ class LLMJudge:
             if isinstance(result, _Failure):
                 failure = result
                 self.usage.failures[failure.kind] = self.usage.failures.get(failure.kind, 0) + 1
+                unreachable = unreachable + 1 if failure.unreachable else 0
+                if unreachable >= min(self.attempts, UNREACHABLE_ATTEMPTS):
+                    raise EndpointError(
+                        f"{self.url} cannot be reached: {failure.detail} on {unreachable} attempt(s) in a row; "
+                        "nothing more is asked (the answers received are kept)"
+                    )
                 if not failure.retried:
-                    return self._failed(prompt, failure.detail)
+                    self._streak = 0  # a reply, refusing this prompt only
+                    return self._failed(prompt, failure.detail, "request")
                 continue
+            self._streak = 0
             raw, tokens_in, tokens_out = result
             self._count(tokens_in, tokens_out)
             answer = self.preset.read(raw)
@@ -301,8 +352,17 @@ class LLMJudge:
                 tokens_in=tokens_in,
                 tokens_out=tokens_out,
                 latency=time.perf_counter() - start,
+                failure="content" if answer == "unusable" else "",
             )
-        return self._failed(prompt, f"no answer after {self.attempts} attempt(s); the last: {failure.detail}")
+        self._streak += 1
+        if self._streak >= FAILED_PROMPTS:
+            raise EndpointError(
+                f"{self.url} gave no reply to {self._streak} prompts in a row, each after {self.attempts} "
+                f"attempt(s) (the last: {self._redact(failure.detail)}); nothing more is asked (the answers "
+                "received are kept)"
+            )
+        reason = f"no answer after {self.attempts} attempt(s); the last: {failure.detail}"
+        return self._failed(prompt, reason, "transport")
 
     async def _attempt(self, client, request: dict) -> tuple[str, int, int] | _Failure:
         """One request: the response's text and token counts, or why it failed (and whether to retry)."""
@@ -315,14 +375,18 @@ class LLMJudge:
         except openai.APIStatusError as error:
             status = error.status_code
             if status in FATAL_STATUS:
-                raise EndpointError(f"{self.base_url or 'the endpoint'} refused the request: HTTP {status}") from None
+                hint = "check base_url and the model name" if status == 404 else "check the key"
+                detail = self._redact(" ".join(_message(error).split()))
+                raise EndpointError(f"{self.url} refused the request: HTTP {status} ({detail}); {hint}") from None
             retried = status in RETRIED_STATUS or status >= 500
             wait = _retry_after(error) if status == 429 else 0.0
             return _Failure(f"HTTP {status}", f"HTTP {status}: {_message(error)}", retried, wait)
         except openai.APITimeoutError:
             return _Failure("timeout", f"timeout after {self.timeout:g} s")
         except openai.APIConnectionError as error:
-            return _Failure("connection", f"connection failed ({type(error.__cause__ or error).__name__})")
+            cause = error.__cause__ or error
+            detail = f"connection failed ({type(cause).__name__})"
+            return _Failure("connection", detail, unreachable=isinstance(cause, httpx.ConnectError))
         except (ValueError, TypeError, KeyError) as error:  # json's errors are ValueErrors
             return _Failure("malformed", f"malformed response ({error})")
 
@@ -333,11 +397,24 @@ class LLMJudge:
         delay = float(self._rng.uniform(0.0, bound)) if bound > 0 else 0.0
         return max(delay, min(self.max_backoff, retry_after))
 
-    def _failed(self, prompt: _Prompt, reason: str) -> Answer:
-        """The ``unusable`` answer of a prompt that got no answer."""
+    def _missing(self, prompt: _Prompt) -> Answer:
+        """The ``unusable`` answer of a prompt not asked: a text is missing."""
+        return self._answer(prompt, "unusable", reason=prompt.missing, failure="text")
+
+    def _failed(self, prompt: _Prompt, reason: str, failure: str) -> Answer:
+        """The ``unusable`` answer of a prompt that got no answer, with the kind of ``failure``."""
         self.usage.prompts += 1
         self.usage.failed += 1
-        return self._answer(prompt, "unusable", reason=reason)
+        return self._answer(prompt, "unusable", reason=reason, failure=failure)
+
+    @property
+    def url(self) -> str:
+        """The endpoint as it may be shown (without a password)."""
+        return database.shown(self.base_url or "https://api.openai.com/v1")
+
+    def _redact(self, text: str) -> str:
+        """``text`` with the key replaced by ``[key]`` in every form (:func:`~.redact.redact`)."""
+        return redact(text, self._api_key) if self._api_key and text else text
 
     def _count(self, tokens_in: int, tokens_out: int) -> None:
         self.usage.prompts += 1

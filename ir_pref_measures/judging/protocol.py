@@ -5,7 +5,8 @@ the prompt). A judge answers each question with one or more :class:`Answer` rows
 and ``k`` times per order gives ``2k``; each row keeps the order it was shown in, so position bias is measurable).
 An answer is one of :data:`ANSWERS`: ``first`` / ``second`` (that document is preferred), ``tie``, ``bad-first`` /
 ``bad-second`` (that document is not relevant at all: every relevant document is preferred to it; Carterette et
-al., SIGIR 2008), or ``unusable`` (no answer could be read, or a text was missing: ``reason`` says why).
+al., SIGIR 2008), or ``unusable`` (no answer could be read, or a text was missing: ``reason`` says why, and
+``failure`` names the kind: ``transport`` when no reply was received, which is no answer and is asked again).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 ANSWERS = ("first", "second", "tie", "bad-first", "bad-second", "unusable")
+# kinds of failure of an unusable answer: no reply received (not an answer: asked again), a reply read as no
+# answer, the prompt refused by the endpoint (a 4xx other than 401/403/404), a text missing (never asked)
+FAILURES = ("transport", "content", "request", "text")
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,9 @@ class Answer:
 
     ``sample`` numbers repeated asks of the same prompt (LLMs answer the same prompt differently when asked
     again); ``prompt_hash`` identifies the prompt template; ``raw`` is the judge's text as received; ``latency`` is
-    in seconds; ``assessor`` names the person for human judges."""
+    in seconds; ``assessor`` names the person for human judges; ``failure`` is the kind of failure of an
+    ``unusable`` answer (``transport``: no reply received, asked again by a resumed run; ``content``: a reply that
+    reads as no answer; ``request``: the prompt refused; ``text``: a text missing), empty otherwise."""
 
     pair: Pair
     answer: str
@@ -50,10 +56,13 @@ class Answer:
     tokens_out: int = 0
     latency: float = 0.0
     assessor: str = ""
+    failure: str = ""
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWERS:
             raise ValueError(f"answer {self.answer!r} is not one of {', '.join(ANSWERS)}")
+        if self.failure and (self.failure not in FAILURES or self.answer != "unusable"):
+            raise ValueError(f"failure {self.failure!r}: an unusable answer's failure is one of {', '.join(FAILURES)}")
 
 
 @runtime_checkable

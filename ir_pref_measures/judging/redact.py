@@ -1,5 +1,5 @@
-"""Secrets kept out of what is shown and stored: :func:`redact` removes an API key from a text (a message, an
-endpoint's error body, a reason stored with an answer), :func:`redacted` from every text of an answer's fields.
+"""Secrets kept out of what is shown and stored: :func:`redact` replaces an API key by :data:`MASK` in a text (a
+message, an endpoint's error body, a reason stored with an answer), :func:`redacted` in every text of a mapping.
 
 An endpoint may repeat the key it refused in its error body (``"Incorrect API key provided: sk-..."``), as it was
 sent, JSON-escaped or URL-encoded, and a message cut to a length may end inside it: each form is replaced by
@@ -12,7 +12,7 @@ import json
 import urllib.parse
 from collections.abc import Mapping
 
-MASK = "***"
+MASK = "[key]"
 LEAST = 6  # a piece of the key this long or longer, cut at an end of the text, is masked too
 
 

@@ -2,10 +2,14 @@
 
 Queries advance together, one round each per sweep (in query id order), so that one call of the judge gets the
 questions of every query at once (an LLM judge answers them concurrently). Before a question goes to the judge it
-is a request row of the store; its answers are stored as they come. A run is resumable: it replays the selector
-from the first round, taking the verdict of every question the store has answered, and asks only the rest, so a
-run stopped at any moment (Ctrl-C, ``kill -9``) and started again asks no stored question again and ends with the
-same store as a run that was never stopped.
+is a request row of the store; its answers are stored as they come: a judge that hands its answers back as they
+arrive (it has ``prompts_of``, as the LLM judge) has each stored at once, in a transaction of its own; another
+judge's answers are stored as soon as its call returns. A run is resumable: it replays the selector from the first
+round, taking the verdict of every question the store has answered, and asks only the rest, so a run stopped at
+any moment (Ctrl-C, ``kill -9``) and started again asks no stored question again and ends with the same store as
+a run that was never stopped. A question is answered when it has an answer to each of its prompts
+(``prompts_of``; any answer for a judge without it); a transport failure (no reply) is no answer: the query
+waits, and a resumed run asks that prompt again.
 
 **Budget**: an ``int`` is the total number of questions of the effort; a ``float`` in ``(0, 1]`` is a share of
 each query's all-pairs cost ``n (n - 1) / 2`` (rounded up); a mapping gives each query its number. The last round
@@ -28,7 +32,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.combine import DEFAULT_RULE, FLIPPED, Verdict, combine
 from ir_pref_measures.judging.protocol import Answer, Judge, Pair
 from ir_pref_measures.judging.selectors.base import Selector, all_pairs_cost
-from ir_pref_measures.judging.store import Request, Store
+from ir_pref_measures.judging.store import TRANSPORT, Request, Store
 from ir_pref_measures.progress import progress
 
 
@@ -37,7 +41,9 @@ class RunReport:
     """What a run did: ``asked`` (questions sent to the judge), ``answered`` (of them, answered), ``stored``
     (questions the store had answered before), ``reused`` (verdicts of a pair taken from an earlier round), the
     queries ``done`` (selector finished), cut by the
-    ``budget``, or ``waiting`` for answers (people), and each query's ``history`` of verdicts by round."""
+    ``budget``, or ``waiting`` for answers (people, or prompts without a reply), each query's ``history`` of
+    verdicts by round, the answers ``received`` (and stored) by this run, and the prompts ``unanswered`` for a
+    transport reason (asked again by a resumed run)."""
 
     asked: int = 0
     answered: int = 0
@@ -47,6 +53,16 @@ class RunReport:
     budget: list[str] = field(default_factory=list)
     waiting: list[str] = field(default_factory=list)
     history: dict[str, list[list[Verdict]]] = field(default_factory=dict)
+    received: int = 0
+    unanswered: int = 0
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; every answer received is stored, and ``report`` says what the run had done."""
+
+    def __init__(self, report: RunReport) -> None:
+        super().__init__()
+        self.report = report
 
 
 def budgets(selector: Selector, budget: int | float | Mapping[str, int] | None) -> tuple[dict[str, float], float]:
@@ -78,13 +94,21 @@ def run(
     verbose: bool = False,
 ) -> RunReport:
     """Judge with ``judge`` the questions ``selector`` chooses, to the ``budget``, storing everything in ``store``
-    (module docstring); the answers of one question combine by ``rule``."""
+    (module docstring); the answers of one question combine by ``rule``. Ctrl-C raises :class:`Interrupted`."""
+    report = RunReport()
+    try:
+        return _run(store, selector, judge, budget, rule, reask, asked_by, verbose, report)
+    except KeyboardInterrupt:
+        raise Interrupted(report) from None
+
+
+def _run(store, selector, judge, budget, rule, reask, asked_by, verbose, report: RunReport) -> RunReport:
     answers: dict[int, list[Answer]] = defaultdict(list)
     for row in store.answers():
         answers[row.request_id].append(row.answer)
     per_query, total = budgets(selector, budget)
     spent = dict.fromkeys(per_query, 0)
-    report = RunReport(history={q: [] for q in per_query})
+    report.history = {q: [] for q in per_query}
     active = list(per_query)
     expected = min(total, sum(per_query.values()), sum(all_pairs_cost(selector.pools).values()))
     with progress(int(expected), "judging", verbose) as bar:
@@ -117,16 +141,23 @@ def run(
                         new.append((pair, rounds[q]))
             requests = store.ask([p for p, _ in new], [r for _, r in new], getattr(judge, "name", ""), asked_by)
             requested = {(r.pair, r.round): r for r in requests}
-            needed = [r for r in requests if r.id not in answers]
+            needed = [r for r in requests if not _answered(judge, r, answers)]
             report.stored += len(requests) - len(needed)
             if needed:
-                got = judge.judge([r.pair for r in needed])
-                _match(needed, got, answers, store)
+                if hasattr(judge, "prompts_of"):
+                    _stream(judge, needed, answers, store, report)
+                else:
+                    _match(needed, judge.judge([r.pair for r in needed]), answers, store)
+                    report.received += sum(len(answers[r.id]) for r in needed)
                 report.asked += len(needed)
-                report.answered += sum(1 for r in needed if r.id in answers)
+                report.answered += sum(1 for r in needed if _answered(judge, r, answers))
             for q, pairs in sweep:
                 spent[q] += sum(1 for p in pairs if (p, rounds[q]) in requested)
-                if any(requested[(p, rounds[q])].id not in answers for p in pairs if (p, rounds[q]) in requested):
+                if any(
+                    not _answered(judge, requested[(p, rounds[q])], answers)
+                    for p in pairs
+                    if (p, rounds[q]) in requested
+                ):
                     report.waiting.append(q)
                     continue
                 report.history[q].append(
@@ -152,6 +183,35 @@ def _as_asked(verdict: Verdict, pair: Pair, round: int) -> Verdict:
     return Verdict(pair, verdict.outcome if same else FLIPPED.get(verdict.outcome, verdict.outcome), round)
 
 
+def _answered(judge: Judge, request: Request, answers: Mapping[int, list[Answer]]) -> bool:
+    """Whether ``request`` has an answer to each of its prompts (``judge.prompts_of``), or any answer."""
+    got = answers.get(request.id)
+    if not got or not hasattr(judge, "prompts_of"):
+        return bool(got)
+    have = {(a.pair, a.sample) for a in got}
+    return all(prompt in have for prompt in judge.prompts_of(request.pair))
+
+
+def _stream(judge, needed: Sequence[Request], answers: dict[int, list[Answer]], store: Store, report) -> None:
+    """Ask ``judge`` the prompts of ``needed`` that have no answer yet, storing each answer as it arrives (one
+    transaction each) and counting it in ``report`` (a prompt without a reply as ``unanswered``)."""
+    by_pair = {(r.pair.query_id, frozenset((r.pair.first, r.pair.second))): r for r in needed}
+    done = {(a.pair, a.sample) for r in needed for a in answers.get(r.id, ())}
+
+    def keep(answer: Answer) -> None:
+        request = by_pair.get((answer.pair.query_id, frozenset((answer.pair.first, answer.pair.second))))
+        if request is None:
+            raise ValueError(f"the judge answered a question it was not asked: {answer.pair}")
+        store.record([(request.id, answer)])
+        if answer.failure == TRANSPORT:
+            report.unanswered += 1
+        else:
+            answers[request.id].append(answer)
+            report.received += 1
+
+    judge.judge([r.pair for r in needed], on_answer=keep, done=done)
+
+
 def _match(needed: Sequence[Request], got: Sequence[Answer], answers: Mapping[int, list[Answer]], store: Store):
     """Give each answer of ``got`` to its request of ``needed`` (by query and unordered pair) and store them."""
     by_pair = {(r.pair.query_id, frozenset((r.pair.first, r.pair.second))): r for r in needed}
@@ -163,4 +223,5 @@ def _match(needed: Sequence[Request], got: Sequence[Answer], answers: Mapping[in
         rows.append((request.id, answer))
     store.record(rows)
     for request_id, answer in rows:
-        answers[request_id].append(answer)
+        if answer.failure != TRANSPORT:
+            answers[request_id].append(answer)

@@ -4,8 +4,10 @@ measure computed from the judgments collected comes to the ordering under all ju
 For each selector, budget and seed, a run of the selector with the judge (both seeded by the seed) to the budget
 (a ``float``: a share of each query's all-pairs cost over ``pools``; an ``int``: that many questions per query)
 collects verdicts (in memory); their preferences
-(ties included, a bad mark as a win of the other doc) are the judgments under which each system's mean
-``measure`` is computed (:func:`ir_pref_measures.engine.evaluate`). Kendall's tau and tau_AP
+(ties included, a bad mark as a win of the other doc), made consistent (:func:`consistent`: the judgments that
+agree with an order fitted to them, so that a noisy judge's cycles do not tie every doc under the closure), are the
+judgments under which each system's mean ``measure`` is computed (:func:`ir_pref_measures.engine.evaluate`); the
+truth is made consistent the same way. Kendall's tau and tau_AP
 (:func:`ir_pref_measures.meta.kendall_tau`, :func:`ir_pref_measures.meta.tau_ap`) compare the systems' ordering
 with the one under ``truth`` (all judgments). The cost-versus-fidelity table says what a lab gets for its money
 before it pays for judgments.
@@ -41,6 +43,20 @@ def preference_frame(verdicts: Sequence[Verdict]):
             loser = v.pair.second if winner == v.pair.first else v.pair.first
             rows.append((v.pair.query_id, winner, loser, -1))
     return pd.DataFrame(rows, columns=["query_id", "doc_id_a", "doc_id_b", "preference"])
+
+
+def consistent(judgments):
+    """``judgments`` as the measures should read judgments that may contradict each other: a preference table
+    (:func:`preference_frame`) made consistent (:func:`~ir_pref_measures.loading.consistent.consistent_mask`: the
+    judgments that agree with an order fitted to them); any other judgment source as it is."""
+    import pandas as pd
+
+    from ir_pref_measures.loading.consistent import consistent_mask
+
+    if not isinstance(judgments, pd.DataFrame) or "preference" not in judgments.columns:
+        return judgments
+    frame = judgments.reset_index(drop=True)
+    return frame[consistent_mask(frame)]
 
 
 def judged_depth_pools(runs: Mapping[str, object], grades: Mapping[str, Mapping[str, float]], depth: int):
@@ -101,7 +117,7 @@ def simulate(
 
     if len(runs) < 2:
         raise InputError(f"the simulator orders systems: give at least 2 runs, not {len(runs)}")
-    reference = system_scores(truth, runs, measure)
+    reference = system_scores(consistent(truth), runs, measure)
     costs = all_pairs_cost(pools)
     rows = []
     for name, make in selectors.items():
@@ -112,7 +128,7 @@ def simulate(
                 with Store(":memory:") as store:
                     report = runner.run(store, selector, judge(seed), budget=budget, verbose=verbose)
                 verdicts = [v for history in report.history.values() for r in history for v in r]
-                scores = system_scores(preference_frame(verdicts), runs, measure)
+                scores = system_scores(consistent(preference_frame(verdicts)), runs, measure)
                 rows.append(
                     (name, share, seed, report.asked, kendall_tau(scores, reference), tau_ap(scores, reference))
                 )

@@ -7,8 +7,15 @@ Three tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`):
   ``second``), the ``round`` of the query it belongs to, the ``judge`` it is asked of, ``asked_by`` and
   ``asked_at``. Unique per ``(query_id, round, first, second)``: asking again is a no-op;
 * ``answers``: one row per answer, never updated: the request it answers, query and docs *in the order this
-  answer was shown*, judge, model, prompt hash, sample, answer, raw text, reason, tokens, latency, time, assessor.
-  Unique per ``(request, judge, assessor, sample, first)``: a retry or a double submit never doubles an answer.
+  answer was shown*, judge, model, prompt hash, sample, answer, raw text, reason, tokens, latency, time, assessor,
+  and ``failure``, the kind of failure of an ``unusable`` answer (``transport``, ``content``, ``request``,
+  ``text``; empty otherwise). Unique per ``(request, judge, assessor, sample, first, failure)``: a retry or a
+  double submit never doubles an answer.
+
+A ``transport`` failure (no reply received: connection failed, timeouts, 5xx or 429 after every attempt) is not an
+answer: it is kept as a row (the first one of each prompt) but not read as an answer (:meth:`Store.answers`), so a
+resumed run asks its prompt again. A store made before the ``failure`` column existed gets it when opened, each
+old row's kind read from its reason (:func:`_migrate`).
 
 The same schema and statements serve a PostgreSQL server given by URL (:mod:`ir_pref_measures.judging.database`).
 A SQLite file is in WAL mode with a busy timeout, so several processes may write at once; every write is one
@@ -38,24 +45,32 @@ SCHEMA = (
         query_id TEXT NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL, judge TEXT NOT NULL,
         model TEXT NOT NULL, prompt_hash TEXT NOT NULL, sample INTEGER NOT NULL, answer TEXT NOT NULL,
         raw TEXT NOT NULL, reason TEXT NOT NULL, tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL,
-        latency REAL NOT NULL, answered_at REAL NOT NULL, assessor TEXT NOT NULL,
-        UNIQUE (request_id, judge, assessor, sample, first))""",
+        latency REAL NOT NULL, answered_at REAL NOT NULL, assessor TEXT NOT NULL, failure TEXT NOT NULL DEFAULT '',
+        UNIQUE (request_id, judge, assessor, sample, first, failure))""",
     "CREATE INDEX IF NOT EXISTS answers_request ON answers (request_id)",
     """CREATE TABLE IF NOT EXISTS withdrawn (
         answer_id INTEGER PRIMARY KEY REFERENCES answers (id), request_id INTEGER NOT NULL,
         withdrawn_at REAL NOT NULL)""",
 )
-LIVE = "id NOT IN (SELECT answer_id FROM withdrawn)"  # an answer withdrawn (undo) is kept, not read
+TRANSPORT = "transport"  # the failure that is not an answer (protocol.FAILURES)
+# an answer withdrawn (undo) is kept, not read; a transport failure is kept, not read as an answer
+LIVE = f"id NOT IN (SELECT answer_id FROM withdrawn) AND failure <> '{TRANSPORT}'"
 ANSWER_FIELDS = "query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason, tokens_in, "
-ANSWER_FIELDS += "tokens_out, latency, answered_at, assessor"
+ANSWER_FIELDS += "tokens_out, latency, answered_at, assessor, failure"
+# the failure of a row stored before the column existed, read from its reason (the LLM judge's wording)
+OLD_FAILURE = (
+    "CASE WHEN answer <> 'unusable' THEN '' WHEN reason LIKE 'no answer after %' THEN 'transport' "
+    "WHEN reason LIKE 'the response could not be read%' THEN 'content' WHEN reason LIKE 'missing text%' THEN 'text' "
+    "WHEN reason LIKE 'HTTP %' THEN 'request' ELSE '' END"
+)
 SQL = {  # every statement, with ?-style placeholders
     "set": "INSERT INTO effort (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
     "settings": "SELECT key, value FROM effort ORDER BY key",
     "ask": "INSERT INTO requests (query_id, first, second, round, judge, asked_by, asked_at) "
     "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (query_id, round, first, second) DO NOTHING",
     "request_id": "SELECT id FROM requests WHERE query_id = ? AND round = ? AND first = ? AND second = ?",
-    "answer": f"INSERT INTO answers (request_id, {ANSWER_FIELDS}) VALUES (?{', ?' * 15}) "
-    "ON CONFLICT (request_id, judge, assessor, sample, first) DO NOTHING",
+    "answer": f"INSERT INTO answers (request_id, {ANSWER_FIELDS}) VALUES (?{', ?' * 16}) "
+    "ON CONFLICT (request_id, judge, assessor, sample, first, failure) DO NOTHING",
     "requests": "SELECT id, query_id, first, second, round, judge, asked_by, asked_at FROM requests "
     "ORDER BY query_id, round, id",
     "unanswered": "SELECT r.id, r.query_id, r.first, r.second, r.round, r.judge, r.asked_by, r.asked_at "
@@ -64,6 +79,13 @@ SQL = {  # every statement, with ?-style placeholders
     "counts": f"SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM answers WHERE {LIVE}), "
     "(SELECT COUNT(*) FROM requests r WHERE NOT EXISTS "
     f"(SELECT 1 FROM answers a WHERE a.request_id = r.id AND a.{LIVE}))",
+    "failures": "SELECT failure, COUNT(*) FROM answers a WHERE answer = 'unusable' AND id NOT IN "
+    f"(SELECT answer_id FROM withdrawn) AND NOT (failure = '{TRANSPORT}' AND EXISTS (SELECT 1 FROM answers b "
+    "WHERE b.request_id = a.request_id AND b.judge = a.judge AND b.assessor = a.assessor AND b.sample = a.sample "
+    f"AND b.first = a.first AND b.failure <> '{TRANSPORT}' AND b.id NOT IN (SELECT answer_id FROM withdrawn))) "
+    "GROUP BY failure ORDER BY failure",
+    "transport": f"SELECT request_id, {ANSWER_FIELDS} FROM answers WHERE failure = '{TRANSPORT}' "
+    "AND id NOT IN (SELECT answer_id FROM withdrawn) ORDER BY request_id, id",
     "withdraw": "INSERT INTO withdrawn (answer_id, request_id, withdrawn_at) SELECT id, request_id, ? FROM answers "
     f"WHERE request_id = ? AND judge = ? AND assessor = ? AND sample = ? AND {LIVE}",
 }
@@ -99,7 +121,7 @@ class Store:
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = shown(os.fspath(path))
-        self.database = connect(path, SCHEMA)
+        self.database = connect(path, SCHEMA, _migrate)
 
     def __enter__(self) -> Store:
         return self
@@ -158,7 +180,7 @@ class Store:
         now = time.time()
         rows = [
             (request_id, a.pair.query_id, a.pair.first, a.pair.second, a.judge, a.model, a.prompt_hash, a.sample)
-            + (a.answer, a.raw, a.reason, a.tokens_in, a.tokens_out, a.latency, now, a.assessor)
+            + (a.answer, a.raw, a.reason, a.tokens_in, a.tokens_out, a.latency, now, a.assessor, a.failure)
             for request_id, a in answered
         ]
         with self._transaction():
@@ -180,13 +202,32 @@ class Store:
         return [_request(row) for row in self.database.execute(SQL["unanswered"])]
 
     def answers(self) -> list[StoredAnswer]:
-        """Every answer, by request and order of storing."""
+        """Every answer, by request and order of storing (a transport failure is no answer: not among them)."""
         return [_stored(row) for row in self.database.execute(SQL["answers"])]
+
+    def transport_failures(self) -> list[StoredAnswer]:
+        """The prompts that got no reply (``failure`` ``transport``), by request and order of storing."""
+        return [_stored(row) for row in self.database.execute(SQL["transport"])]
+
+    def failures(self) -> dict[str, int]:
+        """Unusable answers by kind of failure (:data:`~ir_pref_measures.judging.protocol.FAILURES`; ``""``: given
+        as unusable by the judge, a person's ``?``); ``transport``: the prompts without a reply that have no answer
+        since (asked again by the next run)."""
+        return dict(self.database.execute(SQL["failures"]).fetchall())
 
     def counts(self) -> dict[str, int]:
         """``requests``, ``answers`` and ``unanswered`` requests."""
         requests, answers, unanswered = self.database.execute(SQL["counts"]).fetchone()
         return {"requests": requests, "answers": answers, "unanswered": unanswered}
+
+
+def _migrate(database) -> None:
+    """Bring a store made before the ``failure`` column up to date: the column added to the answers and to their
+    unique key, each row's kind read from its reason (:data:`OLD_FAILURE`)."""
+    if "failure" in database.columns("answers"):
+        return
+    database.add_key_column("answers", SCHEMA[2], "failure", "TEXT NOT NULL DEFAULT ''", OLD_FAILURE)
+    database.execute(SCHEMA[3])  # the index, gone with SQLite's old table
 
 
 def _request(row) -> Request:
@@ -196,8 +237,8 @@ def _request(row) -> Request:
 
 def _stored(row) -> StoredAnswer:
     request_id, query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason = row[:11]
-    tokens_in, tokens_out, latency, answered_at, assessor = row[11:]
+    tokens_in, tokens_out, latency, answered_at, assessor, failure = row[11:]
     pair = Pair(query_id, first, second)
-    fields = dict(model=model, prompt_hash=prompt_hash, raw=raw, reason=reason, assessor=assessor)
+    fields = dict(model=model, prompt_hash=prompt_hash, raw=raw, reason=reason, assessor=assessor, failure=failure)
     fields.update(tokens_in=tokens_in, tokens_out=tokens_out, latency=latency)
     return StoredAnswer(request_id, Answer(pair, answer, judge, sample, **fields), answered_at)

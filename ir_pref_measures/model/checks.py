@@ -51,16 +51,27 @@ def check_judged(
     return ranks
 
 
-def check_run(ranking: Ranking, judgments: Judgments, name: str, graded=()) -> np.ndarray:
-    """Every check of one run and its judgments before they are evaluated, once: integer grades for ``graded``
-    (ir_measures' own measures that the engine computes, :func:`check_integer_grades`), the rule against scores
-    from nothing (:func:`check_judged`) and the warning against a run of another collection
-    (:func:`~ir_pref_measures.model.coverage.warn_unjudged`, naming the run ``name``). Returns the rank of every
-    judged doc (:func:`~ir_pref_measures.model.coverage.judged_ranks`), looked up once, for the engine."""
-    check_integer_grades(graded, judgments)
-    ranks = check_judged(ranking, judgments)
+def check_coverage(
+    ranking: Ranking, judgments: Judgments, name: str, ranks: np.ndarray | None = None, label: str | None = None
+) -> np.ndarray:
+    """The one rule for a run of another collection, query set or year, in every interface (``eval``,
+    ``experiment``, ``compare``, ``leaderboard``, ``Experiment``, ``compare()``, ``ir_measures`` calls): no scores
+    from nothing (:func:`check_judged`: an :class:`InputError` when the run holds no judged query, or retrieves no
+    judged document on any it holds), and a warning naming the run when it retrieves none on half of the judged
+    queries or more (:func:`~ir_pref_measures.model.coverage.warn_unjudged`). ``label``: how the error names the
+    run (default ``the run``); ``ranks``: as :func:`check_judged` takes them. Returns the ranks."""
+    ranks = check_judged(ranking, judgments, label or "the run", ranks)
     warn_unjudged(name, ranking, judgments, ranks)
     return ranks
+
+
+def check_run(ranking: Ranking, judgments: Judgments, name: str, graded=()) -> np.ndarray:
+    """Every check of one run and its judgments before they are evaluated, once: integer grades for ``graded``
+    (ir_measures' own measures that the engine computes, :func:`check_integer_grades`) and the rule for a run of
+    another collection (:func:`check_coverage`, naming the run ``name``). Returns the rank of every judged doc
+    (:func:`~ir_pref_measures.model.coverage.judged_ranks`), looked up once, for the engine."""
+    check_integer_grades(graded, judgments)
+    return check_coverage(ranking, judgments, name)
 
 
 def _grade_error(names: str, doc_id, query_id, grade) -> InputError:

@@ -64,7 +64,7 @@ def batch_closure(
     Docs are ``0..n-1``, in blocks of queries: ``doc_query`` (the query of each doc, ascending) and ``local``
     (its index within the query); the edges and ties join docs of one query. ``grades`` (NaN: none) add the
     derived strict edges ``a -> b``, grade(a) > grade(b), ``a`` not bad, without listing them
-    (:func:`_grade_levels`). The pairs name docs by ``ids`` (default: ``0..n-1``), which must ascend, by one
+    (:func:`grade_levels`). The pairs name docs by ``ids`` (default: ``0..n-1``), which must ascend, by one
     within a query (``local`` = the id minus the id of the query's first doc), so that the pairs come sorted.
     Memory: a few sets of bits as wide as the largest query, per doc (callers batch queries to bound them).
     """
@@ -75,7 +75,7 @@ def batch_closure(
     words = max(1, -(-(int(local.max()) + 1) // 64)) if n else 1
     tie_from, tie_to = _tie_edges(tie_a, tie_b, bad)
     none = np.zeros(0, dtype=np.int64)
-    levels = ((none, none), (none, none)) if grades is None else _grade_levels(doc_query, grades, bad)
+    levels = ((none, none), (none, none)) if grades is None else grade_levels(doc_query, grades, bad)
     (level_src, level_dst), (walk_src, walk_dst) = levels
     src, dst = np.concatenate([src, level_src]), np.concatenate([dst, level_dst])  # every strict edge
     rows, cols = np.concatenate([src, tie_from, walk_src]), np.concatenate([dst, tie_to, walk_dst])
@@ -105,7 +105,7 @@ def batch_closure(
     return _pairs_of_bits(by_component, tied, doc_query, local, self_edge, ids)
 
 
-def _grade_levels(doc_query: np.ndarray, grades: np.ndarray, bad: np.ndarray):
+def grade_levels(doc_query: np.ndarray, grades: np.ndarray, bad: np.ndarray):
     """The derived edges through one node per (query, grade) (nodes ``n, n+1, ...`` after the ``n`` docs):
     strict edges from each good graded doc to the node of the next lower grade of its query, and walks from
     each grade's node to its docs and to the next lower grade's node. A doc reaches through them exactly the

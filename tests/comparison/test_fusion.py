@@ -77,7 +77,7 @@ def test_aggregate_api_orders_runs_and_ignores_run_order():
     for strength, name in enumerate(["weak", "mid", "strong"]):
         scores = rng.normal(size=15) + strength * np.where(np.arange(15) % 2 == 0, 3.0, 0.0)
         runs[name] = pd.DataFrame(
-            {"query_id": qrels.query_id, "doc_id": [f"d{(k + 7) % 15}" for k in range(15)], "score": scores}
+            {"query_id": qrels.query_id, "doc_id": [f"d{k // 5 * 5 + (k + 2) % 5}" for k in range(15)], "score": scores}
         )
     table = compare(runs, qrels, measures=["rpp", "ap"], perquery=True)
     result = aggregate(table)

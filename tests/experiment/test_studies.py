@@ -151,7 +151,8 @@ def test_topk_equals_evaluating_the_truncated_runs_and_silences_the_warning(caps
     with gzip.open(runs["CKNRM_B50"], "rt") as handle:
         assert sum(1 for _ in handle) > sum(1 for _ in open(truncated[2]))
     plain, err = cli(capsys, "experiment", DL19, *truncated, *options)
-    assert err == ""
+    # GPT-4o's judgments hold cycles in a few queries, which the closure's warning names; nothing else is said
+    assert [line for line in err.splitlines() if "contradict each other" not in line] == []
     assert cut == plain
     full, err = cli(capsys, "experiment", DL19, *runs.values(), *options)
     assert "at most: CKNRM_B50 50, BERT2 20, CKNRM_B 20; 30 more" in err and "APpref" in err

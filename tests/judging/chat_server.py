@@ -6,7 +6,8 @@ be told to fail: ``faults(messages, asked)`` names the fault of the ``asked``-th
 or ``None`` to answer. Faults: ``429`` (with ``Retry-After: 0``), ``500``, ``503`` (or any other status),
 ``timeout`` (no answer for ``hang`` seconds, longer than the client waits), ``malformed`` (a truncated JSON body),
 ``empty`` (a 200 without a body), ``no-choices`` (``{}``), ``disconnect`` (the connection closed without a
-response), ``slow`` (the right answer after ``slow`` seconds, within the client's timeout). It counts requests
+response), ``slow`` (the right answer after ``slow`` seconds, within the client's timeout); ``echo`` (not drawn
+among :data:`FAULTS`) is a 400 whose message repeats the request's ``Authorization`` header. It counts requests
 and answers per prompt, and the requests in flight at most (``peak``). Run as a script
 (``python chat_server.py --delay 0.05``) it answers ``1`` to everything and prints its URL.
 """
@@ -104,6 +105,9 @@ class ChatServer:
                 if fault is not None:
                     with server.lock:
                         server.faulted[fault] += 1
+                    if fault == "echo":
+                        said = f"bad request by {self.headers.get('Authorization')}"
+                        return self._send(400, {"error": {"message": said}})
                     if fault != "slow":
                         return self._fault(fault)
                     time.sleep(server.slow)
