@@ -58,6 +58,12 @@ ALLOWED = {
     "oracle of the rating-driven selector",
     ("tests/judging/test_selectors.py", "ir_pref_measures.judging.selectors.base"): "the runs' top ranks, against "
     "their definition",
+    ("tests/reliability/test_judging_inputs.py", "ir_pref_measures.judging.database"): "the store's busy timeout and "
+    "connection, made to fail",
+    ("tests/reliability/test_judging_inputs.py", "ir_pref_measures.judging.redact"): "the key's masking, form by form",
+    ("tests/reliability/test_judging_inputs.py", "ir_pref_measures.judging.selectors.base"): "the pair order as it was "
+    "made eagerly, the lazy one's oracle",
+    ("tests/reliability/test_judging_inputs.py", "ir_pref_measures.judging.selectors.pairs"): "the lazy pair order",
     ("tests/judging/test_selectors.py", "ir_pref_measures.judging.selectors.rating"): "the systems' disagreement "
     "weights, against their definition",
     ("tests/judging/test_store.py", "ir_pref_measures.judging.export"): "the verdicts behind every export",
