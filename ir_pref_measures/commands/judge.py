@@ -17,11 +17,10 @@ import argparse
 import sys
 from collections.abc import Callable
 
+from ir_pref_measures.choices import SELECTORS
 from ir_pref_measures.commands.options import non_negative, positive_int, probability, share
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.database import shown
-from ir_pref_measures.judging.effort import SELECTORS
 
 EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
 STORE_HELP = "the SQLite file of the effort, or a PostgreSQL URL (postgresql://user@host:port/database)"
@@ -216,6 +215,7 @@ def _budget(text: str) -> int | float:
 
 def _plan(args) -> None:
     from ir_pref_measures.judging import effort
+    from ir_pref_measures.judging.database import shown
 
     _refuse_options_of_others(args, SELECTOR_OPTIONS, "selector")
     planned = effort.plan(

@@ -17,10 +17,10 @@ import re
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures.choices import FORMATS
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.stats import tukey
 
-FORMATS = ("table", "csv", "json", "markdown", "latex", "html")
 STATISTICS = (
     "+",
     "-",

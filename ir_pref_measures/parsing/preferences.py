@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ir_pref_measures.choices import PREFERENCE_FORMATS
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.model.columns import Columns, is_number
 from ir_pref_measures.model.ids import arrow, as_numpy
@@ -39,7 +40,6 @@ from ir_pref_measures.parsing.formats import QRELS, Layout, fail_at, read_column
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made
     import pandas as pd
 
-PREFERENCE_FORMATS = ("carterette", "winner", "pairs", "qrels")
 FORMATS_EXPECTED = (
     "one of: qrels 'qid 0 doc grade', carterette 'qid src tgt pref', winner 'qid docA docB winnerDoc', "
     "pairs 'qid winner loser'"
