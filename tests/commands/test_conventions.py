@@ -18,6 +18,7 @@ import gzip
 import re
 
 import pytest
+from conftest import fixture_path, run_cli
 
 from ir_pref_measures.commands import COMMANDS, main
 
@@ -268,3 +269,21 @@ def test_the_drop_ins_print_warnings_as_one_line_too(inputs, tmp_path, capsys):
     swapped.write_text("".join(f"{q} Q0 d{k} 0.{9 - k} {k + 1} x\n" for q in QUERIES for k in range(5)))
     _, err = run_command(["rbo", str(swapped), str(swapped)], capsys)
     assert err.count("columns swapped") == 1, err
+
+
+# -- judgments and run swapped -----------------------------------------------------------------------------------------
+
+SWAPPED = {  # command -> argv with the judgments and the run swapped: {q} the qrels, {r} a run
+    "eval": ["eval", "{r}", "{q}", "nDCG@10"],
+    "experiment": ["experiment", "{r}", "{q}", "-m", "nDCG@10"],
+    "compare": ["compare", "-R", "{r}", "{q}", "{r}"],
+}
+
+
+@pytest.mark.parametrize("command", SWAPPED)
+def test_swapped_judgments_and_run_get_a_hint(command):
+    inputs = fixture_path("inputs")
+    argv = [arg.format(q=inputs / "qrels", r=inputs / "run1") for arg in SWAPPED[command]]
+    _, err, status = run_cli(argv)
+    assert status == 2
+    assert "are the judgments and the run swapped? (the judgments come first)" in err, err
