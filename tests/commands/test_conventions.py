@@ -215,6 +215,7 @@ RUN_NAMES = {  # subcommand -> arguments whose output names the runs
     "meta": ["meta", "consistency", "RUNS", "-j", "g=QRELS", "-m", "g:nDCG@5", "g:APpref", "--topk", "6"],
     "judges": ["judges", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "--measure", "APpref", "--topk", "6"],
     "ppi": ["ppi", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "-m", "APpref", "--sample-size", "10", *PPI],
+    "compare": ["compare", "-R", "QRELS", "RUNS", "--names", "--topk", "6"],  # without --names: pref_eval.py's ids
     "eval": None,  # one run, ir_measures' output: no run name
 }
 
@@ -226,6 +227,18 @@ def test_every_command_names_runs_by_one_rule(command, inputs, capsys):
     for name in DEPTHS:
         assert name in out, out
     assert ".txt" not in out and "input." not in out, out
+
+
+def test_compare_names_runs_as_pref_eval_or_as_given(inputs, capsys):
+    """The drop-in's default is pref_eval.py's run id (the extension kept, so that its lines are the tool's);
+    ``--names NAME...`` names the runs in order."""
+    out, _ = run_command(_argv(["compare", "-R", "QRELS", "RUNS", "--topk", "6"], inputs, ""), capsys)
+    assert all(f'"{name}.txt"' in out for name in DEPTHS), out
+    names = [f"r{k}" for k in range(len(DEPTHS))]
+    out, _ = run_command(
+        _argv(["compare", "-R", "QRELS", "RUNS", "--topk", "6", "--names", *names], inputs, ""), capsys
+    )
+    assert all(f'"{name}"' in out for name in names), out
 
 
 def test_the_api_names_runs_by_the_same_rule(inputs):
