@@ -18,11 +18,10 @@ import sys
 import warnings
 from collections.abc import Callable
 
+from ir_pref_measures.choices import SELECTORS
 from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, share
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError, Stopped
-from ir_pref_measures.judging.database import shown
-from ir_pref_measures.judging.effort import SELECTORS
 
 EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
 STORE_HELP = "the SQLite file of the effort, or a PostgreSQL URL (postgresql://user@host:port/database)"
@@ -252,6 +251,7 @@ def _port(text: str) -> int:
 
 def _plan(args) -> None:
     from ir_pref_measures.judging import effort
+    from ir_pref_measures.judging.database import shown
 
     _refuse_options_of_others(args, SELECTOR_OPTIONS, "selector")
     planned = effort.plan(
@@ -312,7 +312,7 @@ def _interrupted(store: str, report) -> str:
         return f"interrupted{this_run}: every answer received is stored; run the same command again to resume"
     answered = counts["requests"] - counts["unanswered"]
     return (
-        f"interrupted: {shown(store)} keeps {counts['answers']} answers to {answered} of {counts['requests']} "
+        f"interrupted: {database.shown(store)} keeps {counts['answers']} answers to {answered} of {counts['requests']} "
         f"questions{this_run}; run the same command again to resume"
     )
 

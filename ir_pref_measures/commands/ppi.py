@@ -14,9 +14,9 @@ import argparse
 import sys
 import warnings
 
+from ir_pref_measures.choices import FORMATS
 from ir_pref_measures.commands.options import non_negative_int, positive_int, probability, share
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.render import FORMATS
 
 
 def add_parser(subparsers) -> None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ir_pref_measures.choices import FORMATS
 from ir_pref_measures.commands.options import non_negative_int, positive_int, probability
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.render import FORMATS
 
 
 def add_parser(subparsers) -> None:

@@ -17,6 +17,7 @@ import json
 import os
 from collections.abc import Sequence
 
+from ir_pref_measures.choices import SELECTORS
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import database, runner
 from ir_pref_measures.judging.combine import DEFAULT_RULE, RULES
@@ -38,7 +39,6 @@ from ir_pref_measures.judging.selectors import (
 )
 from ir_pref_measures.judging.store import Store
 
-SELECTORS = ("all", "random", "topk", "topk+rating", "insertion", "rating")
 RATED = ("rating", "topk+rating")  # the selectors with a share of uniform questions
 
 
