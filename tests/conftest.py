@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -99,13 +100,45 @@ def pytest_report_teststatus(report, config):
     return None
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    if _real_data_skips:
-        state = "lacks files the tests read" if TESTDATA.exists() else "is absent"
-        terminalreporter.write_line(
-            f"real-data tier skipped ({len(_real_data_skips)} tests): {TESTDATA} {state}; docs/testing.md says where "
-            "each real data set comes from (public sources); set IR_PREF_MEASURES_TESTDATA to its folder"
-        )
+def _real_data_line() -> str | None:
+    if not _real_data_skips:
+        return None
+    state = "lacks files the tests read" if TESTDATA.exists() else "is absent"
+    return (
+        f"real-data tier skipped ({len(_real_data_skips)} tests): {TESTDATA} {state}; docs/testing.md says where "
+        "each real data set comes from (public sources); set IR_PREF_MEASURES_TESTDATA to its folder"
+    )
+
+
+# -- the tests of the data tier alone (`--data-tier`): those whose outcome may depend on whether the real data or its
+# stand-ins are read; with IR_PREF_MEASURES_TESTDATA pointing nowhere, a check that a fresh clone is green --
+DATA_FIXTURES = {"data", "on_real_data", "irds_home", "missing_dataset_id"}
+DATA_NAMES = re.compile(r"\b(data_path|on_real_data|irds_home|missing_dataset_id|TESTDATA|STANDINS)\b")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--data-tier",
+        action="store_true",
+        help="run only the tests that read the real-data tier or its stand-ins (data_path, the data, on_real_data "
+        "and irds_home fixtures, and modules that name them)",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--data-tier"):
+        return
+    reads: dict[str, bool] = {}
+    kept, dropped = [], []
+    for item in items:
+        path = str(item.path)
+        if path not in reads:
+            reads[path] = bool(DATA_NAMES.search(Path(path).read_text(encoding="utf-8", errors="replace")))
+        reads_data = reads[path] or bool(DATA_FIXTURES & set(getattr(item, "fixturenames", ())))
+        (kept if reads_data else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 # -- the seeded ir_datasets cache (issue 5) --
@@ -137,6 +170,12 @@ def pytest_configure(config):
 
 def pytest_unconfigure(config):
     import shutil
+
+    # the real-data tier's line, last: after the summary of the run (pytest_terminal_summary comes before it)
+    line = _real_data_line()
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if line and reporter is not None:
+        reporter.write_line(line)
 
     for home in [*_irds_copy, *([Path(os.environ.pop(STANDINS))] if STANDINS in os.environ else [])]:
         shutil.rmtree(home, ignore_errors=True)

@@ -16,7 +16,9 @@ def add_parser(subparsers) -> None:
         "compare",
         description="Compare runs pairwise (RPP, lexicographic precision/recall, metric differences) and print "
         "pref_eval.py's JSON lines. Values are run i vs run j (i before j on the command line), positive when "
-        "run i is better. QRELS is a TREC qrels file or an ir_datasets ID.",
+        "run i is better. QRELS is a TREC qrels file or an ir_datasets ID. Runs are named as pref_eval.py names "
+        "them, by the file name with 'input.' and '.gz' removed (run1.txt), so that its lines are the tool's; "
+        "--names names them as experiment and the other commands do (run1), or as given.",
     )
     compare.add_argument("-R", "--qrels", required=True)
     compare.add_argument("-m", "--measure", action="append", help="a measure (repeatable; overrides -M)")
@@ -30,6 +32,13 @@ def add_parser(subparsers) -> None:
         "--graded-rpp", action="store_true", help="graded RPP (the paper's formula) instead of binary RPP"
     )
     compare.add_argument("runs", nargs="+", metavar="RUN")
+    compare.add_argument(
+        "--names",
+        nargs="*",
+        metavar="NAME",
+        help="the runs' names, in the order of the runs; without a NAME, each file's name without folder, 'input.', "
+        "'.gz' and extension, as experiment names runs",
+    )
     add_dask_option(compare)
     compare.set_defaults(handler=run)
 
@@ -44,7 +53,6 @@ def run(args: argparse.Namespace) -> None:
     from ir_pref_measures.comparison.pairwise import comparison, load_runs
     from ir_pref_measures.dropins.pref_eval import json_lines, relevant_in_file_order, tool_measures
     from ir_pref_measures.measures.names import pairwise_measures
-    from ir_pref_measures.parsing.names import pref_eval_id
 
     if len(args.runs) < 2:
         raise InputError(f"need at least two runs, got {len(args.runs)}")
@@ -62,7 +70,7 @@ def run(args: argparse.Namespace) -> None:
     else:
         relevant = partial(relevant_in_file_order, args.qrels, binary=args.binary_relevance, floor=args.relevance_floor)
         result = comparison(
-            load_runs(args.runs, pref_eval_id), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp
+            load_runs(args.runs, _namer(args)), relevant, measures, topk=args.topk, graded_rpp=args.graded_rpp
         )
     sys.stdout.writelines(
         line + "\n" for line in json_lines(result, perquery=args.query_eval_wanted, summary=not args.nosummary)
@@ -73,11 +81,10 @@ def _on_cluster(args: argparse.Namespace, measures: list[str]):
     """The comparison, with the runs read and compared on the Dask cluster of ``--dask``."""
     from ir_pref_measures.comparison.pairwise import load_runs
     from ir_pref_measures.dask.dataframes import comparison
-    from ir_pref_measures.parsing.names import pref_eval_id
 
     with dask_client(args.dask, args.dask_timeout):
         return comparison(
-            load_runs(args.runs, pref_eval_id),
+            load_runs(args.runs, _namer(args)),
             args.qrels,
             measures,
             binary=args.binary_relevance,
@@ -85,3 +92,13 @@ def _on_cluster(args: argparse.Namespace, measures: list[str]):
             topk=args.topk,
             graded_rpp=args.graded_rpp,
         )
+
+
+def _namer(args: argparse.Namespace):
+    """The name of each run file: pref_eval.py's run id, or with ``--names`` the names given or experiment's rule."""
+    from ir_pref_measures.parsing.names import named_paths, pref_eval_id
+
+    if args.names is None:
+        return pref_eval_id
+    names = {path: name for name, path in named_paths(args.runs, args.names or None).items()}
+    return names.__getitem__

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ThreadPoolExecutor
 
+from ir_pref_measures.choices import PREFERENCE_FORMATS
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.loading import sources
-from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
 
 
 def add_parser(subparsers) -> None:
@@ -33,7 +32,13 @@ def add_parser(subparsers) -> None:
     ev.add_argument("--by_query", "-q", action="store_true")
     ev.add_argument("--no_summary", "-n", action="store_true")
     ev.add_argument("--output_format", "-o", choices=("tsv", "jsonl"), default="tsv")
-    ev.add_argument("--provider", choices=_provider_names(), help="compute every measure with this provider")
+    ev.add_argument(
+        "--provider",
+        type=_provider,
+        metavar="NAME",
+        help="compute every measure with this ir_measures provider (pytrec_eval, ir_pref_measures, ...; a wrong "
+        "name lists them)",
+    )
     ev.add_argument(
         "--n-jobs",
         type=positive_int,
@@ -78,6 +83,7 @@ def _locally(args: argparse.Namespace, measures: list) -> list:
 
     from ir_pref_measures.adapters.ir_measures import PreferenceProvider
     from ir_pref_measures.engine import checked_metrics, set_n_jobs
+    from ir_pref_measures.loading import sources
     from ir_pref_measures.measures.names import is_package_measure
     from ir_pref_measures.model.checks import check_run
     from ir_pref_measures.parsing.names import run_name
@@ -112,6 +118,7 @@ def _on_cluster(args: argparse.Namespace, measures: list) -> list:
     from ir_measures.util import Metric
 
     from ir_pref_measures.dask.dataframes import evaluate_frames, located_frames, run_frame
+    from ir_pref_measures.loading import sources
 
     by_name = {str(measure): measure for measure in measures}
     with dask_client(args.dask, args.dask_timeout):
@@ -144,6 +151,15 @@ def _measures(texts: list[str]) -> list:
     if errors:
         raise InputError("\n".join(["error parsing measures", *errors]), expected=expected)
     return measures
+
+
+def _provider(name: str) -> str:
+    """``name`` if it is a provider of ir_measures' registry (read when the option is given, so that ``--help``
+    imports no ir_measures)."""
+    known = _provider_names()
+    if name not in known:
+        raise argparse.ArgumentTypeError(f"invalid choice: {name!r} (choose from {', '.join(known)})")
+    return name
 
 
 def _provider_names() -> list[str]:

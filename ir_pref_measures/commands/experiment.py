@@ -7,18 +7,10 @@ import argparse
 import os
 import sys
 
+from ir_pref_measures.choices import FORMATS, PREFERENCE_FORMATS, SAMPLES, TESTS
 from ir_pref_measures.commands.options import add_dask_option, dask_client, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, write_text
-from ir_pref_measures.dask.experiment import Experiment
-from ir_pref_measures.engine import n_jobs
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.front import DEFAULT_SET, TESTS
-from ir_pref_measures.experiment.render import FORMATS, render
-from ir_pref_measures.loading import sources
-from ir_pref_measures.parsing.memory import limit_arenas, map_large_blocks
-from ir_pref_measures.parsing.names import named_paths
-from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
-from ir_pref_measures.stats.paired import SAMPLES
 
 
 def add_parser(subparsers) -> None:
@@ -139,6 +131,14 @@ def _check_combinations(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from ir_pref_measures.dask.experiment import Experiment
+    from ir_pref_measures.engine import n_jobs
+    from ir_pref_measures.experiment.front import DEFAULT_SET
+    from ir_pref_measures.experiment.render import render
+    from ir_pref_measures.loading import sources
+    from ir_pref_measures.parsing.memory import limit_arenas, map_large_blocks
+    from ir_pref_measures.parsing.names import named_paths
+
     inputs = {"JUDGMENTS": [args.judged], "RUN": args.runs, "--prefs": args.prefs, "-j": args.judgments}
     check_outputs({"-o": args.output, "--plot": args.plot}, inputs)  # before the work: no input overwritten
     if args.plot is not None:

@@ -18,11 +18,10 @@ import sys
 import warnings
 from collections.abc import Callable
 
-from ir_pref_measures.commands.options import non_negative, positive_int, probability, share
+from ir_pref_measures.choices import SELECTORS
+from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, share
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError, Stopped
-from ir_pref_measures.judging.database import shown
-from ir_pref_measures.judging.effort import SELECTORS
 
 EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
 STORE_HELP = "the SQLite file of the effort, or a PostgreSQL URL (postgresql://user@host:port/database)"
@@ -70,6 +69,9 @@ OWN_OPTIONS = {
     "requests": (("files",), None),
     "answers": (("files",), None),
     "assessor": (("files",), None),
+    "judge_seed": (("simulated", "replay"), 0),
+    "qrels": (("simulated", "replay"), None),
+    "prefs_format": (("replay",), None),
 }
 # option -> (the selectors it belongs to, its default), refused with another selector in the same way
 SELECTOR_OPTIONS = {
@@ -77,6 +79,7 @@ SELECTOR_OPTIONS = {
     "f": (("topk", "topk+rating"), 9),
     "p": (("topk", "topk+rating"), 7),
     "uniform": (("rating", "topk+rating"), 0.5),
+    "batch": (("all", "random", "rating", "topk+rating"), None),
 }
 
 
@@ -110,7 +113,7 @@ def add_parser(subparsers) -> None:
     plan.add_argument("store", help=STORE_HELP)
     plan.add_argument("--selector", choices=SELECTORS, default="topk", help="(default: topk)")
     _add_docs(plan)
-    plan.add_argument("--seed", type=int, default=0, help="the effort's seed (default: 0)")
+    plan.add_argument("--seed", type=non_negative_int, default=0, help="the effort's seed (default: 0)")
     plan.add_argument("--rule", default="majority", help="combination rule of a question's answers (majority)")
     plan.add_argument("--reask", action="store_true", help="ask a pair again in a later round (default: reuse)")
     plan.add_argument("--batch", type=positive_int, help="questions a round (random: 1; rating: a tenth of the pool)")
@@ -165,7 +168,10 @@ def add_parser(subparsers) -> None:
         "--selectors", nargs="+", choices=SELECTORS, default=["random", "topk", "insertion", "rating"]
     )
     simulate.add_argument(
-        "--budgets", nargs="+", type=probability, help="shares of each query's pairs (default: 0.1 0.25 0.5)"
+        "--budgets",
+        nargs="+",
+        type=_share_of_pairs,
+        help="shares of each query's pairs in (0, 1] (default: 0.1 0.25 0.5)",
     )
     simulate.add_argument(
         "--per-topic", nargs="+", type=positive_int, metavar="N",
@@ -173,7 +179,7 @@ def add_parser(subparsers) -> None:
     )  # fmt: skip
     simulate.add_argument("--seeds", type=positive_int, default=3, help="seeds 0 .. N-1 (default: 3)")
     simulate.add_argument("--measure", default="ppref@10", help="the measure ordering the runs (default: ppref@10)")
-    simulate.add_argument("--noise", type=probability, default=0.0)
+    simulate.add_argument("--noise", type=share, default=0.0, help="share of flipped answers, 0 to 1 (default: 0)")
     simulate.add_argument("--plot", metavar="FILE", help="tau against judgments (.png, .pdf; needs matplotlib)")
     simulate.add_argument("-o", "--output", help="write the table of every seed (CSV) to this file")
     simulate.set_defaults(action=_simulate)
@@ -181,7 +187,11 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    """Run the action named on the command line (plan, run, status, export, simulate, serve)."""
+    """Run the action named on the command line (plan, run, status, export, simulate, serve), its options and
+    paths checked first (:mod:`ir_pref_measures.commands.judge_checks`)."""
+    from ir_pref_measures.commands.judge_checks import check
+
+    check(args)
     args.action(args)
 
 
@@ -195,14 +205,16 @@ def _add_docs(parser) -> None:
 
 def _add_judge_options(parser) -> None:
     parser.add_argument("--qrels", help="simulated: the graded qrels it knows")
-    parser.add_argument("--noise", type=probability, default=0.0, help="simulated: share of flipped answers")
-    parser.add_argument("--tie-rate", type=probability, default=0.0, help="simulated: share of ties")
-    parser.add_argument("--position-bias", type=probability, default=0.0, help="simulated: share of 'first'")
+    parser.add_argument("--noise", type=share, default=0.0, help="simulated: share of flipped answers (0 to 1)")
+    parser.add_argument("--tie-rate", type=share, default=0.0, help="simulated: share of ties (0 to 1)")
+    parser.add_argument("--position-bias", type=share, default=0.0, help="simulated: share of 'first' (0 to 1)")
     parser.add_argument("--bad-marks", action="store_true", help="simulated: mark docs graded 0 bad")
     parser.add_argument("--judgments", help="replay: the recorded judgments")
     parser.add_argument("--prefs-format", help="replay: the format of --judgments when detection cannot tell")
     parser.add_argument("--fallback", choices=("coin", "qrels"), default="coin", help=FALLBACK_HELP)
-    parser.add_argument("--judge-seed", type=int, default=0, help="simulated, replay: the judge's seed (default: 0)")
+    parser.add_argument(
+        "--judge-seed", type=non_negative_int, default=0, help="simulated, replay: the judge's seed (default: 0)"
+    )
     parser.add_argument("--requests", help="files: where the questions for people are written")
     parser.add_argument("--answers", help="files: the people's judgments")
     parser.add_argument("--assessor", help="files: the assessor's name, stored with each answer")
@@ -221,8 +233,25 @@ def _budget(text: str) -> int | float:
     return number
 
 
+def _share_of_pairs(text: str) -> float:
+    """A budget of the simulator: a share of each query's pairs in (0, 1]."""
+    number = float(non_negative(text))
+    if not 0 < number <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a share of the pairs in (0, 1]")
+    return number
+
+
+def _port(text: str) -> int:
+    """A TCP port: 1 to 65535."""
+    number = positive_int(text)
+    if number > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: ports run from 1 to 65535")
+    return number
+
+
 def _plan(args) -> None:
     from ir_pref_measures.judging import effort
+    from ir_pref_measures.judging.database import shown
 
     _refuse_options_of_others(args, SELECTOR_OPTIONS, "selector")
     planned = effort.plan(
@@ -283,7 +312,7 @@ def _interrupted(store: str, report) -> str:
         return f"interrupted{this_run}: every answer received is stored; run the same command again to resume"
     answered = counts["requests"] - counts["unanswered"]
     return (
-        f"interrupted: {shown(store)} keeps {counts['answers']} answers to {answered} of {counts['requests']} "
+        f"interrupted: {database.shown(store)} keeps {counts['answers']} answers to {answered} of {counts['requests']} "
         f"questions{this_run}; run the same command again to resume"
     )
 
@@ -310,8 +339,7 @@ def _simulate(args) -> None:
     from ir_pref_measures.judging.selectors import TopK, read_grades
     from ir_pref_measures.judging.simulate import BUDGETS, all_judged, judged_depth_pools, plot, simulate, summary
 
-    _refuse_options_of_others(args, OWN_OPTIONS, "judge")
-    grades = read_grades(args.qrels)
+    grades = read_grades(args.qrels)  # the options were checked first (judge_checks)
     if args.judge == "replay":
         if not args.judgments:
             raise InputError("the replay judge needs --judgments")
@@ -332,7 +360,7 @@ def _simulate(args) -> None:
         pools, candidates = TopK(grades).pools, grades  # every selector judges the top-k candidates
     depth = _depth(args.measure)
     selectors = {name: _maker(build_selector, name, pools, candidates, runs, depth) for name in args.selectors}
-    truth = args.truth
+    truth = f"{args.prefs_format}:{args.truth}" if args.truth and args.prefs_format else args.truth
     if truth is None:
         truth = all_judged(pools, judge(0))
     runs = runs_at_depth(args.runs, args.topk)
@@ -391,9 +419,9 @@ def _add_serve(actions) -> None:
     serve.add_argument("--assessors", nargs="+", required=True, metavar="NAME", help="the assessors' names")
     serve.add_argument("--queries", required=True, help="query texts: an ir_datasets ID, a TSV or JSONL file")
     serve.add_argument("--docs", required=True, help="document texts: an ir_datasets ID, a TSV or JSONL file")
-    serve.add_argument("--overlap", type=probability, default=0.1, help="share of pairs judged by two (0.1)")
+    serve.add_argument("--overlap", type=share, default=0.1, help="share of pairs judged by two, 0 to 1 (0.1)")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
-    serve.add_argument("--port", type=positive_int, default=8000, help="(default: 8000)")
+    serve.add_argument("--port", type=_port, default=8000, help="1 to 65535 (default: 8000)")
     serve.set_defaults(action=_serve)
 
 

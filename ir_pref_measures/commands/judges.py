@@ -11,13 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ir_pref_measures.choices import FORMATS, PREFERENCE_FORMATS
 from ir_pref_measures.commands.options import positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing, write_text
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
 
 TABLES = ("agreement", "reliability", "diagnostics", "triads", "systems")
-FORMATS = ("table", "csv", "json", "markdown", "latex", "html")
 
 
 def add_parser(subparsers) -> None:

@@ -7,10 +7,10 @@ import argparse
 import sys
 import warnings
 
+from ir_pref_measures.choices import FORMATS
 from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.render import FORMATS
 
 PLOT_FILE = "FILE: a matplotlib format by its suffix (.png, .pdf, .svg, ...)"
 

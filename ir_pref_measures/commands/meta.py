@@ -13,14 +13,15 @@ import argparse
 import math
 import re
 import sys
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
+from ir_pref_measures.choices import BINOMIAL_METHODS, META_TESTS
 from ir_pref_measures.commands.options import positive_int, probability
 from ir_pref_measures.commands.output import check_outputs, replacing
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.loading import sources
-from ir_pref_measures.meta import evaluation as meta
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PLOT_FILE = "the suffix names the format: .png, .pdf, .svg, ..."
 GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an optional header line first)"
@@ -28,6 +29,8 @@ GOLD_EXPECTED = "query<whitespace>winner, winner one of the --gold-labels (an op
 
 def _values(args: argparse.Namespace) -> dict[str, pd.DataFrame]:
     """Per-query values of every ``-m [set:]measure`` on its judgment set, named ``measure [set]``."""
+    from ir_pref_measures.loading import sources
+    from ir_pref_measures.meta import evaluation as meta
     from ir_pref_measures.progress import progress
 
     sets = sources.judgment_sets(args.judgments or [], args.prefs_format)
@@ -78,6 +81,8 @@ def _number(value: float) -> str:
 
 
 def _runs_command(args: argparse.Namespace) -> None:
+    from ir_pref_measures.meta import evaluation as meta
+
     values = _values(args)
     parts = []
     if args.analysis in ("runs", "sensitivity"):
@@ -112,6 +117,9 @@ def _wrote(figure, path: str) -> None:
 def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -> pd.Series:
     """Gold preferences ``query winner`` -> per query A's name, B's name or ``tie``. ``labels``: the values
     meaning A better, tie, B better; a first line whose winner is not one of them is a header."""
+    import pandas as pd
+
+    from ir_pref_measures.meta import evaluation as meta
     from ir_pref_measures.parsing.formats import load, text_lines
 
     mapping = {labels[0]: names[0], labels[1]: meta.TIE, labels[2]: names[1]}
@@ -134,6 +142,10 @@ def read_gold(path: str, labels: tuple[str, str, str], names: tuple[str, str]) -
 
 
 def _agreement_command(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    from ir_pref_measures.meta import evaluation as meta
+
     if args.image_pairs:
         from ir_pref_measures.measures.image_grid import ORDERS
         from ir_pref_measures.model.judgments import Judgments
@@ -188,6 +200,7 @@ def _agreement_command(args: argparse.Namespace) -> None:
 
 
 def _stability_command(args: argparse.Namespace) -> None:
+    from ir_pref_measures.meta import evaluation as meta
     from ir_pref_measures.parsing.preferences import read_preferences
 
     table = meta.stability(
@@ -205,6 +218,9 @@ def _stability_command(args: argparse.Namespace) -> None:
 
 
 def _pr_command(args: argparse.Namespace) -> None:
+    from ir_pref_measures.loading import sources
+    from ir_pref_measures.meta import evaluation as meta
+
     sets = sources.judgment_sets(args.judgments or [], args.prefs_format)
     if len(sets) != 1:
         raise InputError("precision-recall curves use one judgment set")
@@ -218,7 +234,7 @@ def _pr_command(args: argparse.Namespace) -> None:
 
 
 def _evaluation_arguments(parser: argparse.ArgumentParser, measures: bool = True) -> None:
-    from ir_pref_measures.parsing.preferences import PREFERENCE_FORMATS
+    from ir_pref_measures.choices import PREFERENCE_FORMATS
 
     parser.add_argument(
         "-j",
@@ -270,7 +286,7 @@ def _add_runs_parsers(sub) -> None:
         parser = sub.add_parser(name, help=description, description=description)
         parser.add_argument("runs", nargs="+", metavar="RUN")
         _evaluation_arguments(parser)
-        parser.add_argument("--test", choices=meta.TESTS, default="t", help="paired test (default: t)")
+        parser.add_argument("--test", choices=META_TESTS, default="t", help="paired test (default: t)")
         parser.add_argument("--alpha", type=probability, default=0.05, help="significance level (default: 0.05)")
         parser.add_argument(
             "--samples", type=positive_int, default=10_000, help="resamples of the permutation and bootstrap tests"
@@ -307,7 +323,7 @@ def _add_agreement_parser(sub) -> None:
     agree.add_argument("--positions", metavar="FILE", help="Xie et al.'s Image_position.json")
     agree.add_argument("--orders", nargs="+", metavar="ORDER", help="examination orders (default: all six)")
     agree.add_argument("-p", type=float, default=0.95, help="RBO persistence of the grid PGC (default 0.95)")
-    agree.add_argument("--binomial", choices=meta.BINOMIAL_METHODS, default="exact")
+    agree.add_argument("--binomial", choices=BINOMIAL_METHODS, default="exact")
     agree.add_argument("--yates", action="store_true", help="Yates' continuity correction in the chi-squared test")
     agree.add_argument("--plot", metavar="FILE", help=f"per-query score scatter of the two systems ({PLOT_FILE})")
     agree.set_defaults(analysis_handler=_agreement_command)

@@ -14,9 +14,9 @@ import argparse
 import sys
 import warnings
 
-from ir_pref_measures.commands.options import non_negative_int, positive_int, probability
+from ir_pref_measures.choices import FORMATS
+from ir_pref_measures.commands.options import non_negative_int, positive_int, probability, share
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.render import FORMATS
 
 
 def add_parser(subparsers) -> None:
@@ -38,7 +38,11 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--experiment", type=positive_int, metavar="R", help="repeat R random samples: coverage")
     parser.add_argument("--pairs", action="store_true", help="also the differences between every two runs")
     parser.add_argument("--battles", nargs=3, metavar=("PEOPLE", "LLM", "LLM_ONLY"), help="battle files: ratings")
-    parser.add_argument("--lam", type=probability, help="a fixed power parameter in [0, 1] (default: PPI++'s tuned)")
+    parser.add_argument(
+        "--lam",
+        type=share,
+        help="a fixed power parameter in [0, 1]: 0 people only, 1 plain PPI (default: PPI++'s tuned)",
+    )
     parser.add_argument("--confidence", type=probability, default=0.95, help="interval level (default 0.95)")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     parser.add_argument("--digits", type=non_negative_int, help="decimal places shown")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ir_pref_measures.choices import FORMATS
 from ir_pref_measures.commands.options import non_negative_int, positive_int, probability
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.render import FORMATS
 
 
 def add_parser(subparsers) -> None:
@@ -58,7 +58,14 @@ def variance_of(args: argparse.Namespace) -> float:
 
         runs = {name: truncate(ranking, args.topk) for name, ranking in named_runs(args.runs).items()}
     (values,) = measure_values(runs, args.qrels, [args.measure]).values()
-    return tss.residual_variance(values.to_numpy())
+    variance = tss.residual_variance(values.to_numpy())
+    if tss.no_variance(variance, values.to_numpy()):
+        raise InputError(
+            f"the runs' {args.measure} differ by the same amount on every topic (residual variance {variance:.3g}, "
+            "zero up to rounding: identical runs?): there is no topic-to-topic variation to size a topic set with; "
+            "give runs that differ, or --variance"
+        )
+    return variance
 
 
 def run(args: argparse.Namespace) -> None:

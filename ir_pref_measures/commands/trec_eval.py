@@ -6,9 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ir_pref_measures.choices import TREC_EVAL_FORMATS
 from ir_pref_measures.commands.options import positive_int
-from ir_pref_measures.dropins.trec_eval import prefs_values, read_trec_run, report, selected
-from ir_pref_measures.loading.groups import READERS, read_judgments
 
 
 def add_parser(subparsers) -> None:
@@ -21,7 +20,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("-n", action="store_true", help="no summary")
     parser.add_argument("-M", type=positive_int, default=None, metavar="N", help="at most N docs per query")
     parser.add_argument("-m", action="append", metavar="MEASURE", help="all_prefs (default), prefs, or a name")
-    parser.add_argument("-R", required=True, choices=sorted(READERS), help="judgment format")
+    parser.add_argument("-R", required=True, choices=sorted(TREC_EVAL_FORMATS), help="judgment format")
     parser.add_argument("judgments")
     parser.add_argument("run")
     parser.set_defaults(handler=run)
@@ -29,6 +28,9 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> None:
     """Read, check, evaluate, then print (nothing is printed on an error)."""
+    from ir_pref_measures.dropins.trec_eval import prefs_values, read_trec_run, report, selected
+    from ir_pref_measures.loading.groups import read_judgments
+
     names = selected(args.m)
     judged = read_judgments(args.judgments, args.R, allow_cycles=False)  # trec_eval aborts on a cycle
     run_table, run_id, raw = read_trec_run(args.run)

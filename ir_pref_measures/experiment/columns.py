@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.measures.names import PairwiseMeasure, is_package_measure, measure_columns
+from ir_pref_measures.model.checks import need as needs
 from ir_pref_measures.model.judgments import Judgments
 
 DEFAULT_SET = sources.DEFAULT_SET
@@ -149,4 +150,4 @@ def _check_graded(measures: list[tuple[str, object]], judgments: Judgments) -> N
         return
     need = [column for column, m in measures if is_pairwise(m) or not is_package_measure(m)]
     if need:
-        raise InputError(f"{', '.join(need)} need graded judgments, but the judgments hold only preferences")
+        raise InputError(f"{needs(need)} graded judgments, but the judgments hold only preferences")

@@ -17,10 +17,10 @@ import re
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures.choices import FORMATS
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.stats import tukey
 
-FORMATS = ("table", "csv", "json", "markdown", "latex", "html")
 STATISTICS = (
     "+",
     "-",
@@ -265,6 +265,14 @@ def _letter(number: int) -> str:
     return "abcdefghijklmnopqrstuvwxyz"[number % 26]
 
 
+def _captioned(caption: str | None, legend: str) -> str:
+    """``caption`` then ``legend``, as two sentences (a full stop ends the caption unless it ends a sentence)."""
+    caption = (caption or "").strip()
+    if not caption:
+        return legend
+    return f"{caption}{'' if caption[-1] in '.!?' else '.'} {legend}"
+
+
 def to_latex(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0.05, caption: str | None = None) -> str:
     """A LaTeX ``table`` (booktabs rules) of an Experiment table: one row per run, the best value of each
     measure in bold, ``$^{\\uparrow}$`` / ``$^{\\downarrow}$`` where a run is significantly better / worse than
@@ -274,7 +282,7 @@ def to_latex(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0
     measures = measure_columns(table)
     letters = len(_baselines(table)) > 1
     cells = _paper_rows(table, digits, alpha)
-    legend = ((caption + " ") if caption else "") + _legend(table, alpha, letters)
+    legend = _captioned(caption, _legend(table, alpha, letters))
     lines = [
         "\\begin{table}",
         "\\centering",
@@ -346,7 +354,7 @@ def to_html(table: pd.DataFrame, digits: int | None = None, *, alpha: float = 0.
     measures = measure_columns(table)
     letters = len(_baselines(table)) > 1
     cells = _paper_rows(table, digits, alpha)
-    legend = ((caption + " ") if caption else "") + _legend(table, alpha, letters)
+    legend = _captioned(caption, _legend(table, alpha, letters))
     lines = ["<table>", f"<caption>{_html_escape(legend)}</caption>", "<thead>", "<tr><th>Run</th>"]
     lines[-1] += "".join(f"<th>{_html_escape(m)}</th>" for m in measures) + "</tr>"
     lines += ["</thead>", "<tbody>"]

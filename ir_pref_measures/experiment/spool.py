@@ -2,7 +2,8 @@
 experiment's runs, written as each run is evaluated and read once into the table's arrays. The memory of a stream
 of runs then holds the runs in flight and nothing that grows with their number (100 runs x 7 measures x 1,000
 queries: 5.6 MB that would otherwise be held until the end), and the table's arrays are filled straight from the file
-(one copy of the values at the end, not two). Where no temporary file can be made, the values stay in memory."""
+(one copy of the values at the end, not two). Where no temporary file can be made, or it can take no more (a full
+disk), the values stay in memory."""
 
 from __future__ import annotations
 
@@ -35,8 +36,14 @@ class Spool:
             self._file = _temporary_file()
             weakref.finalize(self, self._file.close)
         self._file.seek(self._end)
-        if self._file.write(memoryview(values).cast("B")) != values.nbytes:  # a full disk
-            raise OSError("the per-query values could not all be written to their temporary file")
+        try:
+            written = self._file.write(memoryview(values).cast("B"))
+        except OSError:  # a full disk, a quota
+            written = None
+        if written != values.nbytes:  # the values so far move to memory, and the rest stay there
+            self._file = _in_memory(self._file, self._end)
+            self._file.seek(self._end)
+            self._file.write(memoryview(values).cast("B"))
         spooled = Spooled(self._end, len(values))
         self._end += values.nbytes
         return spooled
@@ -48,6 +55,20 @@ class Spool:
         if self._file.readinto(memoryview(out).cast("B")) != out.nbytes:
             raise OSError("the temporary file of the per-query values was cut short")
         return out
+
+
+def _in_memory(file, end: int) -> io.BytesIO:
+    """The first ``end`` bytes of ``file`` in memory (where the temporary file can take no more), ``file`` closed."""
+    if isinstance(file, io.BytesIO):
+        return file
+    file.seek(0)
+    held = io.BytesIO()
+    while held.tell() < end and (chunk := file.read(min(end - held.tell(), 1 << 20))):
+        held.write(chunk)
+    if held.tell() != end:
+        raise OSError("the temporary file of the per-query values was cut short")
+    file.close()
+    return held
 
 
 def _temporary_file() -> io.RawIOBase | io.BytesIO:

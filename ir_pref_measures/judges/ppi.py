@@ -138,7 +138,8 @@ def _checked_sample(aligned: Aligned, people_column: int, llm_column: int, sampl
         )
     if len(chosen) < MIN_PEOPLE:
         raise InputError(
-            f"people judged {len(chosen)} queries: too few for a prediction-powered interval",
+            f"{'people judged' if sample is None else 'the sample of people-judged queries holds'} {len(chosen)} "
+            f"queries: too few for a prediction-powered interval",
             expected=f"at least {MIN_PEOPLE} queries judged by people (the intervals are normal approximations)",
         )
     return chosen, judged_by_llm

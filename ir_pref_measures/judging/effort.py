@@ -17,6 +17,7 @@ import json
 import os
 from collections.abc import Sequence
 
+from ir_pref_measures.choices import SELECTORS
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import database, runner
 from ir_pref_measures.judging.combine import DEFAULT_RULE, RULES
@@ -38,7 +39,6 @@ from ir_pref_measures.judging.selectors import (
 )
 from ir_pref_measures.judging.store import Store
 
-SELECTORS = ("all", "random", "topk", "topk+rating", "insertion", "rating")
 RATED = ("rating", "topk+rating")  # the selectors with a share of uniform questions
 
 
@@ -154,8 +154,7 @@ def run(
     path: str | os.PathLike, judge: Judge, budget: int | float | None = None, verbose: bool = False
 ) -> runner.RunReport:
     """Judge the effort at ``path`` with ``judge`` to ``budget`` (:func:`ir_pref_measures.judging.runner.run`)."""
-    if not database.exists(path):
-        raise InputError("no such judging store: make one first (ir-pref-measures judge plan)", path=path)
+    database.check_existing(path)
     with Store(path) as store:
         settings = _settings(store)
         return runner.run(
@@ -173,8 +172,7 @@ def status(path: str | os.PathLike) -> dict[str, object]:
     """The effort's settings and counts: requests, answers, unanswered requests, answers by kind, and unusable
     answers by kind of failure (``unusable transport``: prompts without a reply and no answer since, asked again by
     the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``)."""
-    if not database.exists(path):
-        raise InputError("no such judging store", path=path)
+    database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         found: dict[str, object] = dict(store.settings()) | store.counts()
         kinds: dict[str, int] = {}
@@ -187,7 +185,6 @@ def status(path: str | os.PathLike) -> dict[str, object]:
 def export(path: str | os.PathLike, format: str, consistent: bool = False) -> list[str]:
     """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule; with
     ``consistent``, those that agree with an order fitted to them."""
-    if not database.exists(path):
-        raise InputError("no such judging store", path=path)
+    database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         return export_lines(store, format, store.settings().get("rule", DEFAULT_RULE), consistent)

@@ -45,6 +45,7 @@ from ir_pref_measures.errors import InputError, Stopped
 from ir_pref_measures.judging import database
 from ir_pref_measures.judging.presets import Preset, preset
 from ir_pref_measures.judging.protocol import Answer, Pair
+from ir_pref_measures.judging.redact import redact
 from ir_pref_measures.judging.texts import Texts
 from ir_pref_measures.progress import progress
 
@@ -412,8 +413,8 @@ class LLMJudge:
         return database.shown(self.base_url or "https://api.openai.com/v1")
 
     def _redact(self, text: str) -> str:
-        """``text`` with the key replaced by ``[key]``."""
-        return text.replace(self._api_key, "[key]") if self._api_key and text else text
+        """``text`` with the key replaced by ``[key]`` in every form (:func:`~.redact.redact`)."""
+        return redact(text, self._api_key) if self._api_key and text else text
 
     def _count(self, tokens_in: int, tokens_out: int) -> None:
         self.usage.prompts += 1

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ir_pref_measures.choices import TREC_EVAL_FORMATS
 from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.model.ids import is_pandas
 from ir_pref_measures.model.judgments import Judgments, combine
@@ -39,7 +40,6 @@ from ir_pref_measures.parsing import formats, preferences
 from ir_pref_measures.parsing.files import RawFile, load
 
 JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "log", "prefs", "qrels_prefs")
-TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's, with judgment groups: never detected, always named
 DEFAULT_SET = "judgments"  # the name of the judgment set when one unnamed set is given
 GLOB_CHARACTERS = frozenset("*?[")
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import io
 import itertools
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -251,6 +252,14 @@ def parse_measure(text: str, *, per_run: bool = True, between_runs: Collection[s
     name, ours or theirs, or a trec_eval name of one measure: ``map``, ``ndcg_cut_10``, ``P_10``), validated; or a
     :class:`PairwiseMeasure` of one of the kinds ``between_runs`` (:data:`PREFERENCES`, :data:`BETWEEN_RUNS`). An
     unknown name is an :class:`InputError` suggesting the closest known names."""
+    measure = _known_measure(text, per_run=per_run, between_runs=between_runs)
+    if measure is None:
+        raise unknown_measure(text, per_run=per_run, between_runs=between_runs)
+    return measure
+
+
+def _known_measure(text: str, *, per_run: bool, between_runs: Collection[str]):
+    """:func:`parse_measure`'s measure, or None for an unknown name (an invalid parameter raises)."""
     if between_runs and (found := parse_pairwise(text)) is not None and found.kind in between_runs:
         return found
     if per_run:
@@ -262,7 +271,15 @@ def parse_measure(text: str, *, per_run: bool = True, between_runs: Collection[s
         if measure is not None:
             validate(measure, text)
             return measure
-    raise unknown_measure(text, per_run=per_run, between_runs=between_runs)
+    return None
+
+
+def parses(text: str, *, per_run: bool = True, between_runs: Collection[str] = ()) -> bool:
+    """Whether :func:`parse_measure` reads ``text`` as a valid measure in that context."""
+    try:
+        return _known_measure(text, per_run=per_run, between_runs=between_runs) is not None
+    except (InputError, ValueError, TypeError, SyntaxError, NameError, AttributeError):
+        return False
 
 
 def _ir_measures_name(text: str):
@@ -362,22 +379,65 @@ def _allowed(param: str) -> tuple[str, ...]:
     return {"ties": RBO_TIES, "score": RBO_SCORES}[param]
 
 
-def suggestions(text: str, known: Iterable[str], n: int = 3) -> list[str]:
-    """The names of ``known`` closest to ``text`` (difflib's ratio >= 0.6, case ignored), each with the rest of
-    ``text`` after its name (``nDGC@10`` -> ``nDCG@10``)."""
+def suggestions(
+    text: str, known: Iterable[str], n: int = 3, *, valid: Callable[[str], bool] | None = None
+) -> list[str]:
+    """Up to ``n`` names closest to ``text`` among those built from the names of ``known`` (with difflib's ratio >=
+    0.6 to the name ``text`` starts with, case ignored) and the rest of ``text`` after its name, as written or mended
+    (``nDGC@10`` -> ``nDCG@10``, ``ppref10`` -> ``ppref@10``, ``ppref@`` -> ``ppref@10``, ``ndcg_cut10`` ->
+    ``ndcg_cut_10``, or the bare name); with ``valid``, only the names it accepts (that parse). They are ranked by
+    the edit distance (optimal string alignment, case ignored, then case counted) over the full name with its
+    parameters, and none is farther from ``text`` than half its length (at least 3 edits)."""
     match = _BASE.match(text)
     base, rest = (match[0], text[match.end() :]) if match else (text, "")
     by_lower: dict[str, str] = {}
     for name in known:
         by_lower.setdefault(name.lower(), name)
+    candidates: dict[str, tuple[int, int]] = {}
+    limit = max(3, len(text) // 2)
+    for name in difflib.get_close_matches(base.lower(), list(by_lower), n=max(10, n), cutoff=0.6):
+        for ending in _endings(rest):
+            candidate = by_lower[name] + ending
+            if candidate != text and candidate not in candidates:
+                distance = _edits(candidate.lower(), text.lower())
+                if distance <= limit:
+                    candidates[candidate] = (distance, _edits(candidate, text))
     found = []
-    for name in difflib.get_close_matches(base.lower(), list(by_lower), n=n, cutoff=0.6):
-        candidate = by_lower[name] + rest
-        if candidate == text and rest[:1].isdigit():  # trec_eval's ndcg_cut10 -> ndcg_cut_10
-            candidate = f"{by_lower[name]}_{rest}"
-        if candidate != text:
+    for candidate in sorted(candidates, key=candidates.__getitem__):  # stable: difflib's order breaks ties
+        if valid is None or valid(candidate):
             found.append(candidate)
+            if len(found) == n:
+                break
     return found
+
+
+_CUTOFF = re.compile(r"[@_]?(\d+(?:\.\d+)?)")
+
+
+def _endings(rest: str) -> list[str]:
+    """What may follow a name in place of ``rest``: ``rest`` itself, the number it starts with as a cutoff
+    (``@10``) or a trec_eval suffix (``_10``), a cutoff of 10 where none is given, and nothing."""
+    endings = [rest]
+    number = _CUTOFF.match(rest[1:] if rest.startswith("@") else rest)
+    if number:
+        endings += [f"@{number[1]}", f"_{number[1]}"]
+    else:
+        endings.append("@10")
+    endings.append("")
+    return list(dict.fromkeys(endings))
+
+
+def _edits(a: str, b: str) -> int:
+    """The optimal string alignment distance: insertions, deletions, substitutions, and swaps of two neighbours."""
+    previous, current = None, list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        before, previous, current = previous, current, [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+    return current[len(b)]
 
 
 class UnknownMeasureError(InputError):
@@ -390,7 +450,8 @@ class UnknownMeasureError(InputError):
 
 def unknown_measure(text: str, *, per_run: bool = True, between_runs: Collection[str] = ()) -> UnknownMeasureError:
     """The error of an unknown measure name: the closest known names, and the kinds of names known."""
-    close = suggestions(text, known_names(per_run=per_run, between_runs=between_runs))
+    known = known_names(per_run=per_run, between_runs=between_runs)
+    close = suggestions(text, known, valid=functools.partial(parses, per_run=per_run, between_runs=between_runs))
     hint = f"; did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
     kinds = []
     if per_run:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures.choices import BINOMIAL_METHODS, META_TESTS
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading.sources import load_combined
 from ir_pref_measures.model import tables
@@ -36,8 +37,7 @@ from ir_pref_measures.stats import tukey
 from ir_pref_measures.stats.anova import anova
 from ir_pref_measures.stats.paired import check_samples, p_values
 
-TESTS = ("t", "permutation", "bootstrap", *tukey.TESTS)  # the names of analysis.stats and analysis.tukey
-BINOMIAL_METHODS = ("exact", "normal")
+TESTS = META_TESTS  # the names of analysis.stats and analysis.tukey
 TIE = "tie"
 
 

@@ -74,9 +74,14 @@ def check_run(ranking: Ranking, judgments: Judgments, name: str, graded=()) -> n
     return check_coverage(ranking, judgments, name)
 
 
+def need(names: list[str]) -> str:
+    """``NAME needs`` or ``NAME, NAME need``: the subject and verb of a message about what measures need."""
+    return f"{', '.join(names)} {'needs' if len(names) == 1 else 'need'}"
+
+
 def _grade_error(names: str, doc_id, query_id, grade) -> InputError:
     return InputError(
-        f"{names} need integer grades between -{GRADE_LIMIT:,} and {GRADE_LIMIT:,} (ir_measures computes them "
+        f"{names} integer grades between -{GRADE_LIMIT:,} and {GRADE_LIMIT:,} (ir_measures computes them "
         f"with pytrec_eval), but doc {doc_id!r} of query {query_id!r} has grade {grade!r}",
         expected="such grades, or only preference measures (ppref@k, APpref, PGC, ...), which take any",
     )
@@ -91,10 +96,10 @@ def check_integer_grades(measures, judgments: Judgments) -> None:
     integer grade within +-:data:`GRADE_LIMIT`, as pytrec_eval computes them exactly."""
     if not measures:
         return
-    names = ", ".join(str(m) for m in measures)
+    names = need([str(m) for m in measures])
     graded = np.flatnonzero(judgments.graded)
     if not len(graded):
-        raise InputError(f"{names} need graded qrels, but only preference judgments were given")
+        raise InputError(f"{names} graded qrels, but only preference judgments were given")
     bad = _bad_grades(judgments.grades[graded])
     if len(bad):
         doc = graded[bad[0]]
@@ -109,9 +114,9 @@ def integer_qrels(measures, qrels):
     ``measures``."""
     from ir_pref_measures.model import tables
 
-    names = ", ".join(str(m) for m in measures)
+    names = need([str(m) for m in measures])
     if qrels is None:
-        raise InputError(f"{names} need graded qrels, but only preference judgments were given")
+        raise InputError(f"{names} graded qrels, but only preference judgments were given")
     qrels = tables.qrels(qrels)
     grades = qrels["relevance"].to_numpy()
     if grades.dtype.kind in "fiu" and len(grades):

@@ -87,13 +87,31 @@ def line_text(source: Source | RawFile, line_no: int) -> str:
     return load(source).line(line_no)
 
 
+def swapped(parts: list[str], layout: Layout | None = None) -> str:
+    """A hint for a line of the other kind: a TREC run line read as judgments (``layout`` None or :data:`QRELS`), or
+    a line of 3 or 4 fields (qrels or preferences) read as a run (:data:`RUN`): the two arguments may be swapped.
+    Empty otherwise."""
+    if layout is not RUN and len(parts) == 6 and is_number(parts[3]) and is_number(parts[4]):
+        return (
+            "; it looks like a line of a TREC run (qid Q0 doc rank score tag): are the judgments and the run "
+            "swapped? (the judgments come first)"
+        )
+    if layout is RUN and len(parts) in (3, 4):
+        return (
+            "; it looks like a line of judgments (qrels 'qid 0 doc grade' or preferences): are the judgments and the "
+            "run swapped? (the judgments come first)"
+        )
+    return ""
+
+
 def _locate(raw: RawFile, layout: Layout) -> None:
     """Raise for the first line that does not fit ``layout`` (the slow path, run only after a failure)."""
     width = len(layout.fields)
     for line_no, line in text_lines(raw):
         parts = fields(line)
         if len(parts) != width:
-            raw.fail(f"{len(parts)} fields instead of {width}", line_no=line_no, expected=layout.expected)
+            hint = swapped(parts, layout) if layout in (QRELS, RUN) else ""
+            raw.fail(f"{len(parts)} fields instead of {width}{hint}", line_no=line_no, expected=layout.expected)
         for field, value in zip(layout.fields, parts, strict=True):
             if field in layout.numeric and not is_number(value):
                 raw.fail(f"{field} {_cut(value)!r} is not a number", line_no=line_no, expected=layout.expected)

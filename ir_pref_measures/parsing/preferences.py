@@ -29,17 +29,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ir_pref_measures.choices import PREFERENCE_FORMATS
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.model.columns import Columns, is_number
 from ir_pref_measures.model.ids import arrow, as_numpy
 from ir_pref_measures.model.pairs import CARTERETTE_NOTE, CARTERETTE_NUMBERS, NA
 from ir_pref_measures.parsing.files import RawFile, Source, fields, load, text_lines
-from ir_pref_measures.parsing.formats import QRELS, Layout, fail_at, read_columns, read_table
+from ir_pref_measures.parsing.formats import QRELS, Layout, fail_at, read_columns, read_table, swapped
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made
     import pandas as pd
 
-PREFERENCE_FORMATS = ("carterette", "winner", "pairs", "qrels")
 FORMATS_EXPECTED = (
     "one of: qrels 'qid 0 doc grade', carterette 'qid src tgt pref', winner 'qid docA docB winnerDoc', "
     "pairs 'qid winner loser'"
@@ -102,7 +102,8 @@ def detect_format(source: Source | RawFile, preference_format: str | None = None
         if not fits & candidates:
             raw.fail(
                 "this line fits no preference format"
-                + (f" that the lines before it fit ({', '.join(sorted(candidates))})" if seen else ""),
+                + (f" that the lines before it fit ({', '.join(sorted(candidates))})" if seen else "")
+                + swapped(parts),
                 line_no=line_no,
                 expected=FORMATS_EXPECTED,
             )

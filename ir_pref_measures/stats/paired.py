@@ -32,10 +32,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ir_pref_measures.choices import PAIRED_TESTS, SAMPLES
 from ir_pref_measures.errors import InputError
 
-TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
-SAMPLES = 10_000  # default number of resamples (random sign vectors, bootstrap samples)
+TESTS = PAIRED_TESTS
 CONFIDENCE = 0.95  # default confidence level of the intervals
 BLOCK = 1 << 22  # entries of one (rows x resamples) block of a resampling computation: bounds memory
 CORRECTIONS = (

@@ -67,8 +67,38 @@ def t_test_power(n: int, min_difference: float, variance: float, alpha: float = 
     _check_topics(n)
     df = n - 1
     critical = stats.t.isf(alpha / 2, df)
-    noncentrality = math.sqrt(n) * min_difference / math.sqrt(2 * variance)
-    return float(stats.nct.sf(critical, df, noncentrality) + stats.nct.cdf(-critical, df, noncentrality))
+    noncentrality = math.sqrt(n) * abs(min_difference) / math.sqrt(2 * variance)  # the power is even in it
+    return min(1.0, _tail(critical, df, noncentrality) + _tail(critical, df, -noncentrality))
+
+
+def _tail(critical: float, df: int, noncentrality: float) -> float:
+    """``P(T > critical)`` for ``T`` noncentral t with ``df`` degrees of freedom and ``noncentrality``: scipy's
+    ``nct.sf``, or where that is not a number (scipy 1.17's ``nctdtr`` returns NaN far in a tail, e.g. ``df = 1``,
+    ``noncentrality = -8``) the integral ``E[Phi(noncentrality - critical sqrt(V / df))]`` over ``V ~ chi2(df)``,
+    computed in logarithms (its value is then below ``Phi(noncentrality)``, far under the other tail's ulp)."""
+    from scipy import stats
+
+    value = float(stats.nct.sf(critical, df, noncentrality))
+    if math.isfinite(value):
+        return value
+    return _tail_integral(critical, df, noncentrality)
+
+
+def _tail_integral(critical: float, df: int, noncentrality: float) -> float:
+    """``P(T > critical)`` of the noncentral t by quadrature over ``S = sqrt(V) ~ chi(df)`` (:func:`_tail`)."""
+    from scipy import integrate, special, stats
+
+    scale = critical / math.sqrt(df)
+
+    def integrand(s: float) -> float:
+        return math.exp(special.log_ndtr(noncentrality - scale * s) + stats.chi.logpdf(s, df))
+
+    # the mass sits where the chi density does, or near 0 when the normal tail falls fast there
+    points = sorted({math.sqrt(max(df - 1.0, 0.0)), 1.0 / (1.0 + abs(noncentrality) * scale), 2.0 * math.sqrt(df)})
+    total = 0.0
+    for low, high in zip([0.0, *points], [*points, math.inf], strict=True):
+        total += integrate.quad(integrand, low, high, epsabs=0.0, epsrel=1e-11, limit=200)[0]
+    return total
 
 
 def anova_power(n: int, systems: int, min_range: float, variance: float, alpha: float = ALPHA) -> float:
@@ -82,7 +112,14 @@ def anova_power(n: int, systems: int, min_range: float, variance: float, alpha: 
         raise InputError(f"the number of systems must be an integer of at least 2, not {systems!r}")
     dfn, dfd = systems - 1, systems * (n - 1)
     critical = stats.f.isf(alpha, dfn, dfd)
-    return float(stats.ncf.sf(critical, dfn, dfd, n * min_range**2 / (2 * variance)))
+    noncentrality = n * min_range**2 / (2 * variance)
+    power = float(stats.ncf.sf(critical, dfn, dfd, noncentrality))
+    smaller = noncentrality
+    while not math.isfinite(power) and smaller > 1.0:  # scipy's NaN far in the tail (noncentrality 1e31)
+        smaller /= 2
+        if stats.ncf.sf(critical, dfn, dfd, smaller) == 1.0:
+            return 1.0  # the power grows with the noncentrality and is 1 to double precision already at a smaller one
+    return power
 
 
 def expected_ci_width(n: int, variance: float, alpha: float = ALPHA) -> float:
@@ -95,6 +132,13 @@ def expected_ci_width(n: int, variance: float, alpha: float = ALPHA) -> float:
     _check_topics(n)
     sd = math.sqrt(2 * variance) * math.sqrt(2 / (n - 1)) * math.exp(gammaln(n / 2) - gammaln((n - 1) / 2))
     return float(2 * stats.t.isf(alpha / 2, n - 1) * sd / math.sqrt(n))
+
+
+def no_variance(variance: float, values) -> bool:
+    """Whether ``variance`` (a residual variance of ``values``) is zero up to rounding: the systems' per-topic
+    scores differ by the same amount on every topic (two identical runs), nothing to size a topic set with."""
+    scale = float(np.mean(np.square(np.asarray(values, dtype=np.float64)))) if np.size(values) else 0.0
+    return variance <= 1e-24 * max(scale, np.finfo(np.float64).tiny)
 
 
 def _smallest(enough) -> int:

@@ -32,13 +32,14 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures import arguments
+from ir_pref_measures.choices import FAMILY_TESTS
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.stats import studentized_range
 from ir_pref_measures.stats.anova import anova, check_matrix, rescaled, standardised
 from ir_pref_measures.stats.paired import BLOCK, CONFIDENCE, check_samples
 
 SAMPLES = 5_000  # Sakai's B
-TESTS = ("tukey", "randomised-tukey")
+TESTS = FAMILY_TESTS
 NAMES = {"tukey": "Tukey HSD test", "randomised-tukey": "randomised Tukey HSD test"}
 
 

@@ -173,7 +173,7 @@ def test_ordinary_measures_need_qrels():
     judgments = ipm.Judgments.from_preferences(
         pd.DataFrame({"query_id": ["q1"], "doc_id_a": ["a"], "doc_id_b": ["b"], "preference": [-1]})
     )
-    with pytest.raises(ValueError, match="nDCG@10 need graded qrels"):
+    with pytest.raises(ValueError, match="nDCG@10 needs graded qrels"):
         engine.evaluate([parse_measure("nDCG@10")], RUN, judgments=judgments)
 
 

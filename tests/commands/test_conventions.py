@@ -18,6 +18,7 @@ import gzip
 import re
 
 import pytest
+from conftest import fixture_path, run_cli
 
 from ir_pref_measures.commands import COMMANDS, main
 
@@ -214,6 +215,7 @@ RUN_NAMES = {  # subcommand -> arguments whose output names the runs
     "meta": ["meta", "consistency", "RUNS", "-j", "g=QRELS", "-m", "g:nDCG@5", "g:APpref", "--topk", "6"],
     "judges": ["judges", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "--measure", "APpref", "--topk", "6"],
     "ppi": ["ppi", "a=QRELS", "b=pairs:PREFS", "--runs", "RUNS", "-m", "APpref", "--sample-size", "10", *PPI],
+    "compare": ["compare", "-R", "QRELS", "RUNS", "--names", "--topk", "6"],  # without --names: pref_eval.py's ids
     "eval": None,  # one run, ir_measures' output: no run name
 }
 
@@ -225,6 +227,18 @@ def test_every_command_names_runs_by_one_rule(command, inputs, capsys):
     for name in DEPTHS:
         assert name in out, out
     assert ".txt" not in out and "input." not in out, out
+
+
+def test_compare_names_runs_as_pref_eval_or_as_given(inputs, capsys):
+    """The drop-in's default is pref_eval.py's run id (the extension kept, so that its lines are the tool's);
+    ``--names NAME...`` names the runs in order."""
+    out, _ = run_command(_argv(["compare", "-R", "QRELS", "RUNS", "--topk", "6"], inputs, ""), capsys)
+    assert all(f'"{name}.txt"' in out for name in DEPTHS), out
+    names = [f"r{k}" for k in range(len(DEPTHS))]
+    out, _ = run_command(
+        _argv(["compare", "-R", "QRELS", "RUNS", "--topk", "6", "--names", *names], inputs, ""), capsys
+    )
+    assert all(f'"{name}"' in out for name in names), out
 
 
 def test_the_api_names_runs_by_the_same_rule(inputs):
@@ -268,3 +282,21 @@ def test_the_drop_ins_print_warnings_as_one_line_too(inputs, tmp_path, capsys):
     swapped.write_text("".join(f"{q} Q0 d{k} 0.{9 - k} {k + 1} x\n" for q in QUERIES for k in range(5)))
     _, err = run_command(["rbo", str(swapped), str(swapped)], capsys)
     assert err.count("columns swapped") == 1, err
+
+
+# -- judgments and run swapped -----------------------------------------------------------------------------------------
+
+SWAPPED = {  # command -> argv with the judgments and the run swapped: {q} the qrels, {r} a run
+    "eval": ["eval", "{r}", "{q}", "nDCG@10"],
+    "experiment": ["experiment", "{r}", "{q}", "-m", "nDCG@10"],
+    "compare": ["compare", "-R", "{r}", "{q}", "{r}"],
+}
+
+
+@pytest.mark.parametrize("command", SWAPPED)
+def test_swapped_judgments_and_run_get_a_hint(command):
+    inputs = fixture_path("inputs")
+    argv = [arg.format(q=inputs / "qrels", r=inputs / "run1") for arg in SWAPPED[command]]
+    _, err, status = run_cli(argv)
+    assert status == 2
+    assert "are the judgments and the run swapped? (the judgments come first)" in err, err

@@ -48,7 +48,7 @@ def test_eval_errors(files, capsys):
     assert main(["eval", str(files["qrels"]), str(files["run"]), "pprf@10"]) == 2
     assert "unknown measure: pprf@10" in capsys.readouterr().err
     assert main(["eval", "-", str(files["run"]), "nDCG@10", "--prefs", str(files["prefs"])]) == 2
-    assert "nDCG@10 need graded qrels" in capsys.readouterr().err
+    assert "nDCG@10 needs graded qrels" in capsys.readouterr().err
     assert main(["eval", "-", str(files["run"]), "ppref@10"]) == 2
     assert "no judgments" in capsys.readouterr().err
 

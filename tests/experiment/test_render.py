@@ -57,7 +57,13 @@ def test_html_mirrors_latex(table):
     html = to_html(table, caption="DL19 & co")
     assert html.count("<tr><td>") == 3
     assert '<td style="text-align:right"><b>0.7500</b><sup>\u2191</sup></td>' in html
-    assert "<caption>DL19 &amp; co Bold: the best value" in html
+    assert "<caption>DL19 &amp; co. Bold: the best value" in html  # the caption a sentence of its own
+
+
+@pytest.mark.parametrize(("caption", "opening"), [("DL 2019 runs", "DL 2019 runs. Bold"), ("Runs!", "Runs! Bold")])
+def test_the_caption_ends_before_the_legend(table, caption, opening):
+    assert f"<caption>{opening}: the best value" in to_html(table, caption=caption)
+    assert f"\\caption{{{opening}: the best value" in to_latex(table, caption=caption)
 
 
 def test_alpha_moves_the_markers(table):

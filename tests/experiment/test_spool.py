@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import io
 import tempfile
 import warnings
 
@@ -44,3 +45,33 @@ def test_the_file_is_closed_with_the_spool():
         del spool
         gc.collect()
     assert file.closed
+
+
+@pytest.mark.parametrize("failure", ["raises", "short"])
+def test_a_full_disk_moves_the_values_to_memory(monkeypatch, failure):
+    """The temporary file takes 3 arrays, then no more (an error, or a short write): every value comes back."""
+    made = tempfile.TemporaryFile
+
+    class Full:
+        def __init__(self, *args, **kwargs):
+            self.file, self.writes = made(*args, **kwargs), 0
+
+        def write(self, data):
+            self.writes += 1
+            if self.writes <= 3:
+                return self.file.write(data)
+            if failure == "raises":
+                raise OSError(28, "No space left on device")
+            return self.file.write(bytes(data)[: len(data) // 2])
+
+        def __getattr__(self, name):
+            return getattr(self.file, name)
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", Full)
+    rng = np.random.default_rng(5)
+    arrays = [rng.normal(size=n) for n in (10, 300, 1, 4000, 17)]
+    spool = Spool()
+    spooled = [spool.put(a) for a in arrays]
+    assert isinstance(spool._file, io.BytesIO)
+    for a, where in zip(arrays, spooled, strict=True):
+        np.testing.assert_array_equal(spool.get(where), a)

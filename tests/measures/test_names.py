@@ -125,6 +125,42 @@ def test_a_name_of_another_context_is_unknown_there():
         parse_measure("rpp")  # a measure of one run only
 
 
+@pytest.mark.parametrize(
+    ("typo", "meant", "context"),
+    [
+        ("ppref10", "ppref@10", {}),
+        ("ppref_10", "ppref@10", {}),
+        ("ppref@", "ppref@10", {}),
+        ("ppref@k", "ppref@10", {}),
+        ("APpref@10x", None, {}),
+        ("nDGC@10", "nDCG@10", {}),
+        ("nDCG@10x", "nDCG@10", {}),
+        ("ndcg_cut10", "ndcg_cut_10", {}),
+        ("APprf", "APpref", {"between_runs": PREFERENCES}),
+        ("rbo_a_exr@0.9", "rbo_a_ext@0.9", {"per_run": False, "between_runs": BETWEEN_RUNS}),
+    ],
+)
+def test_every_suggestion_parses(typo, meant, context):
+    """ "Did you mean" proposes only names that parse in the same context, ranked by the edit distance over the full
+    name with its parameters (``ppref10`` -> ``ppref@10``, not ``ppref_10``, which is itself unknown)."""
+    with pytest.raises(UnknownMeasureError) as error:
+        parse_measure(typo, **context)
+    close = error.value.suggestions
+    assert close, typo
+    for name in close:
+        parse_measure(name, **context)  # raises if it does not parse
+    assert meant is None or meant in close, close
+    distances = [suggestions_distance(name, typo) for name in close]
+    assert distances == sorted(distances), close
+
+
+def suggestions_distance(a: str, b: str) -> int:
+    """The edit distance the suggestions are ranked by (case ignored)."""
+    from ir_pref_measures.measures.names import _edits
+
+    return _edits(a.lower(), b.lower())
+
+
 def test_suggestions_keep_what_follows_the_name():
     assert suggestions("nDGC(judged_only=True)@5", ["nDCG", "AP"]) == ["nDCG(judged_only=True)@5"]
     assert suggestions("zzzz", ["nDCG", "AP"]) == []

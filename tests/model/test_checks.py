@@ -34,7 +34,7 @@ def test_the_same_check_on_a_table_and_on_judgments():
 
 def test_preferences_alone_are_no_grades():
     prefs = pd.DataFrame({"query_id": ["q1"], "doc_id_a": ["a"], "doc_id_b": ["b"], "preference": [-1]})
-    with pytest.raises(InputError, match="P@5 need graded qrels, but only preference judgments were given"):
+    with pytest.raises(InputError, match="P@5 needs graded qrels, but only preference judgments were given"):
         checks.check_integer_grades(["P@5"], Judgments.from_preferences(prefs))
 
 
@@ -60,7 +60,7 @@ def test_check_run_reports_grades_before_a_run_of_another_collection():
     reported before a run that shares no judged query, as ``Experiment`` reports them."""
     run = Ranking.from_frame(pd.DataFrame({"query_id": ["x"], "doc_id": ["a"], "score": [1.0]}))
     judgments = Judgments.from_qrels(QRELS)
-    with pytest.raises(InputError, match=r"AP need integer grades"):
+    with pytest.raises(InputError, match=r"AP needs integer grades"):
         checks.check_run(run, judgments, "r", ["AP"])
     with pytest.raises(InputError, match=r"the run has no query in common"):
         checks.check_run(run, judgments, "r", [])

@@ -26,6 +26,8 @@ NAME_IN_TEXT = re.compile(r"\b(?:ipm|ir_pref_measures)\.([A-Za-z_]\w*)(?:\.([A-Z
 
 # (test file, module it imports below the public names) -> why this test reaches the internals
 ALLOWED = {
+    ("tests/project/test_startup.py", "ir_pref_measures.judging.effort"): "the selectors the parser offers against "
+    "the module that implements them",
     ("tests/test_engine.py", "ir_pref_measures.comparison.pairwise"): "the engine's pairwise values against the "
     "compare kernel's own relevant docs and comparisons",
     ("tests/measures/test_pairwise.py", "ir_pref_measures.comparison.pairwise"): "the kernels against compare's "
@@ -47,6 +49,10 @@ ALLOWED = {
     ("tests/commands/test_ppi.py", "ir_pref_measures.stats.topic_set_size"): "the module the command wraps",
     ("tests/experiment/test_render.py", "ir_pref_measures.experiment.styled"): "the highlight rule of styled tables",
     ("tests/judging/test_database.py", "ir_pref_measures.judging.store"): "the store's schema on each database",
+    ("tests/judging/test_judge_run_failures.py", "ir_pref_measures.judging.database"): "a store made before the "
+    "failure column, written through the database layer",
+    ("tests/judging/test_judge_run_failures.py", "ir_pref_measures.judging.store"): "the schema of a store made "
+    "before the failure column",
     ("tests/judging/test_database.py", "ir_pref_measures.judging.web.desk"): "the desk's schema on each database",
     ("tests/judging/test_llm.py", "ir_pref_measures.judging.presets"): "the preset's system prompt, line for line",
     ("tests/judging/test_llm.py", "ir_pref_measures.judging.texts"): "the marker of a missing text",
@@ -54,6 +60,12 @@ ALLOWED = {
     "oracle of the rating-driven selector",
     ("tests/judging/test_selectors.py", "ir_pref_measures.judging.selectors.base"): "the runs' top ranks, against "
     "their definition",
+    ("tests/reliability/test_judging_inputs.py", "ir_pref_measures.judging.database"): "the store's busy timeout and "
+    "connection, made to fail",
+    ("tests/reliability/test_judging_inputs.py", "ir_pref_measures.judging.redact"): "the key's masking, form by form",
+    ("tests/reliability/test_judging_inputs.py", "ir_pref_measures.judging.selectors.base"): "the pair order as it was "
+    "made eagerly, the lazy one's oracle",
+    ("tests/reliability/test_judging_inputs.py", "ir_pref_measures.judging.selectors.pairs"): "the lazy pair order",
     ("tests/judging/test_selectors.py", "ir_pref_measures.judging.selectors.rating"): "the systems' disagreement "
     "weights, against their definition",
     ("tests/judging/test_store.py", "ir_pref_measures.judging.export"): "the verdicts behind every export",

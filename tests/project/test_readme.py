@@ -1,8 +1,9 @@
 """Every example of the README and of docs/*.md runs as written; the pages' links resolve.
 
 Each fenced ```python block runs in a fresh namespace, each ```bash (or ```sh) block in ``bash -e``, in one folder
-prepared once for all of them: the files the examples name (:data:`FILES`, taken from the reference test data, never
-committed, or from its generated stand-ins). A block added to a page later is picked up without a change here; only
+prepared once for all of them: the files the examples name, written as ``ir-pref-measures demo --files DIR`` writes
+them (:data:`~ir_pref_measures.examples.EXAMPLE_FILES`, taken from the reference test data, never committed, or from
+its generated stand-ins). A block added to a page later is picked up without a change here; only
 :data:`SKIP` lists blocks that are not run, each with its reason (they are still parsed). A block without a language
 is output; one that starts like code is an error, so no example escapes by a missing tag. Test ids name the page and
 the line of the block's fence, e.g. ``docs/compare.md:42:python``; a traceback of a Python block gives the page's
@@ -11,10 +12,8 @@ line numbers.
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,38 +21,13 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, data_path
 
+from ir_pref_measures.examples import EXAMPLE_FILES, TEXT_FILES, write_example_files
+
 # the pages whose examples run: the README, then every page of docs/ (a new page is picked up by itself)
 PAGES = ("README.md", *sorted(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md")))
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 RUNNABLE = {"python": "python", "bash": "bash", "sh": "bash"}
 LOOKS_LIKE_CODE = re.compile(r"(import |from \S+ import |ir-pref-measures |ir_measures |python|pip |pytest|\$ )")
-
-# the examples on the 16 CAsT 2019 runs take 10-35 s each; they run on these five (docs/README.md says so)
-CAST_SUBSET = (1, 4, 7, 12, 16)
-# the file names of the examples -> the test data they hold (a ".gz" source is decompressed unless the name keeps it)
-DL19 = "dl_llm_prefs_arabzadeh"
-XIE = "xie2020_image_prefs"
-FILES = {
-    "qrels.txt": (DL19, "qrels.dl19-passage.txt"),
-    "run.txt": (DL19, "runs", "input.ICT-BERT2.txt.gz"),
-    "prefs.txt": (DL19, "llm_pref_judgments", "DL2019", "judge.00"),
-    "run1.txt": (DL19, "runs", "input.ICT-BERT2.txt.gz"),
-    "run2.txt": (DL19, "runs", "input.ICT-CKNRM_B.txt.gz"),
-    "run3.txt": (DL19, "runs", "input.ICT-CKNRM_B50.txt.gz"),
-    **{f"input.ICT-{r}.txt.gz": (DL19, "runs", f"input.ICT-{r}.txt.gz") for r in ("BERT2", "CKNRM_B", "CKNRM_B50")},
-    **{f"judge.0{k}": (DL19, "llm_pref_judgments", "DL2019", f"judge.0{k}") for k in range(7)},
-    "judge.human": (DL19, "llm_pref_judgments", "DL2021", "judge.human"),
-    **{f"input.{r}.txt.gz": (DL19, "runs", f"input.{r}.txt.gz") for r in ("p_bm25", "uogTrPot5", "NLE_P_v1")},
-    "judgments.txt": ("dueling_bandits_dl2021", "judgments.txt"),
-    "preferences.txt": ("carterette", "preferences.txt"),
-    "results.txt": ("carterette", "results.txt"),
-    **{name: ("trec_eval_prefs", name) for name in ("prefs.test", "prefs.results.test", "qrels.test", "results.test")},
-    **{f"decaf_exp{k}.run.gz": ("cast2019_runs_decaf", f"decaf_exp{k}.run.gz") for k in CAST_SUBSET},
-    "2019qrels.txt": ("cast2019_qrels", "2019qrels.txt"),
-    "TREC-CAsT-2019.pref": ("cast2019_toppref", "TREC-CAsT-2019.pref"),
-    "TREC-CAsT-2019.qrels": ("cast2019_toppref", "TREC-CAsT-2019.qrels"),
-    **{name: (XIE, name) for name in ("SERP_level_preference", "image_pairs_annotation", "Image_position.json")},
-}
 
 # a text that occurs in the block -> why the block is not run here (it is still parsed)
 SKIP = {
@@ -102,16 +76,11 @@ def example_params():
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
-    """A working folder holding the files the examples name, copied from the reference test data (or from its
-    generated stand-ins when it is absent: the examples show calls and options, not the real numbers)."""
-    work = tmp_path_factory.mktemp("examples")
-    for name, source in FILES.items():
-        path = data_path(*source)
-        if path.suffix == ".gz" and not name.endswith(".gz"):
-            with gzip.open(path, "rb") as compressed, open(work / name, "wb") as plain:
-                shutil.copyfileobj(compressed, plain)
-        else:
-            shutil.copyfile(path, work / name)
+    """A working folder holding the files the examples name, as ``ir-pref-measures demo --files DIR`` writes them
+    (:func:`~ir_pref_measures.examples.write_example_files`): taken from the reference test data, or from the
+    session's generated stand-ins when it is absent (the examples show calls and options, not the real numbers)."""
+    work = tmp_path_factory.mktemp("examples") / "files"
+    write_example_files(work, data_path())
     return work
 
 
@@ -225,10 +194,22 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert commands()[1] in ci
 
 
+def test_every_page_with_example_files_says_where_they_come_from():
+    """A page whose examples name the example files says in its first lines that ``ir-pref-measures demo --files
+    DIR`` writes them."""
+    names = (*EXAMPLE_FILES, *TEXT_FILES)
+    pages = {page for page, _, _, code in examples() if page != "README.md" and any(n in code for n in names)}
+    assert pages
+    for page in sorted(pages):
+        opening = "\n".join((ROOT / page).read_text().splitlines()[:6])
+        assert "`ir-pref-measures demo --files DIR`" in opening, page
+    assert "ir-pref-measures demo --files" in (ROOT / "README.md").read_text()
+
+
 def test_quick_start_reads_gpt4o_style_pairs():
     """The quick start's preference file is `qid winner loser` (GPT-4o's judgments), read as such."""
     import ir_pref_measures
 
     quick_start = next(code for page, _, language, code in examples() if language == "python")
     assert 'load_judgments("prefs.txt", format="pairs")' in quick_start
-    assert ir_pref_measures.detect_format(str(data_path(*FILES["prefs.txt"]))) == "pairs"
+    assert ir_pref_measures.detect_format(str(data_path(*EXAMPLE_FILES["prefs.txt"]))) == "pairs"

@@ -658,7 +658,7 @@ def test_html_shows_every_name():
     parsed = cells_of(to_html(nasty_table(), caption="<i>DL'19 & co</i>"))
     assert parsed.rows[0] == ["Run", "nDCG@10", ODD_MEASURE]
     assert [row[0] for row in parsed.rows[1:]] == NASTY
-    assert parsed.caption.startswith("<i>DL'19 & co</i> Bold") and "the baseline *star (p-value" in parsed.caption
+    assert parsed.caption.startswith("<i>DL'19 & co</i>. Bold") and "the baseline *star (p-value" in parsed.caption
 
 
 def _latex_rows(latex: str) -> list[str]:
@@ -677,7 +677,7 @@ def test_latex_keeps_rows_cells_and_names_apart():
         assert not row.startswith(("[", "*")), row  # not read as the option of the \\ or \midrule before it
         assert row.count("{") == row.count("}") and "%" not in row.replace("\\%", "")
     assert rows[1].startswith("{}[2pt]x &") and rows[2].startswith("{}*star &")
-    assert "\\caption{50\\% of [x] \\& y Bold" in latex and "a-{}-b" in latex
+    assert "\\caption{50\\% of [x] \\& y. Bold" in latex and "a-{}-b" in latex
 
 
 def _pdflatex_text(latex: str, folder: Path) -> str:
