@@ -11,8 +11,9 @@ and of the static files, the answers acknowledged and stored (equal when nothing
 peak RSS and the machine's load average at the start and the end (the clients share its cores), and, at the
 standard size (the defaults), appends them as one run to ``benchmarks/results/web.json``.
 
-``--code PATH`` serves the package of another checkout (a worktree of an older commit: ``PYTHONPATH=PATH``), so
-that two versions are measured alternately on the same loaded machine; ``--label`` names the run.
+``--store URL`` keeps the effort in an empty PostgreSQL database in place of a new SQLite file. ``--code PATH``
+serves the package of another checkout (a worktree of an older commit: ``PYTHONPATH=PATH``), so that two versions
+are measured alternately on the same loaded machine; ``--label`` names the run.
 
     python benchmarks/bench_web.py [--assessors 20] [--seconds 60] [--queries 20] [--docs 200] [--label after]
 """
@@ -141,6 +142,7 @@ def main() -> None:
     parser.add_argument("--label", default="", help="the run's name in the results (e.g. before, after)")
     parser.add_argument("--code", default=None, help="serve the package of this checkout (PYTHONPATH)")
     parser.add_argument("--no-save", action="store_true", help="print only; do not append to the results")
+    parser.add_argument("--store", default=None, help="an empty PostgreSQL database's URL (default: a SQLite file)")
     args = parser.parse_args()
     folder = tempfile.mkdtemp()
     rng = np.random.default_rng(0)
@@ -159,7 +161,8 @@ def main() -> None:
         ["git", "-C", args.code or str(Path(__file__).parent), "rev-parse", "--short", "HEAD"],
         capture_output=True, text=True, check=False,
     ).stdout.strip()  # fmt: skip
-    store = os.path.join(folder, "effort.sqlite")
+    store = args.store or os.path.join(folder, "effort.sqlite")
+    kind = "PostgreSQL" if args.store else "SQLite"
     cli = [sys.executable, "-m", "ir_pref_measures", "judge"]
     plan = [*cli, "plan", store, "--selector", "rating", "--qrels", "qrels.txt"]
     subprocess.run(plan, cwd=folder, check=True, env=env)
@@ -202,15 +205,16 @@ def main() -> None:
     peak = max(peak, _rss_kb(server.pid))
     server.terminate()
     server.wait()
-    with sqlite3.connect(store) as db:
-        stored = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
-        distinct = db.execute("SELECT COUNT(DISTINCT request_id || ' ' || assessor) FROM answers").fetchone()[0]
+    db = psycopg_connect(store) if args.store else sqlite3.connect(store)
+    stored = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+    distinct = db.execute("SELECT COUNT(*) FROM (SELECT DISTINCT request_id, assessor FROM answers) AS d").fetchone()[0]
+    db.close()
     run = {
         "label": args.label,
         "commit": commit,
         "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
         "inputs": f"{args.assessors} assessors, {args.queries} queries x {args.docs} docs, rating selector, "
-        f"overlap 0.1, {args.seconds:.0f} s + kill -9 + {args.seconds:.0f} s, SQLite",
+        f"overlap 0.1, {args.seconds:.0f} s + kill -9 + {args.seconds:.0f} s, {kind}",
         "load_average_start": [round(x, 2) for x in load_start],
         "load_average_end": [round(x, 2) for x in load_end],
         "cores": os.cpu_count(),
@@ -234,6 +238,12 @@ def main() -> None:
         runs = json.loads(RESULTS.read_text())["runs"] if RESULTS.exists() else []
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(json.dumps({"name": "web", "runs": [*runs, run]}, indent=1) + "\n")
+
+
+def psycopg_connect(url: str):
+    import psycopg
+
+    return psycopg.connect(url, autocommit=True)
 
 
 def _rss_kb(pid: int) -> int:
