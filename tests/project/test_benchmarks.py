@@ -42,6 +42,7 @@ SMOKE = {  # script -> its arguments at a tiny size
     "bench_tukey.py": ["--quick"],
     "bench_web.py": ["--assessors", "2", "--seconds", "2", "--queries", "3", "--docs", "10", "--port", "{port}"],
     "simulate_judging_dl2019.py": ["--seeds", "1", "--selectors", "random"],
+    "noisy_judgments_dl2019.py": ["--seeds", "1", "--noise", "0.1", "--budgets", "0.1"],
 }
 ALLOWED_FAILURES = {  # a variant that needs an optional peer the machine may lack: that row fails, the rest ran
     "bench_experiment.py": "ranx not installed",
@@ -82,7 +83,7 @@ def test_versions_compares_an_install_with_itself(tmp_path):
 @pytest.mark.parametrize("script", sorted(SMOKE))
 def test_benchmark_runs_at_a_tiny_size(script, tmp_path):
     arguments = [a.format(port=_free_port()) for a in SMOKE[script]]
-    if script == "simulate_judging_dl2019.py":  # the recorded judgments it replays
+    if script in ("simulate_judging_dl2019.py", "noisy_judgments_dl2019.py"):  # the DL 2019 data it reads
         arguments += ["--testdata", str(data_path("dl_llm_prefs_arabzadeh").parent)]
     before = _results()
     done = subprocess.run(
