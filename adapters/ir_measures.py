@@ -12,6 +12,8 @@ preference``, values as in the ``carterette`` format) or a :class:`~ir_pref_meas
 
 from __future__ import annotations
 
+import warnings
+
 import ir_measures
 from ir_measures import Metric, providers
 from ir_measures.measures import base as measures_base
@@ -22,7 +24,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.measures.catalog import SPECS, MeasureSpec
 from ir_pref_measures.measures.names import check_declared, validate
-from ir_pref_measures.model.checks import check_coverage
+from ir_pref_measures.model.coverage import judged_ranks, warn_unjudged
 from ir_pref_measures.model.judgments import Judgments
 
 
@@ -76,8 +78,14 @@ class PreferenceEvaluator(providers.Evaluator):
     def _iter_calc(self, run):
         judgments = self.judgments
         ranking = sources.ranking(run)
-        ranks = check_coverage(ranking, judgments, "the run")  # no scores from nothing, as every interface
+        ranks = judged_ranks(ranking, judgments)
         queries, values = engine.run_query_values(self.measures, judgments, ranking, ranks)
+        if not len(queries):
+            warnings.warn("the run has no query in common with the judgments", stacklevel=2)
+            return
+        # a warning, not the refusal of the other interfaces: ir_measures' own measures in the same call score such
+        # a run (0 where nothing is judged), and one call must not fail for our measures where it works for theirs
+        warn_unjudged("given to ir_measures", ranking, judgments, ranks)
         for i, query_id in enumerate(judgments.query_ids[queries].tolist()):
             for measure, column in zip(self.measures, values, strict=True):
                 yield Metric(query_id=query_id, measure=measure, value=float(column[i]))

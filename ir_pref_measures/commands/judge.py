@@ -58,41 +58,6 @@ def _files_options(args) -> dict:
 FULL_DEPTH = 1000  # the rating selector's depth for a measure without a cutoff: a whole TREC run
 FALLBACK_HELP = "replay: a pair never recorded gets a fair coin (sim.py, the default) or the --qrels grade order"
 
-# option -> (the judges it belongs to, its default): given to another judge, it would be ignored, so it is refused
-OWN_OPTIONS = {
-    "noise": (("simulated",), 0.0),
-    "tie_rate": (("simulated",), 0.0),
-    "position_bias": (("simulated",), 0.0),
-    "bad_marks": (("simulated",), False),
-    "judgments": (("replay",), None),
-    "fallback": (("replay",), "coin"),
-    "requests": (("files",), None),
-    "answers": (("files",), None),
-    "assessor": (("files",), None),
-    "judge_seed": (("simulated", "replay"), 0),
-    "qrels": (("simulated", "replay"), None),
-    "prefs_format": (("replay",), None),
-}
-# option -> (the selectors it belongs to, its default), refused with another selector in the same way
-SELECTOR_OPTIONS = {
-    "k": (("topk", "topk+rating"), 5),
-    "f": (("topk", "topk+rating"), 9),
-    "p": (("topk", "topk+rating"), 7),
-    "uniform": (("rating", "topk+rating"), 0.5),
-    "batch": (("all", "random", "rating", "topk+rating"), None),
-}
-
-
-def _refuse_options_of_others(args, options: dict, kind: str) -> None:
-    """An option of ``options`` given with another ``--KIND`` than its own is an error, not silently ignored."""
-    chosen = getattr(args, kind)
-    for name, (owners, default) in options.items():
-        if chosen not in owners and getattr(args, name, default) != default:
-            flag = "--" + name.replace("_", "-")
-            owner = " and ".join(owners) + f" {kind}" + ("s" if len(owners) > 1 else "")
-            raise InputError(f"{flag} is an option of the {owner}, not of --{kind} {chosen}")
-
-
 JUDGE_OPTIONS: dict[str, tuple[Callable | None, Callable]] = {
     "simulated": (None, _simulated_options),
     "replay": (None, _replay_options),
@@ -253,7 +218,6 @@ def _plan(args) -> None:
     from ir_pref_measures.judging import effort
     from ir_pref_measures.judging.database import shown
 
-    _refuse_options_of_others(args, SELECTOR_OPTIONS, "selector")
     planned = effort.plan(
         args.store, args.selector, qrels=args.qrels, runs=args.runs, depth=args.depth, seed=args.seed,
         rule=args.rule, reask=args.reask, batch=args.batch, k=args.k, f=args.f, p=args.p, uniform=args.uniform,
@@ -272,7 +236,6 @@ def _judge_of(args):
         if not sep or not key:
             raise InputError(f"--option {item!r}: write KEY=VALUE")
         extra[key.replace("-", "_")] = value
-    _refuse_options_of_others(args, OWN_OPTIONS, "judge")
     options_of = JUDGE_OPTIONS.get(args.judge, (None, lambda a: {}))[1]
     return effort.make_judge(args.judge, **(options_of(args) | extra))
 

@@ -33,6 +33,41 @@ BUILT_IN_OPTIONS = {
 }  # fmt: skip
 
 
+# option -> (the judges it belongs to, its default): given to another judge, it would be ignored, so it is refused
+OWN_OPTIONS = {
+    "noise": (("simulated",), 0.0),
+    "tie_rate": (("simulated",), 0.0),
+    "position_bias": (("simulated",), 0.0),
+    "bad_marks": (("simulated",), False),
+    "judgments": (("replay",), None),
+    "fallback": (("replay",), "coin"),
+    "requests": (("files",), None),
+    "answers": (("files",), None),
+    "assessor": (("files",), None),
+    "judge_seed": (("simulated", "replay"), 0),
+    "qrels": (("simulated", "replay"), None),
+    "prefs_format": (("replay",), None),
+}
+# option -> (the selectors it belongs to, its default), refused with another selector in the same way
+SELECTOR_OPTIONS = {
+    "k": (("topk", "topk+rating"), 5),
+    "f": (("topk", "topk+rating"), 9),
+    "p": (("topk", "topk+rating"), 7),
+    "uniform": (("rating", "topk+rating"), 0.5),
+    "batch": (("all", "random", "rating", "topk+rating"), None),
+}
+
+
+def refuse_options_of_others(args, options: dict, kind: str) -> None:
+    """An option of ``options`` given with another ``--KIND`` than its own is an error, not silently ignored."""
+    chosen = getattr(args, kind)
+    for name, (owners, default) in options.items():
+        if chosen not in owners and getattr(args, name, default) != default:
+            flag = "--" + name.replace("_", "-")
+            owner = " and ".join(owners) + f" {kind}" + ("s" if len(owners) > 1 else "")
+            raise InputError(f"{flag} is an option of the {owner}, not of --{kind} {chosen}")
+
+
 def check(args: argparse.Namespace) -> None:
     """Every check of ``judge``'s action ``args.action_name`` (module docstring); an :class:`InputError` when one
     fails, before anything is read or written."""
@@ -40,9 +75,7 @@ def check(args: argparse.Namespace) -> None:
 
 
 def _plan(args) -> None:
-    from ir_pref_measures.commands.judge import SELECTOR_OPTIONS, _refuse_options_of_others
-
-    _refuse_options_of_others(args, SELECTOR_OPTIONS, "selector")
+    refuse_options_of_others(args, SELECTOR_OPTIONS, "selector")
     if database.is_url(args.store):
         return
     database.check_creatable(args.store)
@@ -50,10 +83,8 @@ def _plan(args) -> None:
 
 
 def _run(args) -> None:
-    from ir_pref_measures.commands.judge import OWN_OPTIONS, _refuse_options_of_others
-
     database.check_existing(args.store)
-    _refuse_options_of_others(args, OWN_OPTIONS, "judge")
+    refuse_options_of_others(args, OWN_OPTIONS, "judge")
     if args.judge == "replay" and args.qrels and args.fallback != "qrels":
         raise InputError("--qrels is read by the replay judge only with --fallback qrels (pairs never recorded)")
     for item in args.option:
@@ -83,10 +114,9 @@ def _export(args) -> None:
 
 
 def _simulate(args) -> None:
-    from ir_pref_measures.commands.judge import OWN_OPTIONS, _refuse_options_of_others
 
     own = {k: v for k, v in OWN_OPTIONS.items() if not (k == "prefs_format" and args.truth)}  # --truth's format too
-    _refuse_options_of_others(args, own, "judge")
+    refuse_options_of_others(args, own, "judge")
     if args.judge == "replay" and not args.judgments:
         raise InputError("the replay judge needs --judgments")
     if args.per_topic and args.budgets:

