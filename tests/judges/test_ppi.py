@@ -66,7 +66,9 @@ def test_the_people_sample_is_checked():
     aligned = align(judges)
     with pytest.raises(InputError, match="too few"):
         ppi_values(aligned, runs, "ppref@5", people="people", llm="llm", sample=QUERIES[:5])
-    with pytest.raises(InputError, match="the sample of people-judged queries holds 5 queries"):  # not "people judged 5"
+    with pytest.raises(
+        InputError, match="the sample of people-judged queries holds 5 queries"
+    ):  # not "people judged 5"
         ppi_values(aligned, runs, "ppref@5", people="people", llm="llm", sample=QUERIES[:5])
     with pytest.raises(InputError, match="people did not judge"):
         ppi_values(aligned, runs, "ppref@5", people="people", llm="llm", sample=QUERIES[10:20])

@@ -73,6 +73,11 @@ ALLOWED = {
     ("tests/judging/web/server.py", "ir_pref_measures.judging.web"): "the web interface's server, run by the tests",
     ("tests/judging/web/test_app.py", "ir_pref_measures.judging.database"): "the database URL's connection",
     ("tests/judging/web/test_desk.py", "ir_pref_measures.judging.web"): "the desk the web interface serves",
+    ("tests/judging/web/test_threads.py", "ir_pref_measures.judging.web"): "the desk the web interface serves",
+    ("tests/judging/web/test_threads.py", "ir_pref_measures.judging.web.app"): "the app served on threads, driven "
+    "by the tests' client",
+    ("tests/judging/web/test_security.py", "ir_pref_measures.judging.web.security"): "the security module's tokens, "
+    "CSRF, headers and body limit, each against its definition",
     ("tests/leaderboards/test_ppi.py", "ir_pref_measures.leaderboards.ratings"): "the points matrix of the fits",
     ("tests/leaderboards/test_sparse_ratings.py", "ir_pref_measures.leaderboards.ratings"): "the dense fit, the "
     "oracle of the sparse one",

@@ -146,7 +146,7 @@ def test_a_reopened_desk_reads_the_state_the_first_one_left(tmp_path):
 
 
 def test_the_export_has_one_line_per_judgment(tmp_path):
-    from ir_pref_measures.judging.export import export_lines
+    from ir_pref_measures.judging import export_lines
 
     d = desk(tmp_path, assessors=("ann",))
     judge_all(d, "ann", "left")
@@ -159,7 +159,7 @@ def test_the_export_has_one_line_per_judgment(tmp_path):
 def test_the_rating_selector_is_handed_each_history_extended(tmp_path):
     """The desk keeps each round's verdicts: every history it hands the selector extends the one before, so the
     rating selector's fit starts from its last one (a fit from zero only at the start)."""
-    from ir_pref_measures.judging.selectors.rating import RatingDriven
+    from ir_pref_measures.judging import RatingDriven
 
     pools = {"q1": [f"d{i:02d}" for i in range(12)]}
     selector = RatingDriven(pools, seed=3, batch=2)
