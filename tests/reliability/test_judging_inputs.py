@@ -9,6 +9,7 @@ those where the exit status and the one line on standard error matter run it in 
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import math
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.stats
 from conftest import run_cli
 
 from ir_pref_measures import stats as tss
@@ -29,7 +31,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import AllPairs, Store, database
 from ir_pref_measures.judging.redact import MASK, redact, redacted
 from ir_pref_measures.judging.selectors.base import all_pairs, query_rng, shown
-from ir_pref_measures.judging.selectors.pairs import PairOrder
+from ir_pref_measures.judging.selectors.pairs import NUMPY_ORDER_PAIRS, LazyShuffle, PairOrder
 
 # -- inputs --------------------------------------------------------------------------------------------------------
 
@@ -481,6 +483,40 @@ def test_the_order_costs_four_bytes_a_pair_not_a_list_of_pairs():
     asked, grown = map(int, done.stdout.split())
     pairs = docs * (docs - 1) // 2
     assert asked == 50 and grown < 4 * pairs + 16 * 2**20
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 100, 4096, 4097, 9000])
+def test_the_lazy_shuffle_is_a_permutation_whatever_the_reading_order(size):
+    values = LazyShuffle(size, np.random.default_rng(size))[np.arange(size)]
+    assert sorted(values.tolist()) == list(range(size))
+    backwards = LazyShuffle(size, np.random.default_rng(size))
+    read = [int(backwards[np.array([i])][0]) for i in reversed(range(size))][::-1]
+    assert read == values.tolist()  # the last position first: the same permutation
+
+
+def test_the_lazy_shuffle_is_uniform():
+    """Every one of the 24 orders of 4 values about equally often: chi-square over 24,000 shuffles."""
+    rng = np.random.default_rng(11)
+    counts = collections.Counter(tuple(LazyShuffle(4, rng)[np.arange(4)].tolist()) for _ in range(24_000))
+    assert len(counts) == 24
+    chi2 = sum((c - 1000) ** 2 / 1000 for c in counts.values())
+    assert chi2 < scipy.stats.chi2.ppf(0.999, 23)
+
+
+def test_a_pool_beyond_numpy_order_is_ordered_lazily_and_costs_what_is_asked():
+    docs = [f"d{i:05d}" for i in range(10_000)]
+    assert len(docs) * (len(docs) - 1) // 2 > NUMPY_ORDER_PAIRS
+    order = PairOrder("q", docs, query_rng(3, "q", 0))
+    first = order[:5000]
+    assert len({frozenset((p.first, p.second)) for p in first}) == 5000
+    assert all(p.first != p.second and p.query_id == "q" for p in first)
+    assert order[:5000] == PairOrder("q", docs, query_rng(3, "q", 0))[:5000]  # seeded
+    assert order[:50] != PairOrder("q", docs, query_rng(4, "q", 0))[:50]
+    shown_first = sum(p.first < p.second for p in first) / len(first)
+    assert 0.45 < shown_first < 0.55  # the coins
+    done = subprocess.run([sys.executable, "-c", MEMORY, str(len(docs))], capture_output=True, text=True, check=True)
+    asked, grown = map(int, done.stdout.split())
+    assert asked == 50 and grown < 16 * 2**20  # 200 MB of indices with numpy's permutation
 
 
 # -- secrets -------------------------------------------------------------------------------------------------------

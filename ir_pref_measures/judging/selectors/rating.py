@@ -42,13 +42,19 @@ from functools import cached_property
 from itertools import chain
 
 import numpy as np
-from scipy.special import expit
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.combine import Verdict
 from ir_pref_measures.judging.protocol import Pair
 from ir_pref_measures.judging.selectors.base import History, query_rng, shown, top_ranks
-from ir_pref_measures.leaderboards.sparse_ratings import bradley_terry_battles
+
+
+def expit(x):
+    """The logistic function, scipy's (imported on first use: the other selectors need no scipy)."""
+    from scipy.special import expit as logistic
+
+    return logistic(x)
+
 
 PRIOR = 1.0
 UNIFORM = 0.5  # the defensive share: every second question is drawn uniformly
@@ -147,6 +153,8 @@ class RatingDriven:
         a = np.concatenate([last.a, np.array([index[v.pair.first] for v in new], dtype=np.int64)])
         b = np.concatenate([last.b, np.array([index[v.pair.second] for v in new], dtype=np.int64)])
         points = np.concatenate([last.points, np.array([v.points() for v in new], dtype=np.float64).reshape(-1, 2)])
+        from ir_pref_measures.leaderboards.sparse_ratings import bradley_terry_battles  # brings pandas: on first use
+
         beta = bradley_terry_battles(a, b, points, len(docs), self.prior, start=last.beta)
         fit = self._fits[query_id] = Fit(docs, verdicts, a, b, points, beta)
         return fit
