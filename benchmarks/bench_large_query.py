@@ -9,6 +9,8 @@ grade plus noise):
   the explicit ones, closed transitively by the ppref family;
 * ``chain``: 99,999 explicit pairs d0 > d1 > d2 > ... (ppref@10 with the transitive closure: about 5e9
   pairs, which the library refuses at once with a clear error);
+* ``cyclic N``: 2,000,000 explicit pairs between random docs of N, random direction (cycles everywhere, as
+  noisy judges make them): Greedy PGC's feedback-arc-set order of the whole graph;
 * ``PGC(depth=10**9)`` on the graded 10,000-doc query.
 
 Every variant runs in a fresh process through ``ir_measures.calc_aggregate`` and reports wall time and
@@ -36,6 +38,7 @@ SEED = 11
 RUN_DEPTH = 1000
 N_PAIRS = 100
 CHAIN = 100_000
+CYCLIC_PAIRS = 2_000_000
 
 
 def make_graded(n_docs: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -62,6 +65,18 @@ def make_chain() -> tuple[pd.DataFrame, pd.DataFrame]:
     return prefs, run
 
 
+def make_cyclic(n_docs: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(prefs, run)`` of one query: ``CYCLIC_PAIRS`` pairs between random docs (a != b) of ``n_docs``."""
+    rng = np.random.default_rng(SEED)
+    docs = np.char.add("d", np.arange(n_docs).astype(str))
+    a = rng.integers(0, n_docs, CYCLIC_PAIRS)
+    b = (a + rng.integers(1, n_docs, CYCLIC_PAIRS)) % n_docs
+    prefs = pd.DataFrame({"query_id": "q1", "doc_id_a": docs[a], "doc_id_b": docs[b], "preference": -1})
+    top = rng.permutation(n_docs)[:RUN_DEPTH]
+    run = pd.DataFrame({"query_id": "q1", "doc_id": docs[top], "score": -np.arange(RUN_DEPTH, dtype=float)})
+    return prefs, run
+
+
 # variant name -> (workload, measure)
 VARIANTS = {
     "graded 10,000: PGC (floor)": ("graded", 10_000, "PGC"),
@@ -73,6 +88,8 @@ VARIANTS = {
     "combined 100,000 + 100 pairs: PGC": ("combined", 100_000, "PGC"),
     "combined 100,000 + 100 pairs: APpref": ("combined", 100_000, "APpref"),
     "chain 99,999 pairs: ppref@10": ("chain", CHAIN, "ppref@10"),
+    "cyclic 2,000 docs, 2,000,000 pairs: PGC": ("cyclic", 2_000, "PGC"),
+    "cyclic 20,000 docs, 2,000,000 pairs: PGC": ("cyclic", 20_000, "PGC"),
     "graded 10,000: PGC(depth=10**9)": ("graded", 10_000, "PGC(depth=1000000000)"),
 }
 
@@ -87,11 +104,12 @@ def measure_one(variant: str) -> dict:
     workload, size, measure = VARIANTS[variant]
     if workload == "chain":
         prefs, run = make_chain()
-        qrels = None
+    elif workload == "cyclic":
+        prefs, run = make_cyclic(size)
     else:
         qrels, prefs, run = make_graded(size)
     start = time.perf_counter()
-    if workload == "chain":
+    if workload in ("chain", "cyclic"):
         judgments = Judgments.from_preferences(prefs)
     elif workload == "combined":
         judgments = combine(Judgments.from_qrels(qrels), Judgments.from_preferences(prefs))

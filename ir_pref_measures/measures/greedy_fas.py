@@ -8,7 +8,8 @@ among equals) and append it to ``s1``. The order is ``s1 + s2``. Parallel edges 
 self-loop adds one to both degrees of its vertex. With no edges at all the order is the priority order.
 
 Sinks and sources go to heaps; the delta heap is refreshed lazily, only for vertices whose degrees
-changed since the last max-delta step, so each edge costs O(log V): O((V + E) log V) in all.
+changed since the last max-delta step, and made anew when most of it is stale, so each edge costs O(log V):
+O((V + E) log V) in all.
 
 P. Eades, X. Lin, W. F. Smyth. A fast and effective heuristic for the feedback arc set problem.
 Information Processing Letters 47(6), 1993.
@@ -99,6 +100,9 @@ def greedy_fas_order(n: int, src: np.ndarray, dst: np.ndarray, priority: np.ndar
             if alive[u]:
                 heappush(deltas, (in_deg[u] - out_deg[u], prio[u], u))
         stale.clear()
+        if len(deltas) > 2 * (n - len(head) - len(tail)) + 64:  # mostly stale: made anew, in O(V)
+            deltas = [(in_deg[v] - out_deg[v], prio[v], v) for v in range(n) if alive[v]]
+            heapify(deltas)
         while True:
             negative_delta, _, v = heappop(deltas)
             if alive[v] and negative_delta == in_deg[v] - out_deg[v]:
@@ -148,9 +152,11 @@ def layered_greedy_fas_order(
       becomes lowest or highest once, so each vertex is looked at O(1) times outside its explicit edges;
     * the max-delta vertex: among the graded good vertices without explicit edges ("plain"), the derived
       delta grows strictly with the layer, so the candidate is the plain vertex of smallest priority in the
-      highest layer holding one; the vertices with explicit edges are compared one by one.
+      highest layer holding one; the vertices with explicit edges share their derived delta with the others
+      of their class (layer and goodness), so each class keeps a heap by explicit delta (refreshed lazily,
+      as :func:`greedy_fas_order`'s) and only the classes' tops are compared.
 
-    O(V log V + E) for V vertices and E explicit edges, plus O(E) per max-delta step.
+    O((V + E) log V) for V vertices and E explicit edges, plus O(L) per max-delta step for L grade layers.
     """
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -189,7 +195,8 @@ class _LayeredGraph:
     __slots__ = (
         "n_layers", "layer", "good", "graded", "prio", "out_e", "in_e", "succ", "succ_w", "pred", "pred_w",
         "count_all", "count_good", "all_below", "good_below", "members", "is_plain", "plain", "plain_next",
-        "plain_left", "specials", "alive", "lo", "top", "plain_top", "good_left", "sinks", "sources",
+        "plain_left", "class_of", "heaps", "class_members", "changed", "stale", "alive", "lo", "top", "plain_top",
+        "good_left", "sinks", "sources",
     )  # fmt: skip
 
     def __init__(
@@ -218,7 +225,7 @@ class _LayeredGraph:
         plain_order = plain_order[np.lexsort((np.asarray(priority)[plain_order], layer_arr[plain_order]))]
         self.plain = self._by_layer(plain_order, layer_arr)
         self.plain_next, self.plain_left = [0] * n_layers, [len(p) for p in self.plain]
-        self.specials = np.flatnonzero(special_arr).tolist()
+        self._set_up_class_heaps(n, special_arr, layer_arr, good_arr)
         self.alive = [True] * n
         self._set_up_ends_and_heaps(n)
 
@@ -228,6 +235,24 @@ class _LayeredGraph:
         for v in vertices[np.argsort(layer_arr[vertices], kind="stable")].tolist():
             grouped[self.layer[v]].append(v)
         return grouped
+
+    def _set_up_class_heaps(self, n: int, special: np.ndarray, layer: np.ndarray, good: np.ndarray) -> None:
+        """The vertices with explicit edges by class ``2 * (layer + 1) + good`` (ungraded: class 0), each class a
+        heap of ``(indeg - outdeg, priority, v)`` over explicit degrees."""
+        classes = np.where(special, 2 * (layer + 1) + good, -1)
+        self.class_of = classes.tolist()
+        self.class_members: list[list[int]] = [[] for _ in range(2 * (self.n_layers + 1))]
+        for v in np.flatnonzero(special).tolist():
+            self.class_members[self.class_of[v]].append(v)
+        self.heaps = [self._class_heap(c) for c in range(len(self.class_members))]
+        self.changed, self.stale = [False] * n, []
+
+    def _class_heap(self, c: int) -> list[tuple[int, int, int]]:
+        """Class ``c``'s heap made anew from its remaining vertices (the stale entries dropped)."""
+        out_e, in_e, prio = self.out_e, self.in_e, self.prio
+        heap = [(in_e[v] - out_e[v], prio[v], v) for v in self.class_members[c]]
+        heapify(heap)
+        return heap
 
     def _set_up_ends_and_heaps(self, n: int) -> None:
         """The lowest and highest layers in use, and the first sinks and sources."""
@@ -261,16 +286,23 @@ class _LayeredGraph:
     def _remove_edges(self, v: int) -> None:
         alive, prio, is_sink, in_zero = self.alive, self.prio, self.is_sink, self.in_zero
         out_e, in_e, sinks, sources = self.out_e, self.in_e, self.sinks, self.sources
+        changed, stale = self.changed, self.stale
         for u, w in zip(self.pred[v], self.pred_w[v], strict=True):
             if alive[u]:
                 out_e[u] -= w
                 if is_sink(u):
                     heappush(sinks, (-prio[u], u))
+                if not changed[u]:
+                    changed[u] = True
+                    stale.append(u)
         for u, w in zip(self.succ[v], self.succ_w[v], strict=True):
             if alive[u]:
                 in_e[u] -= w
                 if in_zero(u) and not is_sink(u):
                     heappush(sources, (prio[u], u))
+                if not changed[u]:
+                    changed[u] = True
+                    stale.append(u)
 
     def _remove_from_layer(self, v: int, g: int) -> None:
         self.count_all[g] -= 1
@@ -332,7 +364,7 @@ class _LayeredGraph:
 
     def max_delta_vertex(self) -> int:
         """The remaining vertex of largest delta, smallest priority among equals: the best plain vertex (the
-        first of the highest layer holding one) against every remaining vertex with explicit edges."""
+        first of the highest layer holding one) against the best vertex with explicit edges of each class."""
         best = None
         top = self.plain_top
         while top >= 0 and self.plain_left[top] == 0:
@@ -346,9 +378,22 @@ class _LayeredGraph:
             self.plain_next[top] = i
             v = members_top[i]
             best = (-delta(v), prio[v], v)
-        self.specials = specials = [v for v in self.specials if alive[v]]
-        for v in specials:
-            candidate = (-delta(v), prio[v], v)
-            if best is None or candidate < best:
-                best = candidate
+        out_e, in_e, heaps, changed, class_of = self.out_e, self.in_e, self.heaps, self.changed, self.class_of
+        for u in self.stale:
+            changed[u] = False
+            if alive[u]:
+                heappush(heaps[class_of[u]], (in_e[u] - out_e[u], prio[u], u))
+        self.stale.clear()
+        for c, heap in enumerate(heaps):
+            if len(heap) > 2 * len(self.class_members[c]) + 64:  # mostly stale: made anew, in O(its vertices)
+                self.class_members[c] = [v for v in self.class_members[c] if alive[v]]
+                heaps[c] = self._class_heap(c)
+        for heap in heaps:
+            while heap and not (alive[heap[0][2]] and heap[0][0] == in_e[heap[0][2]] - out_e[heap[0][2]]):
+                heappop(heap)
+            if heap:
+                v = heap[0][2]
+                candidate = (-delta(v), prio[v], v)
+                if best is None or candidate < best:
+                    best = candidate
         return best[2]
