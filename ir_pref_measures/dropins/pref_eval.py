@@ -34,8 +34,8 @@ from ir_pref_measures.comparison.pairwise import (
     relevant_docs,
 )
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.loading.sources import is_union, qrels_table, resolve
 from ir_pref_measures.loading.sources import judgments as load_judgments
-from ir_pref_measures.loading.sources import qrels_table, resolve
 from ir_pref_measures.measures.catalog import PAIRWISE
 from ir_pref_measures.model.ids import arrow, as_text
 from ir_pref_measures.model.judgments import Judgments
@@ -56,7 +56,7 @@ def relevant_in_file_order(qrels, *, binary: float | None = None, floor: float |
     """The tool's reading of QRELS: a doc's grade is the largest over its lines, queries in the order of their
     first relevant line (grades read by :func:`~ir_pref_measures.comparison.pairwise.compare_grades`); the union
     ``A+B`` of judgment sources (their grades), queries in id order."""
-    if isinstance(qrels, str) and "+" in qrels and not os.path.lexists(qrels):
+    if is_union(qrels):
         return relevant_docs(load_judgments(qrels, repeated="max"), binary=binary, floor=floor)
     location = resolve(qrels, "qrels") if isinstance(qrels, str | os.PathLike) else None
     if location is not None and location.dataset is None and location.format in (None, "qrels"):

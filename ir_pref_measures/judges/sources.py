@@ -88,20 +88,16 @@ def _read(source, format: str | None):
         return _grades(sources.qrels_table(source))
     if not isinstance(source, str | os.PathLike):
         return sources.judgments(source)
-    text = os.fspath(source)
-    if "+" in text and not os.path.lexists(text):  # A+B: their union, as every judgment source (loading.sources)
-        return sources.judgments(text, preference_format=format)
-    if text.startswith("log:"):
-        return _log(formats.load(text[len("log:") :]))
+    if sources.is_union(source):  # their union, as every judgment source (the order shown is lost)
+        return sources.judgments(source, preference_format=format)
     location = sources.resolve(source)
     if location.dataset is not None or location.format == "qrels":
         return _grades(sources.qrels_table(location))
     if location.format in sources.TREC_EVAL_FORMATS:
         return sources.judgments(source)
-    raw = formats.load(location.path)
-    if location.format is None and preferences.is_judging_log(raw):
+    chosen, raw = sources.file_format(location, format)
+    if chosen == "log":
         return _log(raw)
-    chosen = location.format or preferences.detect_format(raw, format)
     if chosen == "qrels":
         return _grades(sources.qrels_table(raw))
     columns = preferences.preference_columns(raw, chosen)

@@ -170,7 +170,7 @@ def judgments(
     Judgments
         The judgments, encoded.
     """
-    if isinstance(source, str) and "+" in source and not os.path.lexists(source):
+    if is_union(source):
         found = joined(source, preference_format)
     elif isinstance(source, list | tuple) and source and not is_records(source):
         found = combined(*source, preference_format=preference_format)
@@ -200,6 +200,21 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
     return Judgments.from_qrels(source, **graded)
 
 
+def is_union(source) -> bool:
+    """``A+B``: a text joining judgment sources with ``+`` (their union), unless the whole text names a file."""
+    return isinstance(source, str) and "+" in source and not os.path.lexists(source)
+
+
+def file_format(location: Location, preference_format: str | None = None) -> tuple[str, object]:
+    """The format of a file of judgments (not an ir_datasets ID, not trec_eval's): the one its source names, else
+    Clarke's judging log, qrels or the preference format its lines show (``preference_format`` where several fit);
+    with what to read it from (its path when named, else its bytes, read once)."""
+    raw = location.path if location.format else load(location.path)
+    if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
+        return "log", raw
+    return location.format or preferences.detect_format(raw, preference_format), raw
+
+
 def read_source(
     source: str | os.PathLike,
     format: str | None = None,
@@ -223,10 +238,9 @@ def read_source(
         from ir_pref_measures.loading.groups import read_judgments
 
         return Judgments.from_trec_prefs(read_judgments(location.path, location.format), checked=True)
-    raw = location.path if location.format else load(location.path)  # named: read from its path
-    if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
+    chosen, raw = file_format(location, preference_format)
+    if chosen == "log":
         return _judging_log(raw, named)
-    chosen = location.format or preferences.detect_format(raw, preference_format)
     if chosen == "qrels":
         columns = formats.read_columns(raw, formats.QRELS)
         return Judgments.from_qrels(columns, **graded)
@@ -257,10 +271,10 @@ def preference_rows(source: str | os.PathLike, format: str | None = None) -> pd.
     location = resolve(source, format)
     if location.dataset is not None or location.format in ("qrels", *TREC_EVAL_FORMATS):
         raise InputError(f"{source}: graded or trec_eval judgments, not a file of preference judgments")
-    raw = load(location.path)
-    if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
+    chosen, raw = file_format(location, format)
+    if chosen == "log":
         return _judging_log_columns(raw).frame()
-    return preferences.read_preferences(raw, location.format)
+    return preferences.read_preferences(raw, chosen)
 
 
 def groups(sources: Mapping[str, object], *, format: str | None = None) -> Judgments:
@@ -356,7 +370,7 @@ def grouped(specs: Iterable[str], *, preference_format: str | None = None) -> Ju
 def joined(spec: str, preference_format: str | None = None) -> Judgments:
     """The judgments of ``SOURCE[+SOURCE...]``: ``+`` joins sources into their union (:func:`combined`), unless
     the whole text names an existing file."""
-    parts = spec.split("+") if "+" in spec and not os.path.lexists(spec) else [spec]
+    parts = spec.split("+") if is_union(spec) else [spec]
     return combined(*parts, preference_format=preference_format)
 
 
