@@ -59,6 +59,13 @@ class SimulatedJudge:
         self.grades, self.seed, self.name = grades, seed, name
         self.noise, self.tie_rate, self.position_bias, self.bad_marks = noise, tie_rate, position_bias, bad_marks
 
+    blind = "a tie"  # the answer where it knows no grade
+
+    def knows(self, query_id: str, docs: Sequence[str]) -> bool:
+        """Whether its qrels grade any of ``docs`` on ``query_id``."""
+        grades = self.grades.get(query_id, {})
+        return any(d in grades for d in docs)
+
     def answer(self, pair: Pair) -> str:
         """The answer to ``pair`` (class docstring)."""
         draws = question_rng(self.seed, pair).random(3)
@@ -101,6 +108,14 @@ class ReplayJudge:
         fallback: Mapping[str, Mapping[str, float]] | None = None,
     ):
         self.recorded, self.seed, self.name, self.fallback = recorded, seed, name, fallback
+
+    blind = "a coin flip"  # the answer to a pair never recorded (without fallback qrels)
+
+    def knows(self, query_id: str, docs: Sequence[str]) -> bool:
+        """Whether it holds a recorded judgment of ``query_id``, or fallback qrels grading one of ``docs``."""
+        if self.fallback is not None and any(d in self.fallback.get(query_id, {}) for d in docs):
+            return True
+        return bool(self.recorded.get(query_id))
 
     def answer(self, pair: Pair) -> str:
         a, b = sorted((pair.first, pair.second))

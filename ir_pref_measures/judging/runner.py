@@ -24,6 +24,7 @@ differently).
 from __future__ import annotations
 
 import math
+import warnings
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -95,11 +96,35 @@ def run(
 ) -> RunReport:
     """Judge with ``judge`` the questions ``selector`` chooses, to the ``budget``, storing everything in ``store``
     (module docstring); the answers of one question combine by ``rule``. Ctrl-C raises :class:`Interrupted`."""
+    check_knowledge(judge, selector.pools)
     report = RunReport()
     try:
         return _run(store, selector, judge, budget, rule, reask, asked_by, verbose, report)
     except KeyboardInterrupt:
         raise Interrupted(report) from None
+
+
+def check_knowledge(judge: Judge, pools: Mapping[str, Sequence[str]]) -> None:
+    """The rule against answers from nothing, for a judge that answers from what it was given (graded qrels,
+    recorded judgments: its ``knows(query_id, docs)``): an :class:`InputError` when it knows none of the queries
+    with a pair to ask (every answer would be its ``blind`` answer: judgments of another collection or year), a
+    warning naming how many when it knows fewer than half of them."""
+    knows = getattr(judge, "knows", None)
+    if knows is None:
+        return
+    asked = sorted(q for q, docs in pools.items() if len(set(docs)) > 1)
+    unknown = [q for q in asked if not knows(q, pools[q])]
+    if not unknown:
+        return
+    name, blind = getattr(judge, "name", "the"), judge.blind  # type: ignore[attr-defined]
+    said = f"the {name} judge knows nothing of {len(unknown)} of the {len(asked)} queries to judge"
+    if len(unknown) == len(asked):
+        raise InputError(
+            f"{said} (e.g. {', '.join(unknown[:3])}): every answer would be {blind}",
+            expected="the judgments or qrels of the effort's collection and year",
+        )
+    if 2 * len(unknown) >= len(asked):
+        warnings.warn(f"{said} (e.g. {', '.join(unknown[:3])}): its answers there are {blind}", stacklevel=2)
 
 
 def _run(store, selector, judge, budget, rule, reask, asked_by, verbose, report: RunReport) -> RunReport:

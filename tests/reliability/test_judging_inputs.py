@@ -51,6 +51,8 @@ def effort(tmp_path, monkeypatch):
     Path("b.run").write_text("".join(f"q{q} Q0 d{d} 0 {8 - (d * 5) % 8} b\n" for q in range(3) for d in range(8)))
     Path("prefs.txt").write_text("".join(f"q{q} d{d} d{d + 1}\n" for q in range(3) for d in range(7)))
     Path("texts.tsv").write_text("q0\tquery\n")
+    Path("other_qrels.txt").write_text("".join(f"q{q} 0 d{d} 1\n" for q in range(10, 13) for d in range(8)))
+    Path("other_prefs.txt").write_text("".join(f"q{q} d{d} d{d + 1}\n" for q in range(10, 13) for d in range(7)))
     with sqlite3.connect("other.sqlite") as db:
         db.execute("CREATE TABLE contacts (name TEXT)")
     Path("empty.sqlite").write_bytes(b"")
@@ -70,7 +72,7 @@ def _listing(folder: Path) -> list[str]:
 
 
 FILES = ["qrels.txt", "a.run", "b.run", "prefs.txt", "texts.tsv", "other.sqlite", "empty.sqlite", "e.sqlite"]
-FILES += ["r.sqlite"]
+FILES += ["r.sqlite", "other_qrels.txt", "other_prefs.txt"]
 SIMULATE = ["judge", "simulate", "--runs", "a.run", "b.run", "--qrels", "qrels.txt", "--seeds", "1"]
 FILES_JUDGE = ["--judge", "files", "--answers", "answers.txt"]
 
@@ -134,6 +136,11 @@ REFUSED = [
                                                "model=x"], "the simulated judge has no option 'model'"),
     ("a flag given as an option", ["judge", "run", "e.sqlite", "--qrels", "qrels.txt", "--option", "noise=0.1"],
      "as --noise"),
+    ("the simulated judge with qrels of other queries", ["judge", "run", "e.sqlite", "--qrels", "other_qrels.txt"],
+     "the simulated judge knows nothing of 3 of the 3 queries to judge (e.g. q0, q1, q2): every answer would be a tie"),
+    ("the replay judge with judgments of other queries", ["judge", "run", "e.sqlite", "--judge", "replay",
+                                                          "--judgments", "pairs:other_prefs.txt"],
+     "the replay judge knows nothing of 3 of the 3 queries to judge (e.g. q0, q1, q2): every answer would be a coin"),
     ("a port out of range", ["judge", "serve", "e.sqlite", "--assessors", "a", "--queries", "texts.tsv", "--docs",
                              "texts.tsv", "--port", "70000"], "ports run from 1 to 65535"),
     ("prefs format read for --truth", [*SIMULATE, "--truth", "prefs.txt", "--prefs-format", "winner"],
@@ -177,6 +184,16 @@ def test_one_line_and_status_2_in_a_fresh_process(effort, argv):
     lines = [line for line in done.stderr.splitlines() if not line.startswith("  expected:")]
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
     assert not (effort / "missing.sqlite").exists()
+
+
+def test_a_judge_that_knows_half_of_the_queries_is_warned_of(effort):
+    Path("half.txt").write_text("".join(f"q{q} 0 d{d} {d % 3}\n" for q in (0, 10, 11) for d in range(8)))
+    _, err, status = run_cli(["judge", "run", "e.sqlite", "--qrels", "half.txt", "--budget", "8"])
+    assert status == 0
+    assert (
+        "the simulated judge knows nothing of 2 of the 3 queries to judge (e.g. q1, q2): its answers there are a tie"
+        in err
+    )
 
 
 def test_the_plot_is_checked_before_the_simulation(effort):
