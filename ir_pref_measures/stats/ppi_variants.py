@@ -96,6 +96,4 @@ def stratified_ppi_mean(
         lam_mean = lam_mean + share * part.lam
     se = np.sqrt(variance)
     lower, upper = interval(estimate, se, confidence, alternative)
-    return MeanEstimate(
-        estimate, se, lower, upper, lam_mean, len(y), len(yhat_unlabelled), effective_n(y, se)
-    )
+    return MeanEstimate(estimate, se, lower, upper, lam_mean, len(y), len(yhat_unlabelled), effective_n(y, se))
