@@ -49,7 +49,9 @@ def add_parser(subparsers) -> None:
     store.add_argument("--people-judge", default="people", help="the people's judge name (default: people)")
     store.add_argument("--llm-judge", help="the LLM's judge name (default: the store's one other judge)")
     store.add_argument("--choose", type=positive_int, metavar="K", help="draw about K queries for people; keep it")
-    store.add_argument("--rule", choices=("uncertainty", "uniform"), default="uncertainty", help="of --choose")
+    store.add_argument(
+        "--rule", choices=("uniform", "uncertainty"), default="uniform", help="of --choose (default: uniform)"
+    )
     parser.add_argument("--battles", nargs=3, metavar=("PEOPLE", "LLM", "LLM_ONLY"), help="battle files: ratings")
     parser.add_argument(
         "--lam",

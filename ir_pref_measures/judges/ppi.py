@@ -175,7 +175,7 @@ def choose_queries(
     llm: pd.DataFrame,
     size: float,
     *,
-    rule: str = "uncertainty",
+    rule: str = "uniform",
     seed: int = 0,
     uniform_share: float = UNIFORM_SHARE,
 ) -> tuple[pd.Index, pd.Series]:

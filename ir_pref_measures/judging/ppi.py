@@ -68,7 +68,7 @@ def choose_for_people(
     measure: str,
     size: float,
     *,
-    rule: str = "uncertainty",
+    rule: str = "uniform",
     seed: int = 0,
     llm: str | None = None,
     topk: int | None = None,
