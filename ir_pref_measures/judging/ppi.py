@@ -9,8 +9,9 @@ prediction-powered interval with its effective sample size (:func:`~ir_pref_meas
 Which queries people judge decides whether the interval is valid. :func:`choose_for_people` draws them from the
 LLM's answers (uniformly, or proportional to the LLM's uncertainty, :func:`~ir_pref_measures.judges.ppi.choose_queries`)
 and keeps the draw in the store's settings (``ppi.sample``: the rule, the chosen queries and every query's
-probability); :func:`store_ppi_table` then uses the chosen queries with the inverse-probability weights of that
-draw, and leaves out, with a warning that counts them, people's answers on other queries. Without a stored draw,
+probability); :func:`store_ppi_table` then uses the chosen queries (a uniform draw, given its size, is a simple
+random sample: PPI++; an uncertainty draw with the inverse-probability weights of the active estimator), and leaves
+out, with a warning that counts them, people's answers on other queries. Without a stored draw,
 the queries people judged are taken as a uniform random sample of those the LLM judged.
 """
 
@@ -140,5 +141,7 @@ def store_ppi_table(
             expected="people's answers on every drawn query (a drawn query left out would bias the interval)",
         )
     values = ppi_values(aligned, runs, measure, people=people, llm=llm, sample=chosen, topk=topk)
+    if kept["rule"] == "uniform":  # given its size, a uniform draw is a simple random sample: PPI++ applies
+        return ppi_table(values, lam=lam, confidence=confidence, pairs=pairs)
     probabilities = pd.Series(kept["probabilities"], dtype=float)
     return ppi_table(values, lam=lam, confidence=confidence, pairs=pairs, probabilities=probabilities)
