@@ -50,7 +50,10 @@ def add_parser(subparsers) -> None:
     store.add_argument("--llm-judge", help="the LLM's judge name (default: the store's one other judge)")
     store.add_argument("--choose", type=positive_int, metavar="K", help="draw about K queries for people; keep it")
     store.add_argument(
-        "--rule", choices=("uniform", "uncertainty"), default="uniform", help="of --choose (default: uniform)"
+        "--rule",
+        choices=("uniform", "uncertainty"),
+        default="uniform",
+        help="how --choose and --experiment draw the people's queries (default: uniform)",
     )
     parser.add_argument("--battles", nargs=3, metavar=("PEOPLE", "LLM", "LLM_ONLY"), help="battle files: ratings")
     parser.add_argument(
@@ -151,6 +154,7 @@ def _runs_table(args: argparse.Namespace):
             seed=args.seed,
             lam=args.lam,
             confidence=args.confidence,
+            rule=args.rule,
         )
     sample = None
     if args.sample:
