@@ -21,6 +21,13 @@ def test_topicsize_both_ways(capsys):
     assert float(first[-2]) == tss.t_test_detectable(50, 0.05)
 
 
+def test_topicsize_at_two_topics_prints_finite_numbers(capsys):
+    for variance in ("0.01", "0.02", "0.05"):
+        assert main(["topicsize", "--variance", variance, "--topics", "2", "--format", "csv"]) == 0
+        out = capsys.readouterr().out
+        assert "nan" not in out.lower() and "inf" not in out.lower()
+
+
 def test_topicsize_bad_input(capsys):
     assert main(["topicsize", "--variance", "0.05"]) == 2
     assert "--difference" in capsys.readouterr().err
