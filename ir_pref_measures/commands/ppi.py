@@ -25,6 +25,9 @@ from ir_pref_measures.choices import FORMATS
 from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, probability, share
 from ir_pref_measures.errors import InputError
 
+# options of the NAME=SOURCE form that a judging store (--store) does not take
+JUDGES_ONLY = ("sample", "sample_size", "experiment", "prefs_format", "width", "difference", "budget", "costs")
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -99,6 +102,9 @@ def _store_table(args: argparse.Namespace):
 
     if args.judges or not args.runs:
         raise InputError("--store takes --runs and no NAME=SOURCE judges", expected="ppi --store STORE --runs RUN...")
+    given = [f"--{name.replace('_', '-')}" for name in JUDGES_ONLY if getattr(args, name) not in (None, False)]
+    if given:
+        raise InputError(f"{', '.join(given)}: options of NAME=SOURCE judges, not of --store")
     common = {"llm": args.llm_judge, "topk": args.topk}
     if args.choose:
         chosen, probabilities = judging.choose_for_people(
@@ -124,6 +130,8 @@ def _runs_table(args: argparse.Namespace):
     from ir_pref_measures.judges import ppi
     from ir_pref_measures.judges.panel import align
 
+    if args.choose or args.llm_judge or args.people_judge != "people":
+        raise InputError("--choose, --llm-judge and --people-judge read a judging store: give --store STORE")
     planning = _planning(args)
     named = _named(args.judges)
     if len(named) != 2 or not args.runs:

@@ -115,3 +115,7 @@ def test_the_checks_on_the_way(effort, capsys):
         judging.choose_for_people(store, runs, "Compatibility", 12, seed=5)
     assert main(["ppi", "people=x", "--store", store, "--runs", *runs]) == 2
     assert "--store takes --runs and no NAME=SOURCE judges" in capsys.readouterr().err
+    assert main(["ppi", "--store", store, "--runs", *runs, "--width", "0.1", "--sample-size", "12"]) == 2
+    assert "--sample-size, --width: options of NAME=SOURCE judges, not of --store" in capsys.readouterr().err
+    assert main(["ppi", "people=a", "llm=b", "--runs", *runs, "--choose", "10"]) == 2
+    assert "read a judging store: give --store STORE" in capsys.readouterr().err
