@@ -11,15 +11,28 @@ from ir_pref_measures.judges.panel import (
     system_agreement,
     triads,
 )
-from ir_pref_measures.judges.ppi import judged_by_both, ppi_table, ppi_values, subsample_experiment
+from ir_pref_measures.judges.ppi import (
+    choose_queries,
+    judged_by_both,
+    llm_uncertainty,
+    llm_values,
+    ppi_plan,
+    ppi_table,
+    ppi_values,
+    subsample_experiment,
+)
 
 __all__ = [
+    "choose_queries",
+    "llm_uncertainty",
+    "llm_values",
     "Aligned",
     "agreement",
     "align",
     "diagnostics",
     "judged_by_both",
     "matrix",
+    "ppi_plan",
     "ppi_table",
     "ppi_values",
     "reliability",

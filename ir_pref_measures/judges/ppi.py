@@ -13,6 +13,10 @@ under people's judgments over all the queries, with PPI++ intervals (:func:`~ir_
 next to the people-only interval. The intervals are valid whatever the LLM's bias when the people's queries are a
 uniform random sample of the queries. :func:`subsample_experiment` checks this on a collection that people judged
 completely: it draws people's samples repeatedly and reports how often the intervals cover the all-people value.
+
+Choosing what people judge: :func:`choose_queries` draws the people's queries with probabilities proportional to the
+LLM's uncertainty on each (:func:`llm_uncertainty`), and :func:`ppi_table` given those probabilities estimates with
+inverse-probability weights (:func:`~ir_pref_measures.stats.ppi_active.active_ppi_mean`), valid for that design.
 """
 
 from __future__ import annotations
@@ -30,8 +34,10 @@ from ir_pref_measures.experiment.runs import runs_at_depth
 from ir_pref_measures.judges.panel import MISSING, Aligned
 from ir_pref_measures.judges.sources import Votes, judgments_of
 from ir_pref_measures.stats.ppi import CONFIDENCE, classical_mean, ppi_mean
+from ir_pref_measures.stats.ppi_active import UNIFORM_SHARE, active_ppi_mean, inclusion_probabilities
 
 MIN_PEOPLE = 10  # the intervals are normal approximations: fewer people-judged queries give no reliable interval
+RULES = ("uniform", "uncertainty")  # how the people's queries are drawn
 
 
 @dataclass(frozen=True)
@@ -150,6 +156,44 @@ def _few(queries: np.ndarray, limit: int = 5) -> str:
     return shown + (f" and {len(queries) - limit} more" if len(queries) > limit else "")
 
 
+def llm_values(aligned: Aligned, runs, measure: str, *, llm: str, topk: int | None = None) -> pd.DataFrame:
+    """The measure per query (rows: every query the LLM judged) and run under the LLM's labels alone: what
+    choosing the people's queries has to go on."""
+    column = _column(aligned, llm, "LLM")
+    return _values(aligned, column, runs_at_depth(runs, topk), measure, _judged_queries(aligned, column))
+
+
+def llm_uncertainty(values: pd.DataFrame) -> pd.Series:
+    """Per query, the LLM's uncertainty about a measure whose values are shares (in [0, 1], as Compatibility and
+    ppref): the binomial standard deviation ``sqrt(mean over runs of v (1 - v))`` of its values ``v``, largest
+    where the runs' values are near 1/2 (values outside [0, 1] are clipped to it)."""
+    v = values.to_numpy(np.float64).clip(0.0, 1.0)
+    return pd.Series(np.sqrt((v * (1 - v)).mean(axis=1)), index=values.index, name="uncertainty")
+
+
+def choose_queries(
+    llm: pd.DataFrame,
+    size: float,
+    *,
+    rule: str = "uniform",
+    seed: int = 0,
+    uniform_share: float = UNIFORM_SHARE,
+) -> tuple[pd.Index, pd.Series]:
+    """Draw the queries for people from ``llm`` (the LLM's values per query and run, :func:`llm_values`):
+    ``rule="uncertainty"`` with probabilities proportional to :func:`llm_uncertainty` (mixed with a
+    ``uniform_share``, :func:`~ir_pref_measures.stats.ppi_active.inclusion_probabilities`), ``"uniform"`` with
+    ``size / queries`` each; independently (``numpy.random.default_rng(seed)``), ``size`` of them expected.
+    Returns the chosen queries and every query's probability (give it to :func:`ppi_table`)."""
+    if rule not in RULES:
+        raise InputError(f"unknown rule {rule!r}", expected=", ".join(RULES))
+    share = 1.0 if rule == "uniform" else uniform_share
+    probabilities = pd.Series(
+        inclusion_probabilities(llm_uncertainty(llm), size, uniform_share=share), index=llm.index, name="probability"
+    )
+    drawn = np.random.default_rng(seed).random(len(probabilities)) < probabilities.to_numpy()
+    return probabilities.index[drawn], probabilities
+
+
 def _contrasts(names: list[str], pairs: bool) -> tuple[list[str], np.ndarray]:
     """Row labels and the ``(runs, rows)`` matrix that turns per-run values into the rows of the table."""
     labels, columns = list(names), [np.eye(len(names))]
@@ -161,15 +205,31 @@ def _contrasts(names: list[str], pairs: bool) -> tuple[list[str], np.ndarray]:
 
 
 def ppi_table(
-    values: PPIValues, *, lam: float | None = None, confidence: float = CONFIDENCE, pairs: bool = False
+    values: PPIValues,
+    *,
+    lam: float | None = None,
+    confidence: float = CONFIDENCE,
+    pairs: bool = False,
+    probabilities: pd.Series | None = None,
 ) -> pd.DataFrame:
     """One row per run (and with ``pairs``, per difference ``run i - run j``): ``run, queries people judged (n),
     queries the LLM judged alone (N), people mean, people ci low, people ci high`` (the people-only interval), ``llm
-    mean`` (over all queries), ``ppi, ci low, ci high`` (prediction-powered) and ``lam`` (the power parameter:
-    PPI++'s when ``lam`` is None)."""
+    mean`` (over all queries), ``ppi, ci low, ci high`` (prediction-powered), ``effective n`` (the people-judged
+    queries whose people-only interval would be as narrow, :func:`~ir_pref_measures.stats.ppi.effective_n`) and
+    ``lam`` (the power parameter: PPI++'s when ``lam`` is None). ``probabilities`` (per query: the probability
+    with which it was drawn for people, :func:`choose_queries`) estimates with the active estimator instead."""
     labels, contrast = _contrasts(list(values.people.columns.astype(str)), pairs)
     y, yhat, yhat_unlabelled = (x @ contrast for x in values.arrays())
-    estimate = ppi_mean(y, yhat, yhat_unlabelled, lam=lam, confidence=confidence)
+    if probabilities is None:
+        estimate = ppi_mean(y, yhat, yhat_unlabelled, lam=lam, confidence=confidence)
+    else:
+        missing = values.llm.index.difference(probabilities.index)
+        if len(missing):
+            raise InputError(f"no probability of being drawn for the queries {_few(np.asarray(missing))}")
+        labelled = np.arange(len(values.llm)) < len(values.sample)
+        pi = probabilities.reindex(values.llm.index).to_numpy(np.float64)
+        yhat_all = np.concatenate([yhat, yhat_unlabelled])
+        estimate = active_ppi_mean(y, yhat_all, labelled, pi, lam=lam, confidence=confidence)
     alone = classical_mean(y, confidence=confidence)
     return pd.DataFrame(
         {
@@ -183,9 +243,57 @@ def ppi_table(
             "ppi": estimate.estimate,
             "ci low": estimate.lower,
             "ci high": estimate.upper,
+            "effective n": estimate.effective_n,
             "lam": estimate.lam,
         }
     )
+
+
+def ppi_plan(
+    values: PPIValues,
+    *,
+    cost_people: float,
+    cost_llm: float,
+    width: float | None = None,
+    difference: float | None = None,
+    power: float = 0.8,
+    budget: float | None = None,
+    confidence: float = CONFIDENCE,
+    pairs: bool = False,
+    n_max: int | None = None,
+) -> pd.DataFrame:
+    """Plan a study from a pilot: ``values``' people-judged queries (also judged by the LLM). Per run (and with
+    ``pairs`` per difference of two runs), the people-only queries a target needs (``width``: of the two-sided
+    interval at ``confidence``; ``difference``: detected by a two-sided test at level ``1 - confidence`` with
+    ``power``), then the cheapest numbers of queries for people (each also judged by the LLM) and for the LLM
+    alone that reach it at ``cost_people`` and ``cost_llm`` per query (:func:`~ir_pref_measures.stats.ppi_power`;
+    ``budget``: the most that budget buys instead). Columns: ``run, pilot`` (queries), ``correlation`` (PPI
+    correlation of the pilot), ``sd`` (people's, ``ddof=1``), ``target n`` (people-only queries; the effective
+    size of the plan with ``budget``), ``people, llm only, cost, effective n`` (the plan) and ``people only cost``
+    (``target n`` people's queries)."""
+    from ir_pref_measures.stats.ppi_power import labels_for_power, labels_for_width, ppi_correlation, ppi_power
+
+    if (width is None) + (difference is None) + (budget is None) != 2:
+        raise InputError("plan for one target: a width, a difference to detect, or a budget")
+    labels, contrast = _contrasts(list(values.people.columns.astype(str)), pairs)
+    y, yhat, _ = (x @ contrast for x in values.arrays())
+    rows = []
+    for column, label in enumerate(labels):
+        variance = float(np.var(y[:, column], ddof=1))
+        corr = ppi_correlation(y[:, column], yhat[:, column])
+        if budget is not None:
+            plan = ppi_power(corr, cost_people, cost_llm, budget=budget, n_max=n_max)
+            target = plan.effective_n
+        else:
+            if width is not None:
+                target = labels_for_width(width, variance, confidence)
+            else:
+                target = labels_for_power(float(difference or 0.0), variance, power, 1 - confidence)
+            plan = ppi_power(corr, cost_people, cost_llm, effective_n=target, n_max=n_max)
+        plan_row = (plan.n, plan.N, plan.cost, plan.effective_n, target * cost_people)
+        rows.append((label, len(y), corr, np.sqrt(variance), target, *plan_row))
+    columns = ["run", "pilot", "correlation", "sd", "target n", "people", "llm only", "cost", "effective n"]
+    return pd.DataFrame(rows, columns=[*columns, "people only cost"])
 
 
 def subsample_experiment(
@@ -201,28 +309,46 @@ def subsample_experiment(
     lam: float | None = None,
     confidence: float = CONFIDENCE,
     topk: int | None = None,
+    rule: str = "uniform",
+    uniform_share: float = UNIFORM_SHARE,
 ) -> pd.DataFrame:
     """On the queries both people and the LLM judged: ``repetitions`` times, draw ``size`` of them (without
     replacement, ``numpy.random.default_rng(seed)``) as the people's sample, the rest judged by the LLM alone, and
     compare the intervals with the all-people value (the people's mean over all these queries). Per run: ``all-people
     mean``, ``coverage`` (share of draws whose PPI interval covers it), ``people coverage`` (the people-only
     interval's), ``width`` and ``people width`` (mean widths), ``narrower`` (share of draws with the PPI interval
-    narrower). ``topk`` as :func:`ppi_values` takes it."""
+    narrower). ``topk`` as :func:`ppi_values` takes it.
+
+    ``rule="uncertainty"`` draws the people's queries as :func:`choose_queries` does instead (each with its
+    probability, ``size`` of them expected; draws with fewer than two are drawn again) and estimates with the
+    active estimator (:func:`ppi_table` with ``probabilities``); the column ``size`` gives the mean size drawn."""
     people_column, llm_column = _column(aligned, people, "people"), _column(aligned, llm, "LLM")
     queries = judged_by_both(aligned, people, llm)
     runs = runs_at_depth(runs, topk)
     if not isinstance(size, int | np.integer) or not MIN_PEOPLE <= size < len(queries):
         raise InputError(f"the sample size must be an integer from {MIN_PEOPLE} to {len(queries) - 1}, not {size!r}")
+    if rule not in RULES:
+        raise InputError(f"unknown rule {rule!r}", expected=", ".join(RULES))
     people_values = _values(aligned, people_column, runs, measure, queries)
     y_all = people_values.to_numpy(np.float64)
-    yhat_all = _values(aligned, llm_column, runs, measure, queries).to_numpy(np.float64)
+    llm_frame = _values(aligned, llm_column, runs, measure, queries)
+    yhat_all = llm_frame.to_numpy(np.float64)
+    share = 1.0 if rule == "uniform" else uniform_share
+    pi = inclusion_probabilities(llm_uncertainty(llm_frame), size, uniform_share=share)
     truth = y_all.mean(axis=0)
     rng = np.random.default_rng(seed)
     counts = np.zeros((5, y_all.shape[1]))
+    drawn = 0
     for _ in range(repetitions):
         chosen = np.zeros(len(y_all), dtype=bool)
-        chosen[rng.choice(len(y_all), size, replace=False)] = True
-        got = ppi_mean(y_all[chosen], yhat_all[chosen], yhat_all[~chosen], lam=lam, confidence=confidence)
+        if rule == "uniform":
+            chosen[rng.choice(len(y_all), size, replace=False)] = True
+            got = ppi_mean(y_all[chosen], yhat_all[chosen], yhat_all[~chosen], lam=lam, confidence=confidence)
+        else:
+            while chosen.sum() < 2:
+                chosen = rng.random(len(y_all)) < pi
+            got = active_ppi_mean(y_all[chosen], yhat_all, chosen, pi, lam=lam, confidence=confidence)
+        drawn += int(chosen.sum())
         alone = classical_mean(y_all[chosen], confidence=confidence)
         width, people_width = got.upper - got.lower, alone.upper - alone.lower
         counts += [
@@ -236,4 +362,6 @@ def subsample_experiment(
     table = pd.DataFrame(counts.T, columns=["coverage", "people coverage", "width", "people width", "narrower"])
     table.insert(0, "all-people mean", truth)
     table.insert(0, "run", list(people_values.columns.astype(str)))
+    if rule != "uniform":
+        table["size"] = drawn / repetitions
     return table

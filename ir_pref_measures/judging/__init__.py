@@ -8,6 +8,7 @@ from ir_pref_measures.judging.export import export_lines
 from ir_pref_measures.judging.judges import FilesJudge, ReplayJudge, SimulatedJudge, register_judge
 from ir_pref_measures.judging.llm import LLMJudge
 from ir_pref_measures.judging.per_topic import judgments_per_topic, knee, knees
+from ir_pref_measures.judging.ppi import choose_for_people, judge_frames, store_ppi_table
 from ir_pref_measures.judging.presets import clarke_lines, preset
 from ir_pref_measures.judging.protocol import ANSWERS, Answer, Judge, Pair
 from ir_pref_measures.judging.runner import run as loop
@@ -26,6 +27,9 @@ from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import QueryText, Texts, load_texts
 
 __all__ = [
+    "choose_for_people",
+    "judge_frames",
+    "store_ppi_table",
     "ANSWERS",
     "AllPairs",
     "Answer",

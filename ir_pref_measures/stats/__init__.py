@@ -3,7 +3,9 @@ effect sizes and multiple-testing corrections (:mod:`~ir_pref_measures.stats.pai
 replication (:mod:`~ir_pref_measures.stats.anova`), the Tukey HSD and randomised Tukey HSD tests of all pairs
 (:mod:`~ir_pref_measures.stats.tukey`), the studentized range distribution
 (:mod:`~ir_pref_measures.stats.studentized_range`), prediction-powered inference of means
-(:mod:`~ir_pref_measures.stats.ppi`) and topic set size design (:mod:`~ir_pref_measures.stats.topic_set_size`)."""
+(:mod:`~ir_pref_measures.stats.ppi`; cross-prediction and stratified, :mod:`~ir_pref_measures.stats.ppi_variants`;
+active, :mod:`~ir_pref_measures.stats.ppi_active`; planning, :mod:`~ir_pref_measures.stats.ppi_power`) and topic
+set size design (:mod:`~ir_pref_measures.stats.topic_set_size`)."""
 
 from ir_pref_measures.stats import studentized_range
 from ir_pref_measures.stats.anova import Anova, anova
@@ -19,6 +21,16 @@ from ir_pref_measures.stats.paired import (
     wilcoxon_test,
 )
 from ir_pref_measures.stats.ppi import classical_mean, ppi_mean
+from ir_pref_measures.stats.ppi_active import active_ppi_mean, inclusion_probabilities
+from ir_pref_measures.stats.ppi_power import (
+    Plan,
+    labels_for_power,
+    labels_for_width,
+    ppi_correlation,
+    ppi_mean_power,
+    ppi_power,
+)
+from ir_pref_measures.stats.ppi_variants import crossppi_mean, stratified_ppi_mean
 from ir_pref_measures.stats.topic_set_size import (
     anova_detectable,
     anova_power,
@@ -33,6 +45,16 @@ from ir_pref_measures.stats.topic_set_size import (
 from ir_pref_measures.stats.tukey import Pairs, randomised_tukey, tukey_hsd
 
 __all__ = [
+    "active_ppi_mean",
+    "inclusion_probabilities",
+    "stratified_ppi_mean",
+    "ppi_power",
+    "ppi_mean_power",
+    "ppi_correlation",
+    "labels_for_width",
+    "labels_for_power",
+    "crossppi_mean",
+    "Plan",
     "Anova",
     "Pairs",
     "anova",

@@ -17,7 +17,13 @@ interval ``theta -/+ z se``. ``lam = 1`` is PPI (A. N. Angelopoulos, S. Bates, C
 
 the covariance over the labelled units with ``ddof=0``, the variance with ``ddof=1``. Every number equals
 ``ppi_py.ppi_mean_ci`` / ``ppi_py.ppi_mean_pointestimate`` (``ppi-python`` 0.2.3; ``lam_optim_mode="element"``
-for several columns) on the same inputs, weights included (normalised to sum to ``n`` and ``N``).
+for several columns) on the same inputs, weights included (normalised to sum to ``n`` and ``N``), with one
+exception: a one-sided ``alternative`` with the tuned ``lam=None``. There ``ppi_mean_ci`` (0.2.3, and its GitHub
+HEAD bd90caa) drops ``alternative`` in its recursive call once it has tuned ``lam`` and returns the two-sided
+interval; ours is the one-sided interval, the one ``ppi_mean_ci`` returns when given that tuned ``lam`` itself.
+
+The *effective sample size* of a result is the number of people's labels whose people-only interval
+(:func:`classical_mean` on the same labels and weights) has the same width: ``n se_classical^2 / se^2``.
 
 A difference between two runs is the mean of a per-unit difference: pass ``y_a - y_b`` and the predicted
 differences.
@@ -39,7 +45,7 @@ MIN_LABELLED = 2  # a variance needs two labelled units
 @dataclass(frozen=True)
 class MeanEstimate:
     """Per column: the ``estimate``, its standard error ``se``, the interval ``lower``-``upper`` and the power
-    parameter ``lam`` used; ``n`` labelled and ``N`` unlabelled units."""
+    parameter ``lam`` used; ``n`` labelled and ``N`` unlabelled units; ``effective_n`` (module docstring)."""
 
     estimate: np.ndarray
     se: np.ndarray
@@ -48,6 +54,7 @@ class MeanEstimate:
     lam: np.ndarray
     n: int
     N: int
+    effective_n: np.ndarray
 
 
 def _columns(x, what: str) -> np.ndarray:
@@ -143,7 +150,14 @@ def ppi_mean(
     estimate = point_estimate(y, yhat, yhat_unlabelled, lam, w, wu)
     se = np.sqrt(np.var(wu * lam * yhat_unlabelled, axis=0) / big_n + np.var(w * (y - lam * yhat), axis=0) / n)
     lower, upper = interval(estimate, se, confidence, alternative)
-    return MeanEstimate(estimate, se, lower, upper, lam.copy(), n, big_n)
+    return MeanEstimate(estimate, se, lower, upper, lam.copy(), n, big_n, effective_n(y, se, w))
+
+
+def effective_n(y: np.ndarray, se: np.ndarray, w=None) -> np.ndarray:
+    """People-only labels with the standard error ``se``: ``n se_classical^2 / se^2`` (``n`` where ``se`` is 0)."""
+    classical = classical_mean(y, w=w).se
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(se > 0, len(y) * classical**2 / se**2, float(len(y)))
 
 
 def classical_mean(y, *, confidence: float = CONFIDENCE, alternative: str = "two-sided", w=None) -> MeanEstimate:
@@ -154,4 +168,4 @@ def classical_mean(y, *, confidence: float = CONFIDENCE, alternative: str = "two
     w = _weights(w, len(y), "weights")
     estimate, se = (w * y).mean(0), (w * y).std(0) / np.sqrt(len(y))
     lower, upper = interval(estimate, se, confidence, alternative)
-    return MeanEstimate(estimate, se, lower, upper, np.zeros(y.shape[1]), len(y), 0)
+    return MeanEstimate(estimate, se, lower, upper, np.zeros(y.shape[1]), len(y), 0, np.full(y.shape[1], len(y), float))

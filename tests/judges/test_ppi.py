@@ -101,3 +101,22 @@ def test_dl2021_people_and_gpt4o(data):
     )
     assert (experiment["coverage"] >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / 100)).all()
     assert (experiment["width"] < experiment["people width"]).all()
+
+
+def test_dl2021_active_choice_keeps_coverage(data, on_real_data):
+    """DL 2021, 100 samples of about 20 of the 46 queries drawn proportional to GPT-4o's uncertainty: the active
+    (inverse-probability weighted) intervals of Compatibility cover the all-people value at the nominal 95% within
+    3 standard errors, draws average about 20 queries, and the intervals stay narrower than people's alone in most
+    draws on the real data. (Their widths against uniform draws: benchmarks/active_ppi_dl2021.py.)"""
+    people = data("dueling_bandits_dl2021", "judgments.txt")
+    gpt4o = data("dl_llm_prefs_arabzadeh", "llm_pref_judgments", "DL2021", "judge.human")
+    runs = [str(data("dl_llm_prefs_arabzadeh", "runs", f"input.{r}.txt.gz")) for r in ("p_bm25", "uogTrPot5")]
+    aligned = align({"people": str(people), "gpt4o": f"log:{gpt4o}"})
+    table = subsample_experiment(
+        aligned, runs, "Compatibility", people="people", llm="gpt4o", size=20, repetitions=100, seed=2,
+        rule="uncertainty",
+    )  # fmt: skip
+    assert (table["coverage"] >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / 100)).all()
+    assert abs(table["size"].iloc[0] - 20) < 1.5
+    if on_real_data:  # the stand-ins' few queries say nothing about widths
+        assert (table["narrower"] > 0.8).all()

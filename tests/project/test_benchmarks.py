@@ -24,6 +24,7 @@ def _free_port() -> int:
 
 
 SMOKE = {  # script -> its arguments at a tiny size
+    "active_ppi_dl2021.py": ["--samples", "5", "--measures", "Compatibility"],
     "bench_calling_forms.py": ["--quick"],
     "bench_compare.py": ["--quick"],
     "bench_dask.py": ["--queries", "200", "--docs", "10", "--runs", "2", "--chunk", "100", "--workers", "1"],
@@ -83,7 +84,7 @@ def test_versions_compares_an_install_with_itself(tmp_path):
 @pytest.mark.parametrize("script", sorted(SMOKE))
 def test_benchmark_runs_at_a_tiny_size(script, tmp_path):
     arguments = [a.format(port=_free_port()) for a in SMOKE[script]]
-    if script in ("simulate_judging_dl2019.py", "noisy_judgments_dl2019.py"):  # the DL 2019 data it reads
+    if script in ("simulate_judging_dl2019.py", "noisy_judgments_dl2019.py", "active_ppi_dl2021.py"):  # DL data
         arguments += ["--testdata", str(data_path("dl_llm_prefs_arabzadeh").parent)]
     before = _results()
     done = subprocess.run(

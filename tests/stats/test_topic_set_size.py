@@ -139,3 +139,43 @@ def test_residual_variance_of_sakai_table_5_1(testdata):
 def test_bad_input(call, message):
     with pytest.raises(InputError, match=message):
         call()
+
+
+def _t_power_by_quadrature(n: int, d: float, variance: float, alpha: float) -> float:
+    """The paired t-test's power by another route: the noncentral t as a normal over a chi-square, integrated."""
+    from scipy import integrate, stats
+
+    df, nc = n - 1, d / np.sqrt(2 * variance) * np.sqrt(n)
+    c = stats.t.ppf(1 - alpha / 2, df)
+
+    def density(v):
+        s = c * np.sqrt(v / df)
+        return stats.chi2.pdf(v, df) * (stats.norm.sf(s - nc) + stats.norm.cdf(-s - nc))
+
+    return integrate.quad(density, 0, np.inf, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+
+
+def test_small_designs_are_finite_and_equal_statsmodels():
+    """n = 2..10 topics, alpha {.05, .01} x beta {.2, .1} x variance {.01, .02, .05}: every detectable difference
+    and range is finite; the t-test's power there is 1 - beta by statsmodels' TTestPower wherever its noncentral t
+    is finite, and by quadrature everywhere; the ANOVA's by statsmodels' FTestAnovaPower."""
+    from statsmodels.stats.power import FTestAnovaPower, TTestPower
+
+    compared = 0
+    for n in range(2, 11):
+        for alpha in (0.05, 0.01):
+            for beta in (0.2, 0.1):
+                for variance in (0.01, 0.02, 0.05):
+                    d = tss.t_test_detectable(n, variance, alpha, beta)
+                    assert np.isfinite(d) and d > 0
+                    assert _t_power_by_quadrature(n, d, variance, alpha) == pytest.approx(1 - beta, abs=1e-9)
+                    with np.errstate(all="ignore"):
+                        theirs = TTestPower().power(effect_size=d / np.sqrt(2 * variance), nobs=n, alpha=alpha)
+                    if np.isfinite(theirs):
+                        compared += 1
+                        assert theirs == pytest.approx(1 - beta, abs=1e-12)
+                    r = tss.anova_detectable(n, 5, variance, alpha, beta)
+                    f = np.sqrt(r**2 / (2 * variance * 5))
+                    theirs = FTestAnovaPower().power(effect_size=f, nobs=n * 5, alpha=alpha, k_groups=5)
+                    assert np.isfinite(r) and theirs == pytest.approx(1 - beta, abs=1e-9)
+    assert compared >= 100  # statsmodels' noncentral t is NaN at a few of the 108 designs
