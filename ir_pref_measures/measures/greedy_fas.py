@@ -55,8 +55,9 @@ def greedy_fas_order(n: int, src: np.ndarray, dst: np.ndarray, priority: np.ndar
     sinks = [(-prio[v], v) for v in range(n) if out_deg[v] == 0]
     sources = [(prio[v], v) for v in range(n) if in_deg[v] == 0 and out_deg[v] > 0]
     deltas = [(in_deg[v] - out_deg[v], prio[v], v) for v in range(n)]
-    for heap in (sinks, sources, deltas):
-        heapify(heap)
+    heapify(sinks)
+    heapify(sources)
+    heapify(deltas)
     head: list[int] = []
     tail: list[int] = []
 
@@ -333,7 +334,7 @@ class _LayeredGraph:
     def max_delta_vertex(self) -> int:
         """The remaining vertex of largest delta, smallest priority among equals: the best plain vertex (the
         first of the highest layer holding one) against every remaining vertex with explicit edges."""
-        best = None
+        best: tuple[int, int, int] | None = None
         top = self.plain_top
         while top >= 0 and self.plain_left[top] == 0:
             top -= 1
@@ -351,4 +352,5 @@ class _LayeredGraph:
             candidate = (-delta(v), prio[v], v)
             if best is None or candidate < best:
                 best = candidate
+        assert best is not None, "max_delta_vertex is asked only while a vertex remains"
         return best[2]

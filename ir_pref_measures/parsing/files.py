@@ -79,8 +79,8 @@ def load(source: Source | RawFile) -> RawFile:
     else:
         if hasattr(source, "seek"):
             source.seek(0)
-        data = source.read()
-        data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        read = source.read()
+        data = read.encode("utf-8") if isinstance(read, str) else bytes(read)
     if data[:2] == GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
