@@ -98,7 +98,7 @@ def _read(source, format: str | None):
         return _grades(sources.qrels_table(location))
     if location.format in sources.TREC_EVAL_FORMATS:
         return sources.judgments(source)
-    raw = formats.load(location.path)
+    raw = formats.load(location.file)
     if location.format is None and preferences.is_judging_log(raw):
         return _log(raw)
     chosen = location.format or preferences.detect_format(raw, format)
@@ -124,9 +124,9 @@ def _log(raw: formats.RawFile) -> Votes:
     _check_distinct_docs(columns, preferences.JUDGING_LOG)
     verdict = columns.fields["verdict"]
     usable = verdict != preferences.UNUSABLE
-    texts = [_kept(columns.fields[c], usable) for c in ("query_id", "doc_id_a", "doc_id_b")]
+    query_id, doc_a, doc_b = (_kept(columns.fields[c], usable) for c in ("query_id", "doc_id_a", "doc_id_b"))
     label = verdict[usable].astype(np.int8)
-    return Votes(*texts, label, np.zeros(len(label), dtype=bool), int((~usable).sum()))
+    return Votes(query_id, doc_a, doc_b, label, np.zeros(len(label), dtype=bool), int((~usable).sum()))
 
 
 def _kept(values, rows: np.ndarray):
@@ -138,9 +138,9 @@ def _votes(fields, shown: bool) -> Votes:
     """Votes from preference columns in carterette values (-1 a preferred, 1 b preferred, 0 a tie, +-2 bad)."""
     value = np.asarray(fields["preference"]).astype(np.int8)
     usable = np.abs(value) < 2
-    texts = [_kept(fields[c], usable) for c in ("query_id", "doc_id_a", "doc_id_b")]
+    query_id, doc_a, doc_b = (_kept(fields[c], usable) for c in ("query_id", "doc_id_a", "doc_id_b"))
     label = (-value[usable]).astype(np.int8)
-    return Votes(*texts, label, np.full(len(label), shown), int((~usable).sum()))
+    return Votes(query_id, doc_a, doc_b, label, np.full(len(label), shown), int((~usable).sum()))
 
 
 def _grades(table) -> Grades:
@@ -155,7 +155,7 @@ def _group_judges(name: str, found: Judgments) -> dict[str, Judge]:
     """One judge per judgment group: its explicit preferences and ties as votes (order unknown), and its grades
     as a graded judge when it has no explicit judgment."""
     groups = found.groups
-    out = {}
+    out: dict[str, Judge] = {}
     for group in groups:
         part = found.group(group) if len(groups) > 1 else found
         key = name if len(groups) == 1 else f"{name}/{group}"

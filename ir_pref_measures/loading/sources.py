@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from ir_pref_measures.choices import TREC_EVAL_FORMATS
 from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.model.ids import is_pandas
-from ir_pref_measures.model.judgments import Judgments, combine
+from ir_pref_measures.model.judgments import DEFAULT_GROUP, Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing import datasets as irds
 from ir_pref_measures.parsing import formats, preferences
@@ -80,6 +80,13 @@ class Location:
     path: str | None = None
     dataset: str | None = None
     format: str | None = None
+
+    @property
+    def file(self) -> str:
+        """The path of a file source (a caller that asks has ruled out an ir_datasets ID)."""
+        if self.path is None:
+            raise ValueError(f"{self.dataset} is an ir_datasets ID, not a file")
+        return self.path
 
 
 def resolve(source: str | os.PathLike, format: str | None = None) -> Location:
@@ -214,22 +221,22 @@ def read_source(
     :func:`judgments` takes them."""
     location = resolve(source, format)
     named = {} if group is None else {"group": group}
-    graded = {**named, "repeated": repeated}
+    graded_group = DEFAULT_GROUP if group is None else group
     if location.dataset is not None:  # validated as every table is (a grade given twice: by ``repeated``)
-        return Judgments.from_qrels(irds.qrels(location.dataset), **graded)
+        return Judgments.from_qrels(irds.qrels(location.dataset), group=graded_group, repeated=repeated)
     if location.format in TREC_EVAL_FORMATS:
         if group is not None:
             raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
         from ir_pref_measures.loading.groups import read_judgments
 
-        return Judgments.from_trec_prefs(read_judgments(location.path, location.format), checked=True)
-    raw = location.path if location.format else load(location.path)  # named: read from its path
+        return Judgments.from_trec_prefs(read_judgments(location.file, location.format), checked=True)
+    raw = location.file if location.format else load(location.file)  # named: read from its path
     if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
         return _judging_log(raw, named)
     chosen = location.format or preferences.detect_format(raw, preference_format)
     if chosen == "qrels":
         columns = formats.read_columns(raw, formats.QRELS)
-        return Judgments.from_qrels(columns, **graded)
+        return Judgments.from_qrels(columns, group=graded_group, repeated=repeated)
     return Judgments.from_preferences(preferences.preference_columns(raw, chosen), checked=True, **named)
 
 
@@ -257,7 +264,7 @@ def preference_rows(source: str | os.PathLike, format: str | None = None) -> pd.
     location = resolve(source, format)
     if location.dataset is not None or location.format in ("qrels", *TREC_EVAL_FORMATS):
         raise InputError(f"{source}: graded or trec_eval judgments, not a file of preference judgments")
-    raw = load(location.path)
+    raw = load(location.file)
     if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
         return _judging_log_columns(raw).frame()
     return preferences.read_preferences(raw, location.format)
@@ -402,7 +409,7 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
     if isinstance(source, Location):
         if source.format not in (None, "qrels"):
             raise InputError(f"{source.path}: graded qrels are needed here, not {source.format} preferences")
-        source = load(source.path)
+        source = load(source.file)
     if not isinstance(source, RawFile):
         return tables.qrels(source, repeated=repeated)
     table = formats.read_qrels(source)
