@@ -385,6 +385,7 @@ def graded_kernel(spec: MeasureSpec, ranked: graded.Ranked, params: dict) -> np.
     """The values of the measure of ``spec`` (of the ``trec_eval`` family) with ``params`` (for ir_measures' own,
     those :func:`graded_spec` accepts)."""
     extra = {"p": float(params.get("p", spec.param("p").default))} if "p" in spec.params else {}
+    assert spec.kernel is not None, "the trec_eval family's measures have their kernel"
     return spec.kernel(ranked, params.get("cutoff", np.inf), params.get("rel", spec.param("rel").default), **extra)
 
 
@@ -392,6 +393,7 @@ def ppref_kernel(name: str, counts, cutoff=None, **kwargs) -> np.ndarray:
     """The ppref-family measure ``name`` from pair counts: ``cutoff`` and ``beta`` / ``ideal`` as it takes them."""
     spec = SPECS[name]
     given = {"cutoff": cutoff, **kwargs}
+    assert spec.kernel is not None, "the ppref family's measures have their kernel"
     return spec.kernel(counts, *(given[a] for a in spec.args if a in given))
 
 
