@@ -167,7 +167,8 @@ def _agreement_command(args: argparse.Namespace) -> None:
         if not args.runs or len(args.runs) != 2:
             raise InputError("agreement compares two systems: give --runs A B (or --image-pairs and --positions)")
         values = _values(args)
-    names = tuple(str(c) for c in next(iter(values.values())).columns[:2])
+    first, second = (str(c) for c in next(iter(values.values())).columns[:2])
+    names = (first, second)
     labels = tuple(args.gold_labels) if args.gold_labels else (names[0], meta.TIE, names[1])
     gold = read_gold(args.gold, labels, names)
     rows, parts = [], []
