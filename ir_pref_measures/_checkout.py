@@ -14,7 +14,7 @@ def module_folders(folders: list[str]) -> list[str]:
     editable install finds ``adapters/`` through its own import hook)."""
     here = Path(folders[0]).resolve()
     for found in importlib.metadata.distributions(name="ir-pref-measures"):  # a build's egg-info in the checkout too
-        installed = Path(found.locate_file("ir_pref_measures"))
+        installed = Path(str(found.locate_file("ir_pref_measures")))
         if (installed / "adapters" / "__init__.py").is_file() and installed.resolve() != here:
             return [str(installed)]
     return folders

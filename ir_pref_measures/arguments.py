@@ -61,7 +61,7 @@ def positive(value, name: str) -> float:
 
 def open_unit(value, name: str) -> float:
     """A number strictly between 0 and 1 (a confidence level, a persistence)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) < 1:
         _fail(name, "a number strictly between 0 and 1", value)
     return float(value)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 
 LINE_LIMIT = 200  # characters of an offending line shown in a message
 
@@ -56,7 +57,7 @@ class Stopped(RuntimeError):
 def user_stacklevel() -> int:
     """The ``stacklevel`` for ``warnings.warn`` that names the first caller outside ``ir_pref_measures``: a warning
     points at the user's line however deep in the package it is raised (Python 3.12's ``skip_file_prefixes``)."""
-    frame = sys._getframe(1)  # the function that warns
+    frame: types.FrameType | None = sys._getframe(1)  # the function that warns
     level = 1
     while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "ir_pref_measures":
         frame = frame.f_back

@@ -1,6 +1,6 @@
 """The ``ir-pref-measures`` command: one module per subcommand, each with ``add_parser(subparsers)`` (which sets
-``handler=run``) and ``run(args)``, imported only when its subcommand is asked for. The only place with argparse and
-exit codes."""
+``handler``, the one attribute the dispatch calls) and ``run``, imported only when its subcommand is asked for. The
+only place with argparse and exit codes."""
 
 from __future__ import annotations
 

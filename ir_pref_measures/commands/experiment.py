@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from ir_pref_measures.choices import FORMATS, PREFERENCE_FORMATS, SAMPLES, TESTS
@@ -162,7 +161,7 @@ def run(args: argparse.Namespace) -> None:
         judgments[name] = judged
     paths = args.runs
     runs = named_paths(paths, args.names)
-    by_path = {os.fspath(path): name for name, path in runs.items()}
+    by_path = {str(path): name for name, path in runs.items()}  # the paths of the command line: strings
     baseline = [by_path.get(b, b) for b in args.baseline or []]
     with dask_client(args.dask, args.dask_timeout) as client:
         table = Experiment(

@@ -17,6 +17,7 @@ import argparse
 import sys
 import warnings
 from collections.abc import Callable
+from functools import partial
 
 from ir_pref_measures.choices import SELECTORS
 from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, share
@@ -72,7 +73,6 @@ def add_parser(subparsers) -> None:
         "top-k process, binary insertion, rating-driven), simulated / replayed / human / LLM judges, exports to the "
         "judgment formats the package reads, and a simulator of selectors x budgets.",
     )
-    parser.set_defaults(handler=run)
     actions = parser.add_subparsers(dest="action_name", required=True)
     plan = actions.add_parser("plan", help="make a judging store: the selector and the docs to judge")
     plan.add_argument("store", help=STORE_HELP)
@@ -89,7 +89,7 @@ def add_parser(subparsers) -> None:
         "--uniform", type=share, default=0.5,
         help="rating, topk+rating: the share of questions drawn uniformly (default: 0.5; 0: all targeted)",
     )  # fmt: skip
-    plan.set_defaults(action=_plan)
+    plan.set_defaults(handler=partial(run, _plan))
 
     run_action = actions.add_parser("run", help="judge to a budget; resumes where a run stopped")
     run_action.add_argument("store", help=STORE_HELP)
@@ -99,11 +99,11 @@ def add_parser(subparsers) -> None:
     )
     _add_judge_options(run_action)
     run_action.add_argument("--verbose", action="store_true", help="show the progress bar even off a terminal")
-    run_action.set_defaults(action=_run)
+    run_action.set_defaults(handler=partial(run, _run))
 
     status = actions.add_parser("status", help="the effort's settings and counts")
     status.add_argument("store", help=STORE_HELP)
-    status.set_defaults(action=_status)
+    status.set_defaults(handler=partial(run, _status))
 
     export = actions.add_parser("export", help="write the judgments in a format the package reads")
     export.add_argument("store", help=STORE_HELP)
@@ -115,7 +115,7 @@ def add_parser(subparsers) -> None:
         help="only the verdicts that agree with an order fitted to them (majority per pair, Greedy FAS order): "
         "judgments that contradict each other then no longer tie every doc under the measures' closure",
     )
-    export.set_defaults(action=_export)
+    export.set_defaults(handler=partial(run, _export))
 
     simulate = actions.add_parser("simulate", help="selectors x budgets x seeds: judgments and tau of the runs")
     simulate.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="the systems to order")
@@ -147,17 +147,18 @@ def add_parser(subparsers) -> None:
     simulate.add_argument("--noise", type=share, default=0.0, help="share of flipped answers, 0 to 1 (default: 0)")
     simulate.add_argument("--plot", metavar="FILE", help="tau against judgments (.png, .pdf; needs matplotlib)")
     simulate.add_argument("-o", "--output", help="write the table of every seed (CSV) to this file")
-    simulate.set_defaults(action=_simulate)
+    simulate.set_defaults(handler=partial(run, _simulate))
     _add_serve(actions)
 
 
-def run(args: argparse.Namespace) -> None:
-    """Run the action named on the command line (plan, run, status, export, simulate, serve), its options and
-    paths checked first (:mod:`ir_pref_measures.commands.judge_checks`)."""
+def run(action: Callable[[argparse.Namespace], None], args: argparse.Namespace) -> None:
+    """Run ``action``, the one named on the command line (plan, run, status, export, simulate, serve; each
+    parser's ``handler`` is this function with its action), its options and paths checked first
+    (:mod:`ir_pref_measures.commands.judge_checks`)."""
     from ir_pref_measures.commands.judge_checks import check
 
     check(args)
-    args.action(args)
+    action(args)
 
 
 def _add_docs(parser) -> None:
@@ -385,7 +386,7 @@ def _add_serve(actions) -> None:
     serve.add_argument("--overlap", type=share, default=0.1, help="share of pairs judged by two, 0 to 1 (0.1)")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="1 to 65535 (default: 8000)")
-    serve.set_defaults(action=_serve)
+    serve.set_defaults(handler=partial(run, _serve))
 
 
 def _serve(args) -> None:

@@ -84,17 +84,17 @@ def run(args: argparse.Namespace) -> None:
     if "systems" in shown and not args.runs:
         raise InputError("the systems table needs --runs")
     _check_combinations(args, shown)
-    options = dict(zip(("samples", "seed", "confidence"), judges.bootstrap_options(*_bootstrap(args)), strict=True))
+    samples, seed, confidence = judges.bootstrap_options(*_bootstrap(args))
     reference = args.reference or next(iter(named))
     if reference not in named:
         raise InputError(f"--reference {reference!r} is not a judge: {', '.join(named)}")
     outputs = {"--heatmap": args.heatmap, "--aligned": args.aligned}
     check_outputs(outputs, {"NAME=SOURCE": list(named.values()), "--runs": args.runs})
     aligned = judges.align(named, format=args.prefs_format, majority=args.majority)
-    agreement = judges.agreement(aligned, **options)
+    agreement = judges.agreement(aligned, samples=samples, seed=seed, confidence=confidence)
     tables = {
         "agreement": lambda: agreement,
-        "reliability": lambda: judges.reliability(aligned, **options),
+        "reliability": lambda: judges.reliability(aligned, samples=samples, seed=seed, confidence=confidence),
         "diagnostics": lambda: judges.diagnostics(aligned),
         "triads": lambda: judges.triads(aligned),
         "systems": lambda: judges.system_agreement(
@@ -132,7 +132,7 @@ def _check_combinations(args: argparse.Namespace, shown: list[str]) -> None:
     """An option that the tables and files asked for do not use is an error, never ignored."""
     unused = []
     if not args.runs:
-        given = (("--measure", args.measure), ("--reference", args.reference))
+        given: tuple[tuple[str, object], ...] = (("--measure", args.measure), ("--reference", args.reference))
         unused += [option for option, value in given if value is not None]
     elif "systems" not in shown:
         unused.append("--runs (the systems table: --show systems)")

@@ -54,13 +54,13 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> None:
     from ir_pref_measures.leaderboards import boards as leaderboard
 
-    plots = {"--plot": args.plot, "--heatmap": args.heatmap}
-    if any(plots.values()):
+    drawn = {"--plot": args.plot, "--heatmap": args.heatmap}
+    if any(drawn.values()):
         from ir_pref_measures.meta.plots import check_path
 
-        for path in filter(None, plots.values()):
+        for path in filter(None, drawn.values()):
             check_path(path)
-    check_outputs(plots, {"BATTLES|RUN": args.inputs, "--qrels": args.qrels})
+    check_outputs(drawn, {"BATTLES|RUN": args.inputs, "--qrels": args.qrels})
     anchor, anchor_rating = _anchor(args.anchor)
     options = {"method": args.method, "prior": args.prior, "anchor": anchor, "anchor_rating": anchor_rating}
     options |= {"rounds": args.rounds, "resample": args.resample, "level": args.level, "seed": args.seed, "k": args.k}

@@ -13,6 +13,8 @@ import argparse
 import math
 import re
 import sys
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ir_pref_measures.choices import BINOMIAL_METHODS, META_TESTS
@@ -165,7 +167,8 @@ def _agreement_command(args: argparse.Namespace) -> None:
         if not args.runs or len(args.runs) != 2:
             raise InputError("agreement compares two systems: give --runs A B (or --image-pairs and --positions)")
         values = _values(args)
-    names = tuple(str(c) for c in next(iter(values.values())).columns[:2])
+    first, second = (str(c) for c in next(iter(values.values())).columns[:2])
+    names = (first, second)
     labels = tuple(args.gold_labels) if args.gold_labels else (names[0], meta.TIE, names[1])
     gold = read_gold(args.gold, labels, names)
     rows, parts = [], []
@@ -267,7 +270,6 @@ def add_parser(subparsers) -> None:
         "sensitivity (share of run pairs significantly different), consistency (Kendall's tau, tau_AP), "
         "stability under removed judgments, preference precision-recall curves.",
     )
-    main.set_defaults(handler=run)
     sub = main.add_subparsers(dest="analysis", required=True)
     _add_runs_parsers(sub)
     _add_agreement_parser(sub)
@@ -301,7 +303,7 @@ def _add_runs_parsers(sub) -> None:
         parser.add_argument(
             "--pair", nargs=2, action="append", metavar=("X", "Y"), help="a panel (default: first vs each)"
         )
-        parser.set_defaults(analysis_handler=_runs_command)
+        parser.set_defaults(handler=partial(run, _runs_command))
 
 
 def _add_agreement_parser(sub) -> None:
@@ -326,7 +328,7 @@ def _add_agreement_parser(sub) -> None:
     agree.add_argument("--binomial", choices=BINOMIAL_METHODS, default="exact")
     agree.add_argument("--yates", action="store_true", help="Yates' continuity correction in the chi-squared test")
     agree.add_argument("--plot", metavar="FILE", help=f"per-query score scatter of the two systems ({PLOT_FILE})")
-    agree.set_defaults(analysis_handler=_agreement_command)
+    agree.set_defaults(handler=partial(run, _agreement_command))
 
 
 def _add_stability_parser(sub) -> None:
@@ -345,7 +347,7 @@ def _add_stability_parser(sub) -> None:
     stab.add_argument("--remove", type=float, nargs="+", default=[0.5, 0.9], metavar="FRACTION")
     stab.add_argument("--repeats", type=positive_int, default=10)
     stab.add_argument("--seed", type=int, default=0)
-    stab.set_defaults(analysis_handler=_stability_command)
+    stab.set_defaults(handler=partial(run, _stability_command))
 
 
 def _add_pr_curve_parser(sub) -> None:
@@ -360,11 +362,12 @@ def _add_pr_curve_parser(sub) -> None:
     pr.add_argument("--depth", type=positive_int, default=100)
     pr.add_argument("--show", type=positive_int, nargs="+", default=[1, 5, 10, 20, 50, 100], metavar="K")
     pr.add_argument("--plot", metavar="FILE", help=PLOT_FILE)
-    pr.set_defaults(analysis_handler=_pr_command)
+    pr.set_defaults(handler=partial(run, _pr_command))
 
 
-def run(args: argparse.Namespace) -> None:
-    """Run the analysis named on the command line, once its plot files are known writable and none an input."""
+def run(analysis: Callable[[argparse.Namespace], None], args: argparse.Namespace) -> None:
+    """Run ``analysis``, the one named on the command line (each parser's ``handler`` is this function with its
+    analysis), once its plot files are known writable and none an input."""
     plots = {"--plot": getattr(args, "plot", None), "--query-plot": getattr(args, "query_plot", None)}
     for path in plots.values():
         if path is not None:
@@ -374,4 +377,4 @@ def run(args: argparse.Namespace) -> None:
     inputs = {"RUN": "runs", "-j": "judgments", "GOLD": "gold", "--image-pairs": "image_pairs"}
     inputs |= {"--positions": "positions", "--prefs": "prefs", "--qrels": "qrels"}
     check_outputs(plots, {label: getattr(args, name, None) for label, name in inputs.items()})
-    args.analysis_handler(args)  # its warnings: once each, one line (ir_pref_measures.commands.main)
+    analysis(args)  # its warnings: once each, one line (ir_pref_measures.commands.main)

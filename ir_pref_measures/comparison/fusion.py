@@ -84,10 +84,13 @@ def borda(orderings: np.ndarray) -> np.ndarray:
     return points
 
 
-def majority_losses(orderings: np.ndarray, above: np.ndarray | None = None) -> np.ndarray:
+def majority_losses(orderings: np.ndarray | None, above: np.ndarray | None = None) -> np.ndarray:
     """``loses[a, b]``: more queries rank b above a than a above b (``above``: :func:`above_in_orderings` of
     ``orderings``, or given, e.g. :func:`above_in_scores`)."""
-    above = above_in_orderings(orderings) if above is None else above
+    if above is None:
+        if orderings is None:
+            raise InputError("give the per-query orderings or the above counts")
+        above = above_in_orderings(orderings)
     return above.T > above
 
 

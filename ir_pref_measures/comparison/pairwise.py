@@ -294,7 +294,7 @@ def comparison_of_ranks(
     order = kernels.segment_order(ranks, relevant.starts)
     positions = np.take_along_axis(ranks, order, axis=1)
     grades = relevant.grades[order]  # the grade of the doc at each position
-    run_values = {m.name: m.spec.kernel(positions, grades, relevant.starts, m) for m in measures if m.is_metric}
+    run_values = {m.name: _kernel(m)(positions, grades, relevant.starts, m) for m in measures if m.is_metric}
     pair_values = _preferences(measures, ranks, positions, relevant, pairs, graded_rpp)
     pair_values |= {name: values[run_i] - values[run_j] for name, values in run_values.items()}
     pair_values |= _rbo_values(measures, runs, relevant.query_ids, pairs, topk)
@@ -307,6 +307,12 @@ def comparison_of_ranks(
         pair_values={m.name: pair_values[m.name] for m in measures},
         run_values=run_values,
     )
+
+
+def _kernel(measure: PairwiseMeasure) -> Callable[..., np.ndarray]:
+    """The kernel of a metric's per-run values (the other kinds of measure have none)."""
+    assert measure.spec.kernel is not None, f"{measure.name} is a metric, computed by its kernel"
+    return measure.spec.kernel
 
 
 def _rbo_values(
@@ -322,6 +328,7 @@ def _rbo_values(
 
     for options in dict.fromkeys((m.ties, m.persistence, m.depth) for m in wanted):
         ties, p, depth = options
+        assert ties is not None and p is not None, "an RBO measure has its ties and persistence"
         cut = min(depth, topk or np.inf)
         values = [
             rbo_between(runs[i], runs[j], query_ids, p, ties, None if np.isinf(cut) else int(cut))
@@ -329,11 +336,12 @@ def _rbo_values(
         ]
         for m in wanted:
             if (m.ties, m.persistence, m.depth) == options:
+                assert m.score is not None, "an RBO measure has its score"
                 out[m.name] = np.array([v[m.score] for v in values]).reshape(len(values), len(query_ids))
     return out
 
 
-def load_runs(runs, name: Callable[[str | os.PathLike], str] = run_name) -> dict[str, object]:
+def load_runs(runs, name: Callable[[str | os.PathLike], str] = run_name) -> Mapping[str, object]:
     """Runs by name from a mapping name -> run (any form :func:`as_ranking` takes) or a sequence of paths, each
     named by ``name``: the one rule of the library (:func:`~ir_pref_measures.parsing.names.run_name`: the file name
     without folder, ``input.``, ``.gz`` and extension), or pref_eval's (:func:`~ir_pref_measures.parsing.names.

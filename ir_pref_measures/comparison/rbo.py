@@ -148,7 +148,7 @@ def tied_compatibility(
     p: float = 0.95,
     ties: str = "w",
     normalize: bool = True,
-    depth: int = 1000,
+    depth: int | None = 1000,
     score: str = "min",
 ) -> np.ndarray:
     """Compatibility with ties, for each query index in ``queries`` of graded ``judgments``: the tie-aware RBO

@@ -66,7 +66,7 @@ def _per_query_part(
     measures of one run on each run's rows of these queries, the pairwise preferences on their relevant docs."""
     ordinary = [(column, m) for column, m in measures if not isinstance(m, PairwiseMeasure)]
     pairwise = [(column, m) for column, m in measures if isinstance(m, PairwiseMeasure)]
-    out = {}
+    out: dict = {}
     if ordinary:
         rankings = {name: ranking_of(frame, query_ids) for name, frame in runs.items()}
         out |= local(rankings, judgments, ordinary, None)

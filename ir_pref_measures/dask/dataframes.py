@@ -156,14 +156,17 @@ def judgment_frames(
     these (their union). ``format``: the format of the files, else detected on a worker as the local path
     detects it (``preference_format``: the format of a preference file where several fit)."""
     if isinstance(source, list | tuple):
-        named = {"format": format, "preference_format": preference_format, "repeated": repeated}
-        return [part for s in source for part in judgment_frames(s, **named)]
+        return [
+            part
+            for s in source
+            for part in judgment_frames(s, format=format, preference_format=preference_format, repeated=repeated)
+        ]
     if isinstance(source, dd.DataFrame | pd.DataFrame):
         kind = PREFERENCES if "doc_id_a" in source.columns else QRELS
         return [(kind, _table(source, kind, None))]
     located = sources.locations(source, format)
-    if all(location.path is not None for location in located) and _is_parquet([at.path for at in located]):
-        frame = tables.standard_columns(dd.read_parquet([at.path for at in located]))
+    if all(location.path is not None for location in located) and _is_parquet([at.file for at in located]):
+        frame = tables.standard_columns(dd.read_parquet([at.file for at in located]))
         return [(PREFERENCES if "doc_id_a" in frame.columns else QRELS, frame)]
     return located_frames(located, preference_format=preference_format, repeated=repeated)
 

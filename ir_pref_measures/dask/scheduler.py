@@ -11,8 +11,12 @@ import functools
 import socket
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from ir_pref_measures.errors import InputError
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 TIMEOUT_SETTING = "distributed.comm.timeouts.connect"  # Dask's setting (default 30 s): the default bound
 TCP_SCHEMES = ("tcp", "tls", "ws", "wss")  # addresses HOST:PORT reached over TCP: refused and DNS errors come at once
@@ -58,7 +62,7 @@ def connect(address: str, timeout=None):
     client_type = _bounded_client()
     client = client_type.__new__(client_type)  # kept, so that a failed start can be closed (its loop thread stopped)
     try:
-        client.__init__(address, timeout=max(deadline - time.monotonic(), 0.01))
+        client_type.__init__(client, address, timeout=max(deadline - time.monotonic(), 0.01))
     except Exception as error:
         _close_failed(client)
         if isinstance(error, InputError):
@@ -68,7 +72,7 @@ def connect(address: str, timeout=None):
 
 
 @functools.cache
-def _bounded_client() -> type:
+def _bounded_client() -> type[Client]:
     """``distributed.Client`` with its connection to the scheduler, handshake included, bounded by its timeout
     (a scheduler that answered the check, then hangs, cannot hold the client)."""
     from distributed import Client

@@ -71,7 +71,9 @@ def tool_judgments(prefs: Source) -> Judgments:
 
 def _blocks(run: Source) -> Iterator[tuple[str, pd.DataFrame]]:
     """The run's contiguous query blocks: (qid, ``doc_id, rank``), ranks by a stable score sort."""
-    qid, docs, scores = None, [], []
+    qid: str | None = None
+    docs: list[str] = []
+    scores: list[float] = []
     raw = load(run)
     for line_no, line in text_lines(raw):
         parts = fields(line.lower())
@@ -82,7 +84,7 @@ def _blocks(run: Source) -> Iterator[tuple[str, pd.DataFrame]]:
                 f"score {parts[4]!r} is not a finite number", line_no=line_no, expected="qid Q0 docno rank score tag"
             )
         score = float(parts[4])
-        if parts[0] != qid and docs:
+        if qid is not None and parts[0] != qid:  # the lines of qid end (docs holds them)
             yield qid, _ranked(docs, scores)
             docs, scores = [], []
         qid = parts[0]

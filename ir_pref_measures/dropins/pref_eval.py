@@ -60,7 +60,7 @@ def relevant_in_file_order(qrels, *, binary: float | None = None, floor: float |
         return relevant_docs(load_judgments(qrels, repeated="max"), binary=binary, floor=floor)
     location = resolve(qrels, "qrels") if isinstance(qrels, str | os.PathLike) else None
     if location is not None and location.dataset is None and location.format in (None, "qrels"):
-        columns = read_columns(location.path, QRELS)  # a file: its columns, no table
+        columns = read_columns(location.file, QRELS)  # a file: its columns, no table
         judgments = Judgments.from_qrels(columns, repeated="max")
         query, grade = columns.fields["query_id"], columns.fields["relevance"]
     else:

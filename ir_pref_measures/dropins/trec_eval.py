@@ -37,7 +37,7 @@ def read_trec_run(source) -> tuple[pd.DataFrame, str, RawFile]:
 
 def selected(names: list[str] | None) -> list[str]:
     """The measures to print, in ``measures.c`` order (trec_eval ignores the command-line order)."""
-    wanted = set()
+    wanted: set[str] = set()
     for name in names or ["all_prefs"]:
         if name not in NICKNAMES and name not in ORDER:
             known = ", ".join([*NICKNAMES, *ORDER])
@@ -71,9 +71,9 @@ def prefs_values(judged: pd.DataFrame, run_table: pd.DataFrame, *, complete: boo
             f"judged query {missing[0]} is not in the run ({len(missing)} such queries); "
             "-c counts them as empty rankings"
         )
-    columns = (codes(judged[c]) for c in ("query_id", "jg", "jsg", "doc_id"))
+    query, group, subgroup, doc = (codes(judged[c]) for c in ("query_id", "jg", "jsg", "doc_id"))
     rank = ranks(judged, run_table, depth, raw)
-    return query_ids, trec_prefs_values(*columns, judged["level"].to_numpy(), rank, len(query_ids))
+    return query_ids, trec_prefs_values(query, group, subgroup, doc, judged["level"].to_numpy(), rank, len(query_ids))
 
 
 def _line(name: str, qid: str, value) -> str:
@@ -84,7 +84,7 @@ def _line(name: str, qid: str, value) -> str:
 
 def report(query_ids, values, names: list[str], run_id: str, *, per_query: bool, summary: bool) -> str:
     """trec_eval's output: per-query lines (``-q``), then the summary (``all``)."""
-    out = []
+    out: list[str] = []
     measures = [n for n in names if n in MEASURES]
     if per_query:
         for i, qid in enumerate(query_ids):

@@ -55,6 +55,7 @@ def plan_measures(measures, sets: Mapping[str, Judgments]) -> tuple[dict[Key, li
     plan: dict[Key, list[tuple[str, object]]] = {}
     order: list[str] = []
     for prefix, measure in _prefixed(measures):
+        key: Key
         if prefix is None:
             key = (first, None)
         elif prefix in sets:
@@ -85,7 +86,7 @@ def _prefixed(measures) -> list[tuple[str | None, object]]:
         return [(str(name), m) for name, group in measures.items() for _, m in _prefixed(group)]
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
-    out = []
+    out: list[tuple[str | None, object]] = []
     for measure in measures:
         if isinstance(measure, str) and ":" in measure.split("(")[0]:
             prefix, _, name = measure.partition(":")

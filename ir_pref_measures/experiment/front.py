@@ -169,7 +169,7 @@ def Experiment(
     check_outputs(systems, call.topics, measures, validate)
     if verbose and plan == "tree":
         print(plan_drawing(systems))
-    frames = {} if any(map(is_runtime_measure, measures)) else None
+    frames: dict[str, pd.DataFrame] | None = {} if any(map(is_runtime_measure, measures)) else None
     run_names = list(systems)
     baselines = baseline_names(baseline, run_names)
     values = experiment_values(
@@ -246,6 +246,7 @@ def _output(table: pd.DataFrame | None, long: pd.DataFrame | None, values, perqu
         )
         if not perquery:
             return means
+        assert long is not None, "the per-query values are made when perquery"
         by_query = {
             i: {str(q): dict(zip(g["measure"], g["value"], strict=True)) for q, g in run.groupby("qid", sort=False)}
             for i, (_, run) in enumerate(long.groupby("name", sort=False))
@@ -399,7 +400,7 @@ def _is_topics(value) -> bool:
     if not isinstance(value, pd.DataFrame):
         return False
     columns = set(value.columns)
-    return "query" in columns or (columns & {"qid", "query_id"} and not columns & {"docno", "doc_id", "doc_id_a"})
+    return "query" in columns or bool(columns & {"qid", "query_id"} and not columns & {"docno", "doc_id", "doc_id_a"})
 
 
 def _check_topics(judgments: Judgments, wanted: set[str] | None) -> None:

@@ -44,8 +44,10 @@ def check_outputs(systems: Mapping[str, object], topics, measures: Iterable, val
     if validate == "ignore":
         return
     required = required_columns(measures)
-    wrong, unknown = [], []
+    wrong: list[str] = []
+    unknown: list[str] = []
     for name, system in systems.items():
+        found: set[str] | str | None
         if isinstance(system, pd.DataFrame):
             found = {_PYTERRIER_NAMES.get(str(c), str(c)) for c in system.columns}
         elif is_transformer(system):

@@ -156,13 +156,13 @@ def _cell(column: str, value, digits: int | None = None) -> str:
 
 def _baselines(table: pd.DataFrame) -> list[tuple[str, str]]:
     """``(baseline run, column suffix)`` of each baseline of the table ("" for a single one)."""
-    suffixes = sorted({_AGAINST.search(c).group(0) for c in table.columns if _AGAINST.search(c) and " p-value" in c})
+    suffixes = sorted({match.group(0) for c in table.columns if (match := _AGAINST.search(c)) and " p-value" in c})
     if not suffixes:
         suffixes = [""] if any(c.endswith(" p-value") for c in table.columns) else []
     found = []
     for suffix in suffixes:
         plus = [c for c in table.columns if c.endswith(" +" + suffix)]
-        rows = table["name"][table[plus].isna().all(axis=1)] if plus else []
+        rows = table["name"][table[plus].isna().all(axis=1)] if plus else table["name"][:0]
         if len(rows) != 1:
             raise InputError("cannot tell the baseline of the table: its +/- columns are missing or ambiguous")
         found.append((str(rows.iloc[0]), suffix))

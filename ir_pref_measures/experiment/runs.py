@@ -14,6 +14,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,8 @@ from ir_pref_measures.model.coverage import DepthWarning, depths, warn_depths  #
 from ir_pref_measures.model.ids import arrow
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing.names import named_paths
+
+T = TypeVar("T")  # what stream_runs' work makes of a run (without work: the Ranking)
 
 
 def named_runs(runs, names: Sequence[str] | None = None, **options) -> dict[str, Ranking]:
@@ -62,7 +65,7 @@ def read_runs(named: Mapping[str, object], **options) -> dict[str, Ranking]:
 
 def stream_runs(
     named: Mapping[str, object],
-    work: Callable[[str, Ranking], object] | None = None,
+    work: Callable[[str, Ranking], T] | None = None,
     *,
     topk: int | None = None,
     topics=None,
@@ -75,7 +78,7 @@ def stream_runs(
     times: dict[str, float] | None = None,
     frames: dict[str, pd.DataFrame] | None = None,
     need_documents: bool = True,
-) -> Iterator[tuple[str, object]]:
+) -> Iterator[tuple[str, T]]:
     """The runs of :func:`run_sources`, in order, each as ``(name, work(name, ranking))`` (``work`` default: the
     :class:`Ranking` itself; cut at rank ``topk`` when given, :func:`truncate`), each read once and held only while its
     turn comes: the files are read and ``work`` done on :func:`~ir_pref_measures.engine.n_jobs` threads, at most one run
@@ -94,11 +97,11 @@ def stream_runs(
 
     reading = threading.Lock() if work is not None else contextlib.nullcontext()
 
-    def job(name: str, run) -> object:
+    def job(name: str, run) -> T:
         with reading:
             ranking = run if isinstance(run, Ranking) else sources.ranking(run)
         ranking = ranking if topk is None else truncate(ranking, topk)
-        return ranking if work is None else work(name, ranking)
+        return ranking if work is None else work(name, ranking)  # type: ignore[return-value]  # without work, T is Ranking
 
     threads = max(1, min(n_jobs(), len(named)))
     pending: deque = deque()
@@ -125,6 +128,7 @@ def stream_runs(
 def _given(name: str, run, asked: pd.DataFrame | None, save_dir, options: dict) -> tuple[float, object]:
     """A run as given, a Transformer's results on ``asked`` (and its milliseconds per topic; else 0)."""
     if is_transformer(run):
+        assert asked is not None, "a Transformer's topics are asked for (_topics_for)"
         start = time.perf_counter()
         save = None if save_dir is None else save_file(save_dir, name, options["save_format"])
         run = results(run, asked, save_file=save, **options)

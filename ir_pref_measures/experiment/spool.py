@@ -37,13 +37,13 @@ class Spool:
             weakref.finalize(self, self._file.close)
         self._file.seek(self._end)
         try:
-            written = self._file.write(memoryview(values).cast("B"))
+            written = self._file.write(values.data.cast("B"))
         except OSError:  # a full disk, a quota
             written = None
         if written != values.nbytes:  # the values so far move to memory, and the rest stay there
             self._file = _in_memory(self._file, self._end)
             self._file.seek(self._end)
-            self._file.write(memoryview(values).cast("B"))
+            self._file.write(values.data.cast("B"))
         spooled = Spooled(self._end, len(values))
         self._end += values.nbytes
         return spooled
@@ -51,8 +51,9 @@ class Spool:
     def get(self, spooled: Spooled, out: np.ndarray | None = None) -> np.ndarray:
         """The array written at ``spooled``, read into ``out`` (a contiguous float64 array of its length) if given."""
         out = np.empty(spooled.size, dtype=np.float64) if out is None else out
+        assert self._file is not None, "a Spooled comes from put, which made the file"
         self._file.seek(spooled.offset)
-        if self._file.readinto(memoryview(out).cast("B")) != out.nbytes:
+        if self._file.readinto(out.data.cast("B")) != out.nbytes:
             raise OSError("the temporary file of the per-query values was cut short")
         return out
 

@@ -113,8 +113,12 @@ def summary_table(
 
 def _family(frame: pd.DataFrame, names: list[str], settings: TestSettings) -> tukey.Pairs | None:
     """Every pair of runs by the test of many systems of ``settings`` (None for the other tests)."""
-    if settings.test not in FAMILY_TESTS:
-        return None
+    return _all_pairs(frame, names, settings) if settings.test in FAMILY_TESTS else None
+
+
+def _all_pairs(frame: pd.DataFrame, names: list[str], settings: TestSettings) -> tukey.Pairs:
+    """Every pair of runs by ``settings``' test of many systems (one of :data:`FAMILY_TESTS`)."""
+    assert isinstance(settings.test, str), "the tests of many systems are named (FAMILY_TESTS)"
     x = _matrix(frame, names)
     confidence = paired.CONFIDENCE if settings.ci is None else settings.ci
     return tukey.all_pairs(x, settings.test, confidence=confidence, samples=settings.samples, rng=_rng(settings))
@@ -185,6 +189,7 @@ def _correct_family(compared: Mapping[str, dict], names: list[str], settings: Te
             if run != at[baseline]:
                 members.setdefault(frozenset((run, at[baseline])), (baseline, run))
     p = np.array([compared[baseline]["p-value"][run] for baseline, run in members.values()], dtype=np.float64)
+    assert settings.correction is not None, "a family is corrected only when a correction is asked for"
     reject, corrected = paired.correct(p, settings.correction, settings.alpha)
     slot = {pair: k for k, pair in enumerate(members)}
     for baseline in compared:
@@ -208,7 +213,7 @@ def pairs_table(values: Mapping[str, pd.DataFrame], names: list[str], settings: 
     for column, frame in values.items():
         x = _matrix(frame, names)
         if settings.test in FAMILY_TESTS:
-            part = _family(frame, names, settings).frame(names)
+            part = _all_pairs(frame, names, settings).frame(names)
         else:
             i, j = np.triu_indices(len(names), k=1)
             d = (x[:, j] - x[:, i]).T

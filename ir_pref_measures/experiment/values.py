@@ -212,12 +212,14 @@ class SetValues:
         asked for)."""
         catalog = [m for m in self.ordinary if engine.is_catalog_measure(m)]
         judged = judged_ranks(ranking, self.judgments) if catalog or self.preferences else None
-        found = engine.catalog_values(catalog, self.judgments, ranking, judged) if catalog else []
+        found = (
+            engine.catalog_values(catalog, self.judgments, ranking, judged) if catalog and judged is not None else []
+        )
         values = {
             measure: (self._index_of(query_ids), column)
             for measure, (query_ids, column) in zip(catalog, found, strict=True)
         }
-        ranks = relevant_ranks(ranking, self.relevant, None, name, judged) if self.preferences else None
+        ranks = relevant_ranks(ranking, self.relevant, None, name, judged) if self.relevant is not None else None
         return values, ranks, judged
 
     def _index_of(self, query_ids) -> pd.Index:
@@ -258,7 +260,7 @@ class SetValues:
         if self.baseline is None and len(names) < 2:
             raise InputError("pairwise preferences need at least two runs")
         run_pairs(names, self.baseline)  # the checks: two runs at least, the baseline one of them
-        index = pd.Index(self.relevant.query_ids.astype(str), name=None)
+        index = pd.Index(self._relevant_docs().query_ids.astype(str), name=None)
         if self.baseline is not None:
             zero = np.zeros(len(index))
             return {
@@ -298,7 +300,12 @@ class SetValues:
         """:func:`~ir_pref_measures.comparison.pairwise.comparison_of_ranks` of the runs ``names`` (ranks held)."""
         ranks = np.vstack([self.ranks[name] for name in names])
         pairs = run_pairs(names, self.baseline)
-        return comparison_of_ranks(names, ranks, self.relevant, self.preferences, pairs, [None] * len(names))
+        return comparison_of_ranks(names, ranks, self._relevant_docs(), self.preferences, pairs, [None] * len(names))
+
+    def _relevant_docs(self) -> RelevantDocs:
+        """The relevant docs of the judgments, found (:meth:`of`) when pairwise preferences are measured."""
+        assert self.relevant is not None, "asked only when pairwise preferences are measured"
+        return self.relevant
 
 
 def _frame(found: Mapping[str, Column], names: list[str], spool: Spool) -> pd.DataFrame:

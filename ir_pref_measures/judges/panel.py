@@ -26,10 +26,12 @@ H. Arabzadeh, C. L. A. Clarke, SIGIR 2025 (GPT-4o preference judgments against p
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -88,7 +90,7 @@ class Aligned:
             }
         )
         for k, judge in enumerate(self.judges):
-            frame[judge] = pd.array(np.where(self.labels[:, k] == MISSING, None, self.labels[:, k]), dtype="Int8")
+            frame[judge] = pd.arrays.IntegerArray(self.labels[:, k].astype(np.int8), self.labels[:, k] == MISSING)
         return frame
 
 
@@ -103,9 +105,12 @@ def align(
     judge judged is a row."""
     if majority not in kernels.MAJORITY_RULES:
         raise InputError(f"unknown majority rule {majority!r}", expected=" or ".join(kernels.MAJORITY_RULES))
-    read = sources if all(isinstance(j, Votes | Grades) for j in sources.values()) else judges(sources, format=format)
+    read: Mapping[str, Judge] = {n: j for n, j in sources.items() if isinstance(j, Votes | Grades)}
+    if len(read) < len(sources):
+        read = judges(sources, format=format)
     names = list(read)
-    voters = [n for n in names if isinstance(read[n], Votes)]
+    votes = {n: judge for n, judge in read.items() if isinstance(judge, Votes)}
+    voters = list(votes)
     if not voters:
         raise InputError("no judge judges pairs: graded judges are compared on the pairs that other judges judged")
     query_codes, query_vocabulary = intern(*[read[n].query_id for n in names])
@@ -119,8 +124,7 @@ def align(
     vocabulary = unique_sorted(np.concatenate([x for n in voters for x in qdocs[n]]))  # the judged (query, doc)s
     n = len(vocabulary)
     encoded = {}
-    for name in voters:
-        judge = read[name]
+    for name, judge in votes.items():
         a, b = (np.searchsorted(vocabulary, x) for x in qdocs[name])
         lo, hi, label, a_is_lo = kernels.orient(a, b, judge.label)
         if (lo == hi).any():
@@ -136,7 +140,9 @@ def align(
         if name in reduced:
             labels[np.searchsorted(keys, reduced[name][0]), k] = reduced[name][1]
         else:
-            labels[:, k] = _graded_labels(qdocs[name][0], read[name].grade, first, second)
+            graded = read[name]
+            assert isinstance(graded, Grades), "a judge without votes is graded"
+            labels[:, k] = _graded_labels(qdocs[name][0], graded.grade, first, second)
     query, doc_a = np.divmod(first, n_docs)
     return Aligned(names, query_vocabulary, doc_vocabulary, query, doc_a, second % n_docs, labels, encoded)
 
@@ -207,7 +213,8 @@ def agreement(
         total = tables.sum(axis=0)
         agree, disagree = int(np.trace(total)), int(total[0, 2] + total[2, 0])
         n = int(total.sum())
-        row = {"judge a": aligned.judges[i], "judge b": aligned.judges[j], "queries": len(tables), "pairs": n}
+        row: dict[str, Any] = {"judge a": aligned.judges[i], "judge b": aligned.judges[j], "queries": len(tables)}
+        row["pairs"] = n
         row |= {"agree": agree, "tie": n - agree - disagree, "disagree": disagree}
         for name in ("agree", "tie", "disagree"):
             row[f"{name} rate"] = row[name] / n if n else np.nan
@@ -234,7 +241,7 @@ def reliability(
         raise InputError("reliability needs two or more judges")
     n_queries = len(aligned.query_ids)
     present = aligned.labels != MISSING
-    rows = []
+    rows: list[tuple[str, int, np.ndarray, Callable[[np.ndarray], Any]]] = []
     several = present.sum(axis=1) >= 2
     counts = np.stack([(aligned.labels[several] == v).sum(axis=1) for v in kernels.LABELS], axis=1)
     totals = kernels.fleiss_totals(counts, aligned.query[several], n_queries)
@@ -242,8 +249,8 @@ def reliability(
     coincidence = kernels.coincidences(aligned.labels[several], aligned.query[several], n_queries)
     for level in ("nominal", "ordinal"):
         name = "Krippendorff alpha" + ("" if level == "nominal" else " ordinal")
-        statistic = lambda o, lv=level: kernels.krippendorff_alpha(o.reshape(-1, 3, 3), lv)  # noqa: E731
-        rows.append((name, int(several.sum()), coincidence.reshape(n_queries, -1), statistic))
+        alpha = functools.partial(_alpha, level=level)
+        rows.append((name, int(several.sum()), coincidence.reshape(n_queries, -1), alpha))
     out = []
     for name, pairs, per_query, statistic in rows:
         per_query = per_query[per_query.any(axis=1)]
@@ -307,12 +314,17 @@ def diagnostics(aligned: Aligned) -> pd.DataFrame:
     return table
 
 
+def _alpha(coincidences: np.ndarray, level: str) -> np.ndarray:
+    """Krippendorff's alpha at ``level`` of flattened 3 x 3 coincidence matrices."""
+    return kernels.krippendorff_alpha(coincidences.reshape(-1, 3, 3), level)
+
+
 def _vote_diagnostics(votes: JudgeVotes) -> dict:
     """The columns of :func:`diagnostics` that need the votes themselves (not the majorities)."""
     from scipy.stats import binomtest
 
     counts = kernels.majority(votes.key, votes.label)[2]
-    row = {"judgments": len(votes.key) + votes.unusable, "unusable": votes.unusable}  # lines read
+    row: dict[str, Any] = {"judgments": len(votes.key) + votes.unusable, "unusable": votes.unusable}  # lines read
     row["repeated"] = int((counts.sum(axis=1) > 1).sum())
     row["contradicted"] = int(((counts[:, 0] > 0) & (counts[:, 2] > 0)).sum())
     strict = votes.shown & (votes.label != 0)

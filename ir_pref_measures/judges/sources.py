@@ -115,14 +115,14 @@ def _check_distinct_docs(columns: formats.Columns, layout: formats.Layout) -> No
     formats.fail_at(columns, same, lambda r: f"doc {a[r].as_py()!r} is compared with itself", layout)
 
 
-def _log(raw: formats.RawFile) -> Votes:
+def _log(raw: str | formats.RawFile) -> Votes:
     columns = preferences.judging_log_columns(raw)
     _check_distinct_docs(columns, preferences.JUDGING_LOG)
     verdict = columns.fields["verdict"]
     usable = verdict != preferences.UNUSABLE
-    texts = [_kept(columns.fields[c], usable) for c in ("query_id", "doc_id_a", "doc_id_b")]
+    query_id, doc_a, doc_b = (_kept(columns.fields[c], usable) for c in ("query_id", "doc_id_a", "doc_id_b"))
     label = verdict[usable].astype(np.int8)
-    return Votes(*texts, label, np.zeros(len(label), dtype=bool), int((~usable).sum()))
+    return Votes(query_id, doc_a, doc_b, label, np.zeros(len(label), dtype=bool), int((~usable).sum()))
 
 
 def _kept(values, rows: np.ndarray):
@@ -134,9 +134,9 @@ def _votes(fields, shown: bool) -> Votes:
     """Votes from preference columns in carterette values (-1 a preferred, 1 b preferred, 0 a tie, +-2 bad)."""
     value = np.asarray(fields["preference"]).astype(np.int8)
     usable = np.abs(value) < 2
-    texts = [_kept(fields[c], usable) for c in ("query_id", "doc_id_a", "doc_id_b")]
+    query_id, doc_a, doc_b = (_kept(fields[c], usable) for c in ("query_id", "doc_id_a", "doc_id_b"))
     label = (-value[usable]).astype(np.int8)
-    return Votes(*texts, label, np.full(len(label), shown), int((~usable).sum()))
+    return Votes(query_id, doc_a, doc_b, label, np.full(len(label), shown), int((~usable).sum()))
 
 
 def _grades(table) -> Grades:
@@ -151,7 +151,7 @@ def _group_judges(name: str, found: Judgments) -> dict[str, Judge]:
     """One judge per judgment group: its explicit preferences and ties as votes (order unknown), and its grades
     as a graded judge when it has no explicit judgment."""
     groups = found.groups
-    out = {}
+    out: dict[str, Judge] = {}
     for group in groups:
         part = found.group(group) if len(groups) > 1 else found
         key = name if len(groups) == 1 else f"{name}/{group}"

@@ -17,8 +17,12 @@ import re
 import sqlite3
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from ir_pref_measures.errors import InputError
+
+if TYPE_CHECKING:
+    import psycopg
 
 BUSY_TIMEOUT = 60.0  # seconds a writer waits for another one's transaction
 SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
@@ -165,6 +169,7 @@ class Database:
     def __init__(self, location: str | os.PathLike) -> None:
         self.location = os.fspath(location)
         self.dialect = "postgresql" if is_url(self.location) else "sqlite"
+        self._db: sqlite3.Connection | psycopg.Connection
         if self.dialect == "sqlite":
             self._db = sqlite3.connect(
                 self.location, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
@@ -191,7 +196,7 @@ class Database:
 
     def executemany(self, statement: str, rows: Iterable[Sequence]) -> None:
         """Run ``statement`` once per row of ``rows``."""
-        if self.dialect == "sqlite":
+        if isinstance(self._db, sqlite3.Connection):
             with self._errors():
                 self._db.executemany(statement, rows)
         else:
@@ -221,6 +226,7 @@ class Database:
             with self._errors():
                 self._db.execute("COMMIT")
         else:
+            assert not isinstance(self._db, sqlite3.Connection)
             with self._db.transaction():
                 self._db.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,))
                 yield

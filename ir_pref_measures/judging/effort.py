@@ -90,7 +90,7 @@ def stored_source(qrels: str) -> str:
     location = resolve(qrels)
     if location.dataset is not None:
         return f"irds:{location.dataset}"
-    path = os.path.abspath(location.path)
+    path = os.path.abspath(location.file)
     return f"{location.format}:{path}" if location.format else path
 
 
@@ -174,7 +174,7 @@ def status(path: str | os.PathLike) -> dict[str, object]:
     the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``)."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
-        found: dict[str, object] = dict(store.settings()) | store.counts()
+        found: dict[str, object] = {**dict(store.settings()), **store.counts()}
         kinds: dict[str, int] = {}
         for row in store.answers():
             kinds[row.answer.answer] = kinds.get(row.answer.answer, 0) + 1

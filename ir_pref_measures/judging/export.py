@@ -120,14 +120,13 @@ def export_lines(store: Store, format: str, rule: str = DEFAULT_RULE, consistent
                 "the shown format holds every answer, not combined: it cannot be made consistent",
                 expected="a combined format (log, carterette, winner, pairs) with --consistent",
             )
-        rows = [row.answer for row in store.answers()]
-        lines = [_shown_line(a) for a in rows]
+        lines = [_shown_line(row.answer) for row in store.answers()]
         what = "unusable answers"
     else:
-        rows = verdicts(store, rule)
+        combined = verdicts(store, rule)
         if consistent:
-            rows = consistent_verdicts(rows, format)
-        lines = [_combined_line(v, format) for v in rows]
+            combined = consistent_verdicts(combined, format)
+        lines = [_combined_line(v, format) for v in combined]
         what = "ties or questions without a usable answer"
     left_out = sum(line is None for line in lines)
     if left_out:

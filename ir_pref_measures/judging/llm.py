@@ -67,7 +67,7 @@ def true_or_false(value: str) -> bool:
 
 
 # name -> (the type of a value given as text, default, meaning): the options of make_judge (and `judge run`)
-OPTIONS: dict[str, tuple[object, object, str]] = {
+OPTIONS: dict[str, tuple[Callable[[str], object], object, str]] = {
     "model": (_text, None, "the model name the endpoint serves (required)"),
     "preset": (_text, "arabzadeh-clarke", "a preset name, or a prompt template with {query}, {first}, {second}"),
     "base_url": (_text, None, "the endpoint, e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI)"),
@@ -162,9 +162,9 @@ class LLMJudge:
         ):
             if not isinstance(value, int) or value < least:
                 raise InputError(f"option {option} of the LLM judge: {value!r} is not an integer >= {least}")
-        for option, value in (("timeout", timeout), ("backoff", backoff), ("max_backoff", max_backoff)):
-            if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
-                raise InputError(f"option {option} of the LLM judge: {value!r} is not a number of seconds >= 0")
+        for option, seconds in (("timeout", timeout), ("backoff", backoff), ("max_backoff", max_backoff)):
+            if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0):
+                raise InputError(f"option {option} of the LLM judge: {seconds!r} is not a number of seconds >= 0")
         self.texts = texts
         self.preset = _preset(preset)
         self.model = model
@@ -222,7 +222,7 @@ class LLMJudge:
         ``on_answer(answer)`` is called with each answer as it arrives; the prompts of ``done`` (``(pair as
         shown, sample)``, answered before) are not asked and not returned."""
         prompts = [p for p in self._prompts(pairs) if (p.pair, p.sample) not in done]
-        answers = [self._missing(p) if p.missing else None for p in prompts]
+        answers: list[Answer | None] = [self._missing(p) if p.missing else None for p in prompts]
         if on_answer is not None:
             for answer in answers:
                 if answer is not None:
@@ -252,7 +252,9 @@ class LLMJudge:
             with contextlib.suppress(BaseException):
                 await asyncio.gather(*workers, return_exceptions=True)
             bar.close()
-        return answers
+        asked = [answer for answer in answers if answer is not None]
+        assert len(asked) == len(answers), "every prompt has its answer once the workers are done"
+        return asked
 
     # -- the prompts --
 
@@ -267,7 +269,9 @@ class LLMJudge:
         return prompts
 
     def _messages(self, query, shown: Pair) -> tuple:
-        messages = self.preset.messages(query, self.texts.document(shown.first), self.texts.document(shown.second))
+        first, second = self.texts.document(shown.first), self.texts.document(shown.second)
+        assert first is not None and second is not None, "asked only of pairs whose texts are there (missing)"
+        messages = self.preset.messages(query, first, second)
         return tuple(messages)
 
     def _answer(self, prompt: _Prompt, answer: str, **details) -> Answer:
@@ -306,7 +310,7 @@ class LLMJudge:
         )
 
     def _request(self, prompt: _Prompt) -> dict:
-        request = {"model": self.model, "messages": [dict(m) for m in prompt.messages]}
+        request: dict[str, object] = {"model": self.model, "messages": [dict(m) for m in prompt.messages]}
         if self.temperature is not None:
             request["temperature"] = self.temperature
         if self.max_tokens is not None:
@@ -467,8 +471,9 @@ def _preset(value: str | Preset) -> Preset:
 
 def _prices(value: float | tuple[float, float] | str) -> tuple[float, float]:
     """``price_per_1k`` as (input, output) prices of 1,000 tokens."""
-    parts = [p for p in value.split(",")] if isinstance(value, str) else value
-    parts = list(parts) if isinstance(parts, list | tuple) else [parts, parts]
+    parts: list = (
+        value.split(",") if isinstance(value, str) else list(value) if isinstance(value, list | tuple) else [value] * 2
+    )
     try:
         prices = [float(p) for p in parts]
     except (TypeError, ValueError):

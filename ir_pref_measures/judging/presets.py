@@ -177,7 +177,8 @@ def verdicts(pairs: Sequence[Pair], answers: Sequence[Answer], preset: Preset) -
 
 
 def _key(pair: Pair) -> tuple[str, str, str]:
-    return (pair.query_id, *sorted((pair.first, pair.second)))
+    a, b = sorted((pair.first, pair.second))
+    return (pair.query_id, a, b)
 
 
 def clarke_line(pair: Pair, verdict: str, texts: Texts) -> str:
@@ -190,7 +191,8 @@ def clarke_line(pair: Pair, verdict: str, texts: Texts) -> str:
     if verdict == "second":
         return f"@ {q} {b} {a} !"
     if verdict == "tie":
-        return f"@ {q} {a} {b} =" if len(texts.document(a)) < len(texts.document(b)) else f"@ {q} {b} {a} ="
+        shorter = len(texts.document(a) or "") < len(texts.document(b) or "")  # a tie was judged on both texts
+        return f"@ {q} {a} {b} =" if shorter else f"@ {q} {b} {a} ="
     if verdict in ("missing", "unusable"):
         return f"@ {q} {b} {a} ?" if texts.document(a) is None and texts.document(b) is not None else f"@ {q} {a} {b} ?"
     raise ValueError(f"verdict {verdict!r} is not one of {', '.join(VERDICTS)}")

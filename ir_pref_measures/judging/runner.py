@@ -204,8 +204,10 @@ def _earlier(history: Sequence[Sequence[Verdict]]) -> dict[frozenset, Verdict]:
 
 def _as_asked(verdict: Verdict, pair: Pair, round: int) -> Verdict:
     """``verdict`` restated for ``pair`` (perhaps shown the other way round) in ``round``."""
-    same = verdict.pair.first == pair.first
-    return Verdict(pair, verdict.outcome if same else FLIPPED.get(verdict.outcome, verdict.outcome), round)
+    outcome = verdict.outcome
+    if outcome is not None and verdict.pair.first != pair.first:
+        outcome = FLIPPED.get(outcome, outcome)
+    return Verdict(pair, outcome, round)
 
 
 def _answered(judge: Judge, request: Request, answers: Mapping[int, list[Answer]]) -> bool:

@@ -1,6 +1,8 @@
-"""The judging store: one SQLite file per judging effort, that loses nothing.
+"""The judging store: one database per judging effort (a SQLite file, or a PostgreSQL database given by URL),
+that loses nothing.
 
-Three tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`):
+Four tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`; the web desk adds its ``assignments``,
+:mod:`ir_pref_measures.judging.web.desk`):
 
 * ``effort``: the effort's settings as ``key, value`` text (seed, selector, combination rule, ...), written once;
 * ``requests``: one row per question asked: ``query_id``, the two docs in the order shown (``first``,
@@ -10,7 +12,8 @@ Three tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`):
   answer was shown*, judge, model, prompt hash, sample, answer, raw text, reason, tokens, latency, time, assessor,
   and ``failure``, the kind of failure of an ``unusable`` answer (``transport``, ``content``, ``request``,
   ``text``; empty otherwise). Unique per ``(request, judge, assessor, sample, first, failure)``: a retry or a
-  double submit never doubles an answer.
+  double submit never doubles an answer;
+* ``withdrawn``: the answers an assessor took back (undo), kept in ``answers`` and no longer read.
 
 A ``transport`` failure (no reply received: connection failed, timeouts, 5xx or 429 after every attempt) is not an
 answer: it is kept as a row (the first one of each prompt) but not read as an answer (:meth:`Store.answers`), so a

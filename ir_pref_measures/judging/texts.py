@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.protocol import Pair
 from ir_pref_measures.parsing import datasets
+from ir_pref_measures.parsing.files import RawFile
 from ir_pref_measures.parsing.formats import load
 
 MISSING = "missing text"  # the start of every reason given for a missing text
@@ -157,7 +158,7 @@ def _tsv_line(raw, line_no: int, line: str, extra: tuple[str, ...]) -> tuple[str
     return key.strip(), (text, *("" for _ in extra))
 
 
-def _json_line(raw, line_no: int, line: str, extra: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+def _json_line(raw: RawFile, line_no: int, line: str, extra: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     expected = f"a JSON object with an id ({', '.join(ID_KEYS)}) and a text ({', '.join(TEXT_KEYS)})"
     try:
         row = json.loads(line)

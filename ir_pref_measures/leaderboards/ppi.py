@@ -70,7 +70,7 @@ class PPIRatings:
         """``system, rating, ci low, ci high, se, rank`` on the Elo scale (mean 1000), best first (equal ratings in
         name order)."""
         low, high = self.intervals()
-        scale = kernels.elo_scale(1.0) - kernels.elo_scale(0.0)
+        scale = kernels.elo_scale(np.float64(1.0)) - kernels.elo_scale(np.float64(0.0))
         frame = pd.DataFrame(
             {
                 "system": self.names,
@@ -207,8 +207,10 @@ def ppi_rate(people, llm, unlabelled, *, lam: float | None = None, confidence: f
             f"the LLM's battles are not the people's battles ({where})",
             expected="the LLM's judgments of the same battles as the people's, row for row (query, system_a, system_b)",
         )
-    (a, b, ua, ub), names = intern(first["system_a"], first["system_b"], tables[2]["system_a"], tables[2]["system_b"])
-    names = [str(x) for x in names]
+    (a, b, ua, ub), vocabulary = intern(
+        first["system_a"], first["system_b"], tables[2]["system_a"], tables[2]["system_b"]
+    )
+    names = [str(x) for x in vocabulary]
     codes = [np.asarray(x, dtype=np.int64) for x in (a, b, ua, ub)]
     people_battles = EncodedBattles(codes[0], codes[1], first["outcome"].to_numpy(dtype=np.float64))
     unlabelled_battles = EncodedBattles(codes[2], codes[3], tables[2]["outcome"].to_numpy(dtype=np.float64))

@@ -120,11 +120,11 @@ def identifiability(points: np.ndarray, names: Sequence[str]) -> str | None:
     n = len(names)
     if n < 2:
         return f"a rating needs at least two systems; the battles have {n}"
-    names = np.asarray(names, dtype=object)
+    systems = np.asarray(names, dtype=object)
     graph = coo_array(points > 0)
     parts, label = connected_components(graph, directed=True, connection="weak")
     if parts > 1:
-        groups = [_listed(names[label == k]) for k in range(parts)]
+        groups = [_listed(systems[label == k]) for k in range(parts)]
         return f"the comparison graph is not connected: these groups of systems never met: {'; '.join(groups)}"
     parts, label = connected_components(graph, directed=True, connection="strong")
     if parts == 1:
@@ -133,8 +133,8 @@ def identifiability(points: np.ndarray, names: Sequence[str]) -> str | None:
     across = label[:, None] != label[None, :]
     top = [k for k in range(parts) if not (beaten & across)[:, label == k].any()]  # nobody outside beat them
     bottom = [k for k in range(parts) if not (beaten & across)[label == k, :].any()]  # they beat nobody outside
-    lines = [_who(names[label == k], "never lost", "to a system outside their group") for k in top]
-    lines += [_who(names[label == k], "never won", "against a system outside their group") for k in bottom]
+    lines = [_who(systems[label == k], "never lost", "to a system outside their group") for k in top]
+    lines += [_who(systems[label == k], "never won", "against a system outside their group") for k in bottom]
     return "the battles have no finite maximum-likelihood rating: " + "; ".join(lines)
 
 

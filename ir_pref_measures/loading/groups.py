@@ -33,8 +33,12 @@ def check_groups(table: pd.DataFrame, raw: RawFile, *, allow_cycles: bool) -> pd
     (checked along jsg, level descending, as trec_eval), or, unless ``allow_cycles``, a cycle after transitive
     closure.
     """
+    query, group, subgroup, doc = (codes(table[c]) for c in ("query_id", "jg", "jsg", "doc_id"))
     found = find_inconsistency(
-        *(codes(table[c]) for c in ("query_id", "jg", "jsg", "doc_id")),
+        query,
+        group,
+        subgroup,
+        doc,
         table["level"].to_numpy(),
         cycles=not allow_cycles,
     )

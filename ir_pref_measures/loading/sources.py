@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from ir_pref_measures.choices import TREC_EVAL_FORMATS
 from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.model.ids import is_pandas
-from ir_pref_measures.model.judgments import Judgments, combine
+from ir_pref_measures.model.judgments import DEFAULT_GROUP, Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
 from ir_pref_measures.parsing import datasets as irds
 from ir_pref_measures.parsing import formats, preferences
@@ -80,6 +80,13 @@ class Location:
     path: str | None = None
     dataset: str | None = None
     format: str | None = None
+
+    @property
+    def file(self) -> str:
+        """The path of a file source (a caller that asks has ruled out an ir_datasets ID)."""
+        if self.path is None:
+            raise ValueError(f"{self.dataset} is an ir_datasets ID, not a file")
+        return self.path
 
 
 def resolve(source: str | os.PathLike, format: str | None = None) -> Location:
@@ -205,11 +212,11 @@ def is_union(source) -> bool:
     return isinstance(source, str) and "+" in source and not os.path.lexists(source)
 
 
-def file_format(location: Location, preference_format: str | None = None) -> tuple[str, object]:
+def file_format(location: Location, preference_format: str | None = None) -> tuple[str, str | RawFile]:
     """The format of a file of judgments (not an ir_datasets ID, not trec_eval's): the one its source names, else
     Clarke's judging log, qrels or the preference format its lines show (``preference_format`` where several fit);
     with what to read it from (its path when named, else its bytes, read once)."""
-    raw = location.path if location.format else load(location.path)
+    raw: str | RawFile = location.file if location.format else load(location.file)
     if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
         return "log", raw
     return location.format or preferences.detect_format(raw, preference_format), raw
@@ -229,21 +236,21 @@ def read_source(
     :func:`judgments` takes them."""
     location = resolve(source, format)
     named = {} if group is None else {"group": group}
-    graded = {**named, "repeated": repeated}
+    graded_group = DEFAULT_GROUP if group is None else group
     if location.dataset is not None:  # validated as every table is (a grade given twice: by ``repeated``)
-        return Judgments.from_qrels(irds.qrels(location.dataset), **graded)
+        return Judgments.from_qrels(irds.qrels(location.dataset), group=graded_group, repeated=repeated)
     if location.format in TREC_EVAL_FORMATS:
         if group is not None:
             raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
         from ir_pref_measures.loading.groups import read_judgments
 
-        return Judgments.from_trec_prefs(read_judgments(location.path, location.format), checked=True)
+        return Judgments.from_trec_prefs(read_judgments(location.file, location.format), checked=True)
     chosen, raw = file_format(location, preference_format)
     if chosen == "log":
         return _judging_log(raw, named)
     if chosen == "qrels":
         columns = formats.read_columns(raw, formats.QRELS)
-        return Judgments.from_qrels(columns, **graded)
+        return Judgments.from_qrels(columns, group=graded_group, repeated=repeated)
     return Judgments.from_preferences(preferences.preference_columns(raw, chosen), checked=True, **named)
 
 
@@ -416,7 +423,7 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
     if isinstance(source, Location):
         if source.format not in (None, "qrels"):
             raise InputError(f"{source.path}: graded qrels are needed here, not {source.format} preferences")
-        source = load(source.path)
+        source = load(source.file)
     if not isinstance(source, RawFile):
         return tables.qrels(source, repeated=repeated)
     table = formats.read_qrels(source)

@@ -2,7 +2,7 @@
 
 Everything else is generated from :data:`SPECS`: the ir_measures Measure classes and the provider's dispatch
 (:mod:`ir_pref_measures.adapters.ir_measures`), the parameter checks, and the measure tables of ``docs/measures.md``
-(:func:`markdown_table`; ``tests/test_trec_prefs_measures.py`` checks they are up to date, and
+(:func:`markdown_table`; ``tests/measures/test_trec_prefs.py`` checks they are up to date, and
 ``python -m ir_pref_measures.measures.catalog docs/measures.md`` rewrites them).
 
 A family names how the provider prepares a kernel's input: ``ppref`` (pair counts of the run;
@@ -385,6 +385,7 @@ def graded_kernel(spec: MeasureSpec, ranked: graded.Ranked, params: dict) -> np.
     """The values of the measure of ``spec`` (of the ``trec_eval`` family) with ``params`` (for ir_measures' own,
     those :func:`graded_spec` accepts)."""
     extra = {"p": float(params.get("p", spec.param("p").default))} if "p" in spec.params else {}
+    assert spec.kernel is not None, "the trec_eval family's measures have their kernel"
     return spec.kernel(ranked, params.get("cutoff", np.inf), params.get("rel", spec.param("rel").default), **extra)
 
 
@@ -392,6 +393,7 @@ def ppref_kernel(name: str, counts, cutoff=None, **kwargs) -> np.ndarray:
     """The ppref-family measure ``name`` from pair counts: ``cutoff`` and ``beta`` / ``ideal`` as it takes them."""
     spec = SPECS[name]
     given = {"cutoff": cutoff, **kwargs}
+    assert spec.kernel is not None, "the ppref family's measures have their kernel"
     return spec.kernel(counts, *(given[a] for a in spec.args if a in given))
 
 
@@ -421,8 +423,9 @@ def markdown_table(family_name: str) -> str:
 BLOCK = re.compile(r"(<!-- measures:(\w+) -->\n)(.*?)(<!-- /measures -->)", re.S)
 
 
-def update_readme(text: str) -> str:
-    """``text`` with every ``<!-- measures:FAMILY -->`` block replaced by the generated table."""
+def update_tables(text: str) -> str:
+    """``text`` (a docs page, ``docs/measures.md``) with every ``<!-- measures:FAMILY -->`` block replaced by the
+    generated table."""
     return BLOCK.sub(lambda m: m.group(1) + markdown_table(m.group(2)) + m.group(4), text)
 
 
@@ -433,4 +436,4 @@ if __name__ == "__main__":  # python -m ir_pref_measures.measures.catalog docs/m
         with open(path, encoding="utf-8") as f:
             old = f.read()
         with open(path, "w", encoding="utf-8") as f:
-            f.write(update_readme(old))
+            f.write(update_tables(old))

@@ -62,7 +62,7 @@ class Ranked:
 
     def top(self, k: float | np.ndarray) -> np.ndarray:
         """Per doc, whether it is retrieved at rank <= ``k`` (a number, or one per query)."""
-        return self.rank <= (k[self.query] if np.ndim(k) else k)
+        return self.rank <= (k[self.query] if isinstance(k, np.ndarray) and k.ndim else k)
 
     def regraded(self, gains: dict) -> Ranked:
         """The grades mapped by ``gains`` (grade -> gain; other grades unchanged), as ir_measures maps the qrels

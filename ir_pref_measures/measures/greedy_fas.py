@@ -56,8 +56,9 @@ def greedy_fas_order(n: int, src: np.ndarray, dst: np.ndarray, priority: np.ndar
     sinks = [(-prio[v], v) for v in range(n) if out_deg[v] == 0]
     sources = [(prio[v], v) for v in range(n) if in_deg[v] == 0 and out_deg[v] > 0]
     deltas = [(in_deg[v] - out_deg[v], prio[v], v) for v in range(n)]
-    for heap in (sinks, sources, deltas):
-        heapify(heap)
+    heapify(sinks)
+    heapify(sources)
+    heapify(deltas)
     head: list[int] = []
     tail: list[int] = []
 
@@ -245,7 +246,8 @@ class _LayeredGraph:
         for v in np.flatnonzero(special).tolist():
             self.class_members[self.class_of[v]].append(v)
         self.heaps = [self._class_heap(c) for c in range(len(self.class_members))]
-        self.changed, self.stale = [False] * n, []
+        self.changed: list[bool] = [False] * n
+        self.stale: list[int] = []
 
     def _class_heap(self, c: int) -> list[tuple[int, int, int]]:
         """Class ``c``'s heap made anew from its remaining vertices (the stale entries dropped)."""
@@ -365,7 +367,7 @@ class _LayeredGraph:
     def max_delta_vertex(self) -> int:
         """The remaining vertex of largest delta, smallest priority among equals: the best plain vertex (the
         first of the highest layer holding one) against the best vertex with explicit edges of each class."""
-        best = None
+        best: tuple[int, int, int] | None = None
         top = self.plain_top
         while top >= 0 and self.plain_left[top] == 0:
             top -= 1
@@ -396,4 +398,5 @@ class _LayeredGraph:
                 candidate = (-delta(v), prio[v], v)
                 if best is None or candidate < best:
                     best = candidate
+        assert best is not None, "max_delta_vertex is asked only while a vertex remains"
         return best[2]

@@ -143,13 +143,15 @@ def literal_measure(text: str):
             call = ast.Call(call, [], [])
         if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.args:
             return None
-        params = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        if any(k.arg is None for k in call.keywords):  # **kwargs
+            return None
+        params = {str(k.arg): ast.literal_eval(k.value) for k in call.keywords}
         if at:
             params["cutoff"] = ast.literal_eval(cutoff.strip())
     except (SyntaxError, ValueError, TypeError):
         return None
     base = measures_base.registry.get(call.func.id)
-    return None if base is None or None in params else base(**params)
+    return None if base is None else base(**params)
 
 
 # -- measures between two runs ---------------------------------------------------------------------------------------
@@ -224,10 +226,10 @@ def _at_value(name: str, written: str, spec: PairwiseSpec) -> float | None:
     if name in ("cutoff", "depth"):
         if not _INTEGER.fullmatch(written):
             return None
-        value = int(written)
-        if value == 0 and spec.zero_is_none:
+        count = int(written)
+        if count == 0 and spec.zero_is_none:
             return np.inf
-        return float(value) if value >= 1 else None
+        return float(count) if count >= 1 else None
     value = float(written) if _NUMBER.fullmatch(written) else np.nan
     return value if PARAMS[name].test(value) else None
 
@@ -429,7 +431,8 @@ def _endings(rest: str) -> list[str]:
 
 def _edits(a: str, b: str) -> int:
     """The optimal string alignment distance: insertions, deletions, substitutions, and swaps of two neighbours."""
-    previous, current = None, list(range(len(b) + 1))
+    previous: list[int] = []  # the row before the previous one, read from the third row on
+    current = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
         before, previous, current = previous, current, [i] + [0] * len(b)
         for j in range(1, len(b) + 1):

@@ -361,7 +361,7 @@ def pair_counts(judgments: Judgments, doc_rank: np.ndarray, queries: np.ndarray,
     if judgments.only_graded:
         return graded_counts(judgments, doc_rank, queries)
     sizes = np.diff(judgments.doc_offsets)
-    counted = {}
+    counted: dict[int, BlockPlan | None] = {}
     for q in np.asarray(queries)[sizes[queries].astype(np.float64) ** 2 > LIST_PAIRS].tolist():
         plan = block_plan(judgments, q, transitive)
         if plan is not None and plan.n_pairs > LIST_PAIRS:

@@ -6,17 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeGuard
 
 import numpy as np
 
 ORDERS = ("left_right", "weighted", "middle", "bottom_top", "manhattan", "euclidean")  # image_grid's examination orders
 
 
-def _integer(value) -> bool:
+def _integer(value: object) -> TypeGuard[int | np.integer]:
     return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
-def _number(value) -> bool:
+def _number(value: object) -> TypeGuard[int | float | np.integer | np.floating]:
     return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
 
 
@@ -26,7 +27,7 @@ class Param:
 
     dtype: type | tuple[type, ...]
     desc: str
-    test: Callable[[object], bool]
+    test: Callable[[Any], object]  # truthy for an allowed value
     allowed: str
     default: object = None  # None: optional, without a value
     shown_default: str | None = None  # the default in the docs' tables, when there is no value

@@ -266,7 +266,8 @@ def _past_s(sum_ext, sum_max, sizes, shared, ranks_l, weighted, a_s, ties) -> No
 def _flat(ranking: Sequence) -> tuple[list, list[bool]]:
     """Items of a ranking given as a list whose entries are items or collections of tied items, and whether
     each begins a tie group."""
-    items, starts = [], []
+    items: list = []
+    starts: list[bool] = []
     for entry in ranking:
         group = sorted(entry, key=repr) if isinstance(entry, set | frozenset | list | tuple) else [entry]
         if not group:
@@ -286,8 +287,10 @@ def _check_distinct(items: list) -> None:
         ) from None
     if len(distinct) != len(items):
         seen: set = set()
-        twice = next(item for item in items if item in seen or seen.add(item))
-        raise InputError(f"a ranking lists the item {twice!r} twice", expected="each item once")
+        for item in items:
+            if item in seen:
+                raise InputError(f"a ranking lists the item {item!r} twice", expected="each item once")
+            seen.add(item)
 
 
 def _prefix(items: list, lists: TiedLists, depth: int) -> tuple[list, TiedLists]:

@@ -82,7 +82,8 @@ def grid_values(
     for engine, rows in positions.groupby("engine", sort=False):
         rows = rows[np.isin(rows["query_id"], judgments.query_ids)]
         width = rows["width"].to_numpy(dtype=np.int64) if "width" in rows.columns else None
-        grid = Grid.from_arrays(*(rows[c].to_numpy() for c in ("query_id", "doc_id", "row", "col")), width)
+        query_id, doc_id, row, col = (rows[c].to_numpy() for c in ("query_id", "doc_id", "row", "col"))
+        grid = Grid.from_arrays(query_id, doc_id, row, col, width)
         queries = np.searchsorted(judgments.query_ids, grid.ranking.query_ids)
         values = grid_pgc(judgments, grid, queries, order, p=p, **rbo)
         columns[str(engine)] = pd.Series(values, index=grid.ranking.query_ids.astype(str))
@@ -406,7 +407,7 @@ def stability(
         rng = np.random.default_rng(seed)
         rows = []
         for fraction in fractions:
-            found = {name: ([], []) for name in full}
+            found: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in full}
             kept = []
             for _ in range(int(repeats)):
                 sample = subsample(table, fraction, rng)

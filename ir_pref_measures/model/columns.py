@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +21,8 @@ class FileText(Protocol):
     """A file's name and the text of its lines, for messages (a reader's
     :class:`~ir_pref_measures.parsing.files.RawFile` or :class:`~ir_pref_measures.parsing.files.FileLines`)."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def line(self, line_no: int) -> str: ...
 
@@ -45,7 +46,7 @@ class Columns:
     string_hashes`) when the reader computed it on the way."""
 
     name: str
-    fields: dict[str, pa.Array | np.ndarray]
+    fields: dict[str, Any]  # a pa.Array (ids) or a float64 np.ndarray (numbers); pyarrow has no types: Any
     lines: np.ndarray | None
     raw: FileText | None = None
     hashes: dict[str, np.ndarray] = field(default_factory=dict)

@@ -225,11 +225,15 @@ def _batch_closure(judgments, queries, edge_bounds, tie_bounds) -> tuple[np.ndar
     edges = ranges(edge_bounds[queries], edge_bounds[queries + 1])
     ties = ranges(tie_bounds[queries], tie_bounds[queries + 1])
     doc_query = judgments.doc_query[docs]
+    src, dst = (np.searchsorted(docs, part) for part in (e_src[edges], e_dst[edges]))
+    tie_a, tie_b = (np.searchsorted(docs, part) for part in (judgments.tie_a[ties], judgments.tie_b[ties]))
     return reach.batch_closure(
         doc_query,
         docs - judgments.doc_offsets[doc_query],
-        *(np.searchsorted(docs, part) for part in (e_src[edges], e_dst[edges])),
-        *(np.searchsorted(docs, part) for part in (judgments.tie_a[ties], judgments.tie_b[ties])),
+        src,
+        dst,
+        tie_a,
+        tie_b,
         judgments.bad[docs],
         judgments.grades[docs],
         ids=docs.astype(e_src.dtype),  # the pairs in the index dtype of the judgments

@@ -166,13 +166,13 @@ class Ranking:
 
             frame = tables.run(frame)
         raw = None if path is None or isinstance(path, str | os.PathLike) else path
-        name = None if path is None else raw.name if raw is not None else os.fspath(path)
+        name = None if path is None else os.fspath(path) if isinstance(path, str | os.PathLike) else path.name
         missing = [c for c in ("query_id", "doc_id", "score") if c not in frame.columns]
         if missing:
             raise InputError(f"the run has no column(s) {missing} (found {list(frame.columns)})", path=name)
         score = np.asarray(frame["score"].to_numpy(), dtype=np.float64)
         lines = frame["line"].to_numpy() if "line" in frame.columns and path is not None else None
-        source = None if lines is None else Columns(name, {}, lines, raw)
+        source = None if lines is None or name is None else Columns(name, {}, lines, raw)
         return cls._build(frame["query_id"], frame["doc_id"], score, source)
 
     @classmethod
@@ -311,6 +311,6 @@ def _reject_repeated_doc(ranking: Ranking, position: int, row: int, source: Colu
         f"doc {ranking.doc_text[position].as_py()!r} is listed twice in query {query!r} of the run",
         path=None if source is None else source.name,
         line_no=number,
-        line=None if source is None else source.line(number),
+        line=None if source is None or number is None else source.line(number),
         expected="each doc at most once per query",
     )

@@ -162,7 +162,7 @@ def frame(source, columns: tuple[str, ...], what: str) -> pd.DataFrame:
     return table
 
 
-def _namedtuple_columns(items: list, columns: tuple[str, ...]) -> dict[str, list] | None:
+def _namedtuple_columns(items: Sequence, columns: tuple[str, ...]) -> dict[str, Sequence] | None:
     """The ``columns`` of ``items`` when every one is a namedtuple of one class with each of ``columns``, transposed at
     C speed (an item getter mapped over them, no attribute look-up per item); ``None`` otherwise."""
     kinds = set(map(type, items))
@@ -175,7 +175,7 @@ def _namedtuple_columns(items: list, columns: tuple[str, ...]) -> dict[str, list
     return {c: list(map(itemgetter(fields.index(c)), items)) for c in columns}
 
 
-def _attribute_columns(items: list, columns: tuple[str, ...], what: str) -> dict[str, list]:
+def _attribute_columns(items: Sequence, columns: tuple[str, ...], what: str) -> dict[str, Sequence]:
     """``columns`` of ``items`` read attribute by attribute (items of mixed classes)."""
     rows = []
     for row, item in enumerate(items):
@@ -189,7 +189,7 @@ def _attribute_columns(items: list, columns: tuple[str, ...], what: str) -> dict
     return dict(zip(columns, data, strict=True))
 
 
-def _columns(data: dict[str, Sequence]) -> pd.DataFrame:
+def _columns(data: Mapping[str, Sequence]) -> pd.DataFrame:
     """A table of Python values: a column of text alone becomes Arrow strings, of floats alone (or of int64
     integers alone) a numpy array, each converted at once; any other column is kept as objects, since pandas
     would make floats of integers mixed with floats (rounding those above 2**53) and NaN of ``None``:
@@ -294,8 +294,9 @@ def numbers(
 
 def _numbers_of(values: list, column: str, what: str, exact: bool) -> np.ndarray:
     """The numbers of a list of Python values, by the rule of :func:`numbers`."""
-    out = []
+    out: list[int | float] = []
     for row, value in enumerate(values):
+        number: int | float
         if isinstance(value, bool | np.bool_ | int | np.integer):
             number = int(value)
         elif isinstance(value, float | np.floating | Decimal | Fraction):

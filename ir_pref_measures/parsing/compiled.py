@@ -23,7 +23,7 @@ import pyarrow as pa
 try:
     from ir_pref_measures.parsing import _fields
 except ImportError:  # installed without a C compiler
-    _fields = None
+    _fields = None  # type: ignore[assignment]  # no module: AVAILABLE is False, split_file never called
 
 AVAILABLE = _fields is not None
 
@@ -44,8 +44,8 @@ def compiled_table(
     found = _fields.split_file(path, len(names), text, numbers, tuple(names.index(name) for name in hashed))
     if found is None:
         return None
-    rows, texts, values = found
-    texts = dict(zip(text, texts, strict=True))
+    rows, text_parts, values = found
+    texts = dict(zip(text, text_parts, strict=True))
     columns = {names[i]: _array(pa.string(), rows, offsets, data) for i, (offsets, data, _) in texts.items()}
     columns |= {names[i]: _array(pa.float64(), rows, part) for i, part in zip(numbers, values, strict=True)}
     hashes = {names[i]: np.frombuffer(found, np.uint64) for i, (_, _, found) in texts.items() if found is not None}

@@ -98,11 +98,11 @@ def _read_only(path: pathlib.Path) -> Iterator[None]:
             if error.errno not in (*NOT_WRITABLE, errno.ENOENT) or not inside:  # ENOENT: a parent left out
                 raise
 
-    pathlib.Path.mkdir = mkdir
+    setattr(pathlib.Path, "mkdir", mkdir)  # noqa: B010 (a method replaced while ir_datasets is imported)
     try:
         yield
     finally:
-        pathlib.Path.mkdir = original
+        setattr(pathlib.Path, "mkdir", original)  # noqa: B010
 
 
 def load(dataset_id: str):
@@ -193,7 +193,7 @@ def _materialise(dataset_id: str, what: str, handler: Callable, iterate: Callabl
         ) from error
 
 
-def _not_writable(error: BaseException) -> OSError | None:
+def _not_writable(error: BaseException | None) -> OSError | None:
     """The "read-only" or "permission denied" error behind ``error`` (its causes included), if any."""
     seen = set()
     while error is not None and id(error) not in seen:

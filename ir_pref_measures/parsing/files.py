@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import io
 import os
 import re
 import zlib
@@ -50,7 +51,7 @@ class RawFile:
 
 
 @contextmanager
-def opened(path: str | os.PathLike) -> Iterator[IO[bytes]]:
+def opened(path: str | os.PathLike) -> Iterator[io.BufferedReader]:
     """``path`` open for reading bytes; a file-system failure (on opening or reading) is an :class:`InputError`
     naming the file."""
     name = os.fspath(path)
@@ -79,8 +80,8 @@ def load(source: Source | RawFile) -> RawFile:
     else:
         if hasattr(source, "seek"):
             source.seek(0)
-        data = source.read()
-        data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        read = source.read()
+        data = read.encode("utf-8") if isinstance(read, str) else bytes(read)
     if data[:2] == GZIP_MAGIC:
         try:
             data = gzip.decompress(data)

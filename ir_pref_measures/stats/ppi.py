@@ -141,16 +141,15 @@ def ppi_mean(
         raise InputError(f"prediction-powered inference needs at least {MIN_LABELLED} labelled units, got {n}")
     if big_n < 1:
         raise InputError("prediction-powered inference needs unlabelled units (predictions without labels), got none")
-    if lam is None:
-        lam = tuned_lambda(y, yhat, yhat_unlabelled, w, w_unlabelled)
-    elif not np.isfinite(lam):
+    if lam is not None and not np.isfinite(lam):
         raise InputError(f"the power parameter lam must be a finite number or None, not {lam!r}")
-    lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), (y.shape[1],))
+    chosen = tuned_lambda(y, yhat, yhat_unlabelled, w, w_unlabelled) if lam is None else lam
+    lams = np.broadcast_to(np.asarray(chosen, dtype=np.float64), (y.shape[1],))
     w, wu = _weights(w, n, "weights"), _weights(w_unlabelled, big_n, "unlabelled weights")
-    estimate = point_estimate(y, yhat, yhat_unlabelled, lam, w, wu)
-    se = np.sqrt(np.var(wu * lam * yhat_unlabelled, axis=0) / big_n + np.var(w * (y - lam * yhat), axis=0) / n)
+    estimate = point_estimate(y, yhat, yhat_unlabelled, lams, w, wu)
+    se = np.sqrt(np.var(wu * lams * yhat_unlabelled, axis=0) / big_n + np.var(w * (y - lams * yhat), axis=0) / n)
     lower, upper = interval(estimate, se, confidence, alternative)
-    return MeanEstimate(estimate, se, lower, upper, lam.copy(), n, big_n, effective_n(y, se, w))
+    return MeanEstimate(estimate, se, lower, upper, lams.copy(), n, big_n, effective_n(y, se, w))
 
 
 def effective_n(y: np.ndarray, se: np.ndarray, w=None) -> np.ndarray:

@@ -66,8 +66,8 @@ def _u_nodes(df: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     length = next(length for bound, length in _HALF_LENGTHS if df <= bound)
     centres = (2 * np.arange(1, _INTERVALS + 1) - 1) * length
     u = (centres[:, None] + _U_NODES * length).ravel()
-    log_density = df / 2 * math.log(df) - df * math.log(2) - math.lgamma(df / 2) + math.log(length)
-    log_density = log_density + (df / 2 - 1) * np.log(u) - u * df / 4
+    log_constant = df / 2 * math.log(df) - df * math.log(2) - math.lgamma(df / 2) + math.log(length)
+    log_density = log_constant + (df / 2 - 1) * np.log(u) - u * df / 4
     keep = log_density >= _LOG_FLOOR
     interval = np.repeat(np.arange(_INTERVALS), len(_U_NODES))
     return u[keep], (np.tile(_U_WEIGHTS, _INTERVALS) * np.exp(log_density))[keep], interval[keep], length

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 
 import pytest
@@ -154,6 +155,29 @@ def test_every_command_module_adds_its_parser_and_runs():
         command = importlib.import_module(f"ir_pref_measures.commands.{module}")
         assert callable(command.add_parser) and callable(command.run)
         assert list(parser(name)._subparsers._group_actions[0].choices) == [name]  # the module adds its subcommand
+
+
+def _leaves(command_parser, inherited):
+    """Each parser of a command line that takes no further subcommand, with the defaults it sets and those of the
+    parsers above it (argparse's namespace gets them all, the lower ones winning)."""
+    defaults = {**inherited, **command_parser._defaults}
+    groups = [action for action in command_parser._actions if isinstance(action, argparse._SubParsersAction)]
+    if not groups:
+        yield command_parser.prog, defaults
+    for group in groups:
+        for child in group.choices.values():
+            yield from _leaves(child, defaults)
+
+
+def test_every_command_line_reaches_its_function_through_one_attribute():
+    """The dispatch calls ``args.handler``; no command sets a function under another name (``action``...)."""
+    from ir_pref_measures.commands import COMMANDS, parser
+
+    leaves = {prog: defaults for name in COMMANDS for prog, defaults in _leaves(parser(name), {}) if name in prog}
+    assert "ir-pref-measures judge serve" in leaves and "ir-pref-measures meta pr-curve" in leaves
+    for prog, defaults in leaves.items():
+        functions = sorted(name for name, value in defaults.items() if callable(value))
+        assert functions == ["handler"], prog
 
 
 def test_only_input_errors_become_exit_status_2(files, capsys, monkeypatch):

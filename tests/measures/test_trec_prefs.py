@@ -19,7 +19,7 @@ from ir_pref_measures.commands import main
 from ir_pref_measures.dropins.trec_eval import prefs_values
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading.groups import read_judgments
-from ir_pref_measures.measures.catalog import SPECS, update_readme
+from ir_pref_measures.measures.catalog import SPECS, update_tables
 from ir_pref_measures.measures.trec_prefs import COUNT_MEASURES
 from ir_pref_measures.measures.trec_prefs import MEASURES as TREC_MEASURES
 from ir_pref_measures.model.judgments import Judgments, combine
@@ -346,9 +346,9 @@ def test_prefs_file_names_its_groups(tmp_path):
 # -- the catalog -----------------------------------------------------------------------------------------------------
 
 
-def test_readme_measure_tables_are_generated_from_the_catalog():
+def test_docs_measure_tables_are_generated_from_the_catalog():
     text = (ROOT / "docs" / "measures.md").read_text()
-    assert update_readme(text) == text, "run: python -m ir_pref_measures.measures.catalog docs/measures.md"
+    assert update_tables(text) == text, "run: python -m ir_pref_measures.measures.catalog docs/measures.md"
     for name in SPECS:
         assert f"`{name}" in text
 

@@ -30,9 +30,11 @@ class Selector(Protocol):
     questions given the verdicts so far (``[]``: the query is done)."""
 
     name: str
-    pools: Mapping[str, Sequence[str]]
 
-    def next_round(self, query_id: str, history: History) -> list[Pair]: ...
+    @property
+    def pools(self) -> Mapping[str, Sequence[str]]: ...
+
+    def next_round(self, query_id: str, history: History) -> Sequence[Pair]: ...
 
 
 def stable_hash(text: str) -> int:
@@ -105,4 +107,9 @@ def read_grades(qrels) -> dict[str, dict[str, float]]:
 
 def verdicts_by_pair(round_verdicts: Sequence[Verdict]) -> dict[tuple[str, str], Verdict]:
     """The verdicts of one round by unordered pair ``(min, max)``."""
-    return {tuple(sorted((v.pair.first, v.pair.second))): v for v in round_verdicts}
+    return {unordered(v.pair): v for v in round_verdicts}
+
+
+def unordered(pair: Pair) -> tuple[str, str]:
+    """The docs of ``pair`` as ``(min, max)``, whatever order they were shown in."""
+    return (pair.first, pair.second) if pair.first <= pair.second else (pair.second, pair.first)

@@ -76,7 +76,10 @@ class BinaryInsertion:
             order = query_rng(self.seed, query_id, 0).permutation(len(docs))
             state = self._states[query_id] = Insertion([], [docs[i] for i in order])
         for verdicts in history[state.rounds :]:
-            doc, other = state.question()
+            asked = state.question()
+            if asked is None:
+                raise ValueError(f"round {state.rounds} of query {query_id} has verdicts, but every doc was placed")
+            doc, other = asked
             (verdict,) = verdicts
             if {verdict.pair.first, verdict.pair.second} != {doc, other}:
                 raise ValueError(f"round {state.rounds} of query {query_id} asked {verdict.pair}, not {doc} {other}")

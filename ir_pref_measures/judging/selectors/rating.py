@@ -182,10 +182,10 @@ class RatingDriven:
         target = Targets(beta, tiebreak, self.disputed(query_id, docs))
         picks: list[tuple[str, str]] = []
         for slot in range(len(a), len(a) + size):
-            pair = uniform_pair(asked, rng) if uniform_slot(slot, self.uniform) else target.next(asked, info)
-            if pair is None:
+            chosen = uniform_pair(asked, rng) if uniform_slot(slot, self.uniform) else target.next(asked, info)
+            if chosen is None:
                 break
-            i, j = pair
+            i, j = chosen
             picks.append((docs[i], docs[j]))
             asked[i, j] = asked[j, i] = True
             outcome = target.outcome(i, j)
@@ -249,11 +249,13 @@ class Targets:
         """The pair ``(i, j)``, ``i < j``, not asked, maximising ``w_ij p_ij (1 - p_ij) (1/info_i + 1/info_j)``
         among the pairs of positive weight, else ``p_ij (1 - p_ij) (1/info_i + 1/info_j)``; ties by the two
         docs' ``tiebreak``, lexicographically."""
-        rows, cols = self.disputed.rows, self.disputed.cols
+        disputed = self.disputed
+        assert disputed is not None, "asked only where the systems dispute pairs (next)"
+        rows, cols = disputed.rows, disputed.cols
         open_ = ~asked[rows, cols]
         if open_.any():  # scored among the disputed pairs alone: the others' gain is -inf
             spread = self.variance * (1.0 / info[rows] + 1.0 / info[cols])
-            k = first_of_best(np.where(open_, self.disputed.weights * spread, -np.inf), self.order)
+            k = first_of_best(np.where(open_, disputed.weights * spread, -np.inf), self.order)
             return int(rows[k]), int(cols[k])
         n = len(info)
         open_ = np.triu(~asked, 1)

@@ -24,13 +24,13 @@ are those it has without ``rest`` (a pair ``rest`` asked before is not asked aga
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.protocol import Pair
-from ir_pref_measures.judging.selectors.base import History, all_pairs, query_rng, shown, verdicts_by_pair
+from ir_pref_measures.judging.selectors.base import History, all_pairs, query_rng, shown, unordered, verdicts_by_pair
 from ir_pref_measures.judging.selectors.rating import RatingDriven
 
 K, F, P = 5, 9, 7
@@ -120,7 +120,7 @@ class TopK:
             judged = verdicts_by_pair(verdicts)
             score = dict.fromkeys(pool, 0.0)
             for pair in pairs:
-                verdict = judged.get(tuple(sorted((pair.first, pair.second))))
+                verdict = judged.get(unordered(pair))
                 if verdict is None:
                     raise ValueError(f"round {round} of query {query_id} has no verdict for {pair}")
                 won_first, won_second = verdict.points()
@@ -160,7 +160,7 @@ class TopK:
         return grades | {d: s + top + BONUS for d, s in state.topk.items()}
 
 
-def widened(candidates: Mapping[str, list[str]], wider: Mapping[str, object]) -> dict[str, list[str]]:
+def widened(candidates: Mapping[str, list[str]], wider: Mapping[str, Collection[str]]) -> dict[str, list[str]]:
     """The pools of the process with ``rest``: ``wider`` (rest's pools), which must hold every candidate."""
     for query_id, docs in candidates.items():
         missing = sorted(set(docs) - set(wider.get(query_id, ())))
