@@ -19,11 +19,19 @@ import warnings
 from collections.abc import Callable
 
 from ir_pref_measures.choices import SELECTORS
-from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, share
+from ir_pref_measures.commands.options import (
+    non_negative,
+    non_negative_int,
+    positive,
+    positive_int,
+    share,
+    share_below_one,
+)
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError, Stopped
 
 EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
+GOLD_SHARE = 0.1  # the share of gold assignments when gold pairs are given without --gold-share
 STORE_HELP = "the SQLite file of the effort, or a PostgreSQL URL (postgresql://user@host:port/database)"
 
 
@@ -114,6 +122,11 @@ def add_parser(subparsers) -> None:
         action="store_true",
         help="only the verdicts that agree with an order fitted to them (majority per pair, Greedy FAS order): "
         "judgments that contradict each other then no longer tie every doc under the measures' closure",
+    )
+    export.add_argument(
+        "--exclude-flagged",
+        action="store_true",
+        help="leave out the answers of the assessors flagged on gold pairs (judge serve --gold)",
     )
     export.set_defaults(action=_export)
 
@@ -291,7 +304,8 @@ def _export(args) -> None:
     from ir_pref_measures.judging import effort
 
     check_outputs({"--output": args.output}, {"store": args.store})
-    write_text(args.output or "-", "".join(effort.export(args.store, args.format, args.consistent)))
+    lines = effort.export(args.store, args.format, args.consistent, exclude_flagged=args.exclude_flagged)
+    write_text(args.output or "-", "".join(lines))
 
 
 def _simulate(args) -> None:
@@ -383,9 +397,36 @@ def _add_serve(actions) -> None:
     serve.add_argument("--queries", required=True, help="query texts: an ir_datasets ID, a TSV or JSONL file")
     serve.add_argument("--docs", required=True, help="document texts: an ir_datasets ID, a TSV or JSONL file")
     serve.add_argument("--overlap", type=share, default=0.1, help="share of pairs judged by two, 0 to 1 (0.1)")
+    gold = serve.add_argument_group("gold pairs (pairs with a known answer, to measure each assessor)")
+    gold.add_argument("--gold", metavar="FILE", help="gold pairs: a preference file (carterette, winner, pairs)")
+    gold.add_argument("--gold-format", choices=("carterette", "winner", "pairs"), help="--gold's format, if needed")
+    gold.add_argument(
+        "--gold-qrels", metavar="QRELS", help="gold pairs: the pairs of the pools whose grades differ by --gold-gap"
+    )
+    gold.add_argument("--gold-gap", type=positive, help="the grade gap of --gold-qrels pairs (default: 2)")
+    gold.add_argument(
+        "--gold-share", type=share_below_one, help="share of each assessor's pairs that are gold, 0 to <1 (0.1)"
+    )
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="1 to 65535 (default: 8000)")
     serve.set_defaults(action=_serve)
+
+
+def _gold_options(args, selector) -> dict:
+    """The desk's ``gold`` and ``gold_share`` from ``--gold``/``--gold-qrels`` and ``--gold-share``."""
+    from ir_pref_measures.judging import gold
+
+    pairs = []
+    if args.gold:
+        pairs += gold.gold_from_file(args.gold, args.gold_format)
+    if args.gold_qrels:
+        from ir_pref_measures.judging.selectors.base import read_grades
+
+        gap = gold.GAP if args.gold_gap is None else args.gold_gap
+        pairs += gold.gold_from_qrels(read_grades(args.gold_qrels), selector.pools, gap)
+    if not pairs:
+        return {}
+    return {"gold": pairs, "gold_share": GOLD_SHARE if args.gold_share is None else args.gold_share}
 
 
 def _serve(args) -> None:
@@ -407,6 +448,7 @@ def _serve(args) -> None:
     desk = web.open_desk(
         store, selector_of(settings), args.assessors, load_texts(args.queries, args.docs),
         seed=int(settings["seed"]), overlap=args.overlap, rule=settings.get("rule", "majority"),
+        **_gold_options(args, selector_of(settings)),
     )  # fmt: skip
     for who, link in web.links(desk, f"http://{args.host}:{args.port}").items():  # on stderr: the server runs on
         sys.stderr.write(f"{who}\t{link}\n")

@@ -131,6 +131,14 @@ def _simulate(args) -> None:
 
 def _serve(args) -> None:
     database.check_existing(args.store)  # never made here: 'judge plan' makes a store
+    if not (args.gold or args.gold_qrels):
+        for flag, value in (("--gold-share", args.gold_share), ("--gold-format", args.gold_format)):
+            if value is not None:
+                raise InputError(f"{flag} needs gold pairs (--gold FILE or --gold-qrels QRELS)")
+    if args.gold_gap is not None and not args.gold_qrels:
+        raise InputError("--gold-gap is the grade gap of --gold-qrels pairs: give --gold-qrels")
+    if args.gold_format is not None and not args.gold:
+        raise InputError("--gold-format is the format of --gold: give --gold")
 
 
 def effort_inputs(store: str) -> dict[str, list[str]]:

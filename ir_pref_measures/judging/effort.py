@@ -22,6 +22,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import database, runner
 from ir_pref_measures.judging.combine import DEFAULT_RULE, RULES
 from ir_pref_measures.judging.export import export_lines
+from ir_pref_measures.judging.gold import flagged_assessors
 from ir_pref_measures.judging.judges import JUDGES
 from ir_pref_measures.judging.protocol import Judge
 from ir_pref_measures.judging.selectors import (
@@ -182,9 +183,14 @@ def status(path: str | os.PathLike) -> dict[str, object]:
         return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures
 
 
-def export(path: str | os.PathLike, format: str, consistent: bool = False) -> list[str]:
+def export(
+    path: str | os.PathLike, format: str, consistent: bool = False, *, exclude_flagged: bool = False
+) -> list[str]:
     """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule; with
-    ``consistent``, those that agree with an order fitted to them."""
+    ``consistent``, those that agree with an order fitted to them; with ``exclude_flagged``, without the answers of
+    the assessors flagged on gold pairs (:func:`ir_pref_measures.judging.gold.flagged_assessors`)."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
-        return export_lines(store, format, store.settings().get("rule", DEFAULT_RULE), consistent)
+        excluded = flagged_assessors(store.database) if exclude_flagged else frozenset()
+        rule = store.settings().get("rule", DEFAULT_RULE)
+        return export_lines(store, format, rule, consistent, excluded=excluded)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
+from collections.abc import Collection
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.combine import DEFAULT_RULE, Verdict, combine
@@ -31,11 +32,13 @@ from ir_pref_measures.judging.store import Store
 FORMATS = ("carterette", "winner", "pairs", "log", "shown")
 
 
-def verdicts(store: Store, rule: str = DEFAULT_RULE) -> list[Verdict]:
-    """The verdict of every answered request of ``store`` under ``rule``, by query, round and asking order."""
+def verdicts(store: Store, rule: str = DEFAULT_RULE, excluded: Collection[str] = ()) -> list[Verdict]:
+    """The verdict of every answered request of ``store`` under ``rule``, by query, round and asking order;
+    the answers of the ``excluded`` assessors left out."""
     answers = defaultdict(list)
     for row in store.answers():
-        answers[row.request_id].append(row.answer)
+        if row.answer.assessor not in excluded:
+            answers[row.request_id].append(row.answer)
     return [combine(r.pair, answers[r.id], rule, r.round) for r in store.requests() if r.id in answers]
 
 
@@ -108,10 +111,12 @@ def _preference_row(verdict: Verdict, bad: bool) -> tuple | None:
     return (q, winner, loser, -1)
 
 
-def export_lines(store: Store, format: str, rule: str = DEFAULT_RULE, consistent: bool = False) -> list[str]:
+def export_lines(
+    store: Store, format: str, rule: str = DEFAULT_RULE, consistent: bool = False, excluded: Collection[str] = ()
+) -> list[str]:
     """The lines (with newlines) of ``store`` in ``format`` (module docstring), combining by ``rule``; with
     ``consistent``, only the verdicts that agree with an order fitted to them (:func:`consistent_verdicts`), whose
-    transitive closure prefers no pair both ways."""
+    transitive closure prefers no pair both ways; the answers of the ``excluded`` assessors left out."""
     if format not in FORMATS:
         raise InputError(f"unknown export format {format!r}", expected=f"one of {', '.join(FORMATS)}")
     if format == "shown":
@@ -120,11 +125,11 @@ def export_lines(store: Store, format: str, rule: str = DEFAULT_RULE, consistent
                 "the shown format holds every answer, not combined: it cannot be made consistent",
                 expected="a combined format (log, carterette, winner, pairs) with --consistent",
             )
-        rows = [row.answer for row in store.answers()]
+        rows = [row.answer for row in store.answers() if row.answer.assessor not in excluded]
         lines = [_shown_line(a) for a in rows]
         what = "unusable answers"
     else:
-        rows = verdicts(store, rule)
+        rows = verdicts(store, rule, excluded)
         if consistent:
             rows = consistent_verdicts(rows, format)
         lines = [_combined_line(v, format) for v in rows]

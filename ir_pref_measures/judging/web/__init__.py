@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ir_pref_measures.judging.gold import GoldPair
 from ir_pref_measures.judging.texts import Texts
 from ir_pref_measures.judging.web.desk import Desk, Shown
 from ir_pref_measures.judging.web.security import new_token
@@ -22,11 +23,14 @@ def open_desk(
     overlap: float = 0.0,
     rule: str = "majority",
     name: str | None = None,
+    gold: Sequence[GoldPair] = (),
+    gold_share: float = 0.0,
 ) -> Desk:
     """A :class:`Desk` over ``store`` for the named ``assessors``. Their tokens, the admin token and the CSRF
     secret are made once and kept in the store's settings, so links stay valid across restarts; an assessor added
     later gets a token of their own. ``name`` (the admin page's heading) is by default the store's file name (a
-    PostgreSQL store's database name)."""
+    PostgreSQL store's database name). ``gold`` pairs (:mod:`~ir_pref_measures.judging.gold`) are a share
+    ``gold_share`` of each assessor's assignments."""
     stored = store.settings()
     wanted = {"web.secret": None, "web.admin": None, **{f"web.assessor.{a}": None for a in assessors}}
     store.settle({key: new_token() for key in wanted if key not in stored})
@@ -43,6 +47,8 @@ def open_desk(
         overlap=overlap,
         rule=rule,
         name=name or _store_name(store.path),
+        gold=gold,
+        gold_share=gold_share,
     )
 
 

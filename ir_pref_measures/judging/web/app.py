@@ -35,6 +35,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging.gold import MIN_ACCURACY, MIN_GOLD
 from ir_pref_measures.judging.web.desk import ANSWER_KEYS, Desk
 from ir_pref_measures.judging.web.highlight import highlighted, query_terms
 from ir_pref_measures.judging.web.security import MAX_BODY, BodyLimit, SecurityHeaders, csrf_ok, csrf_token
@@ -152,7 +153,10 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
         report = desk.report()
         for row in report["assessors"]:
             row["link"] = base_url + row["link"].lstrip("/")
-        return page("admin.html", base=f"/admin/{token}", name=desk.name, formats=desk.formats(), **report)
+        flag_rule = dict(min_gold=MIN_GOLD, min_accuracy=f"{MIN_ACCURACY:.0%}")
+        return page(
+            "admin.html", base=f"/admin/{token}", name=desk.name, formats=desk.formats(), flag_rule=flag_rule, **report
+        )
 
     async def admin(request: Request) -> Response:
         token = request.path_params["token"]

@@ -31,12 +31,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judges.coefficients import cohen_kappa, contingency
+from ir_pref_measures.judging import gold as gold_rules
 from ir_pref_measures.judging.combine import combine, vote
+from ir_pref_measures.judging.gold import GoldPair
 from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.selectors.base import Selector, stable_hash
 from ir_pref_measures.judging.store import Request, Store, StoredAnswer
 from ir_pref_measures.judging.texts import QueryText, Texts
+from ir_pref_measures.judging.web import agreement
+from ir_pref_measures.judging.web.gold_queue import GoldQueue
 from ir_pref_measures.judging.web.security import Keyring
 
 JUDGE = "people"
@@ -106,16 +109,23 @@ class Desk:
     overlap: float = 0.0
     rule: str = "majority"
     name: str = "judging effort"
+    gold: Sequence[GoldPair] = ()
+    gold_share: float = 0.0
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.overlap <= 1.0:
             raise InputError(f"overlap must be a share between 0 and 1, not {self.overlap!r}")
+        if not 0.0 <= self.gold_share < 1.0:
+            raise InputError(f"the gold share must be at least 0 and below 1, not {self.gold_share!r}")
+        if self.gold_share > 0 and not self.gold:
+            raise InputError("a gold share needs gold pairs")
         if len(set(self.assessors.values())) != len(self.assessors) or self.admin_token in self.assessors.values():
             raise InputError("every assessor and the admin need tokens of their own")
         self.keyring = Keyring(self.assessors, self.admin_token)
         self._db = self.store.database
         self._db.create(SCHEMA)
+        self._gold = GoldQueue(self._db, gold_rules.store_gold(self._db, self.gold), self.gold_share, self.seed)
         self._texts_lock = threading.Lock()
         self._reader: Store | None = None  # a connection of its own for the admin's exports
         self._reader_lock = threading.Lock()
@@ -140,7 +150,11 @@ class Desk:
         for request in self.store.requests():
             self._add_request(request)
         for row in self._db.execute(f"SELECT {ASSIGNMENT_FIELDS} FROM assignments ORDER BY id").fetchall():
-            self._add_assignment(_Assignment(*row))
+            if row[1] < 0:  # a gold pair's
+                self._gold.load(row)
+            else:
+                self._add_assignment(_Assignment(*row))
+        self._gold.load_answers()
         for stored in self.store.answers():
             if stored.answer.judge == JUDGE:
                 self._answers.setdefault(stored.request_id, []).append(stored)
@@ -189,7 +203,7 @@ class Desk:
         """Whether ``assignment`` is ``assessor``'s."""
         with self._lock:
             found = self._assignments.get(assignment)
-            return found is not None and found.assessor == assessor
+            return assessor in (None if found is None else found.assessor, self._gold.owner(assignment))
 
     def query_text(self, query_id: str) -> QueryText:
         """The query's text (a placeholder naming it where the source has none)."""
@@ -209,7 +223,7 @@ class Desk:
         with self._lock:
             pair = self._next(assessor)
             done, total = self._progress(assessor)
-            return View(pair, done, total, bool(self._finished.get(assessor)))
+            return View(pair, done, total, self._can_undo(assessor))
 
     def next_pair(self, assessor: str) -> Shown | None:
         """The assessor's open assignment, or a new one from the questions that still need answers (asking the
@@ -218,16 +232,24 @@ class Desk:
             return self._next(assessor)
 
     def _next(self, assessor: str) -> Shown | None:
-        open_ = self._open.get(assessor)
+        open_ = self._open.get(assessor) or self._gold.open_of(assessor)
         if open_ is not None:
-            return open_.shown()
+            return Shown(open_.id, self._query_of(open_), open_.first, open_.second)
         for attempt in range(2):
             request = self._candidate(assessor)
             if request is not None:
+                regular = len(self._finished.get(assessor, ()))
+                gold = self._gold.assign(assessor) if self._gold.due(assessor, regular) else None
+                if gold is not None:
+                    return Shown(gold.id, self._query_of(gold), gold.first, gold.second)
                 return self._assign(assessor, request)
             if attempt == 0 and not self._advance():
                 return None
         return None
+
+    def _query_of(self, a) -> str:
+        """The query of an assignment of the effort or of a gold pair."""
+        return a.query_id if isinstance(a, _Assignment) else self._gold.pairs[a.gold_id].pair.query_id
 
     def _wanted(self, request: Request) -> int:
         """How many assessors answer ``request``: two for the overlap share (when there are two), else one."""
@@ -337,6 +359,9 @@ class Desk:
         if key not in ANSWER_KEYS:
             raise InputError(f"unknown answer {key!r}", expected=f"one of {', '.join(ANSWER_KEYS)}")
         with self._lock:
+            if self._gold.owner(assignment) == assessor:
+                self._gold.answer(assignment, _STORED.get(key))
+                return
             a = self._assignments.get(assignment)
             if a is None or a.assessor != assessor or a.state != "open":
                 return
@@ -372,18 +397,27 @@ class Desk:
     def can_undo(self, assessor: str) -> bool:
         """Whether ``assessor`` has an answer to withdraw."""
         with self._lock:
-            return bool(self._finished.get(assessor))
+            return self._can_undo(assessor)
+
+    def _can_undo(self, assessor: str) -> bool:
+        return bool(self._finished.get(assessor)) or self._gold.last_answered(assessor) is not None
 
     def undo(self, assessor: str) -> None:
         """Withdraw ``assessor``'s last answer (or skip): its pair is shown again, before any other."""
         with self._lock:
             finished = self._finished.get(assessor)
+            gold_at = self._gold.last_answered(assessor)
+            if gold_at is not None and (not finished or finished[-1][0] <= gold_at):
+                self._gold.undo(assessor)
+                return
             if not finished:
                 return
             a = self._assignments[finished[-1][1]]
             if a.state == "answered":
                 self.store.withdraw(a.request_id, JUDGE, assessor, a.attempt)
-            self._db.execute("DELETE FROM assignments WHERE assessor = ? AND state = 'open'", (assessor,))
+            self._db.execute(
+                "DELETE FROM assignments WHERE assessor = ? AND state = 'open' AND request_id >= 0", (assessor,)
+            )
             now = time.time()
             self._db.execute(
                 "UPDATE assignments SET state = 'open', attempt = ?, shown_at = ?, answered_at = NULL WHERE id = ?",
@@ -429,12 +463,16 @@ class Desk:
         return done, done + waiting
 
     def report(self) -> dict:
-        """The admin page's figures: progress per query and assessor, agreement on shared questions (Cohen's
-        kappa over first / tie / second, a bad mark counted as a preference), position bias (the share of
-        decided answers that chose the left doc) and the median time per judgment."""
+        """The admin page's figures: progress per query and assessor; per assessor their accuracy on gold, their
+        agreement with the others on shared questions, the median time per judgment and the flag
+        (:func:`~ir_pref_measures.judging.gold.flagged`); agreement on shared questions (Cohen's kappa of every two
+        assessors; Fleiss' kappa and Krippendorff's alpha of all: :mod:`~ir_pref_measures.judging.web.agreement`;
+        first / tie / second, a bad mark counted as a preference), position bias (the share of decided answers
+        that chose the left doc) and the median time per judgment."""
         with self._lock:  # a copy of the desk's state, the figures computed outside the lock
             requests = dict(sorted(self._requests.items()))
             answers = [s for request_id in sorted(self._answers) for s in self._answers[request_id]]
+            gold = self._gold.scores()
         answered = {s.request_id for s in answers}
         queries: dict[str, list[int]] = {}
         for r in requests.values():
@@ -448,16 +486,26 @@ class Desk:
         by_assessor: dict[str, list] = {name: [] for name in self.assessors}
         for s in answers:
             by_assessor.setdefault(s.answer.assessor, []).append(s.answer)
-        assessor_rows = [
-            dict(
-                name=name,
-                answers=len(given),
-                median_seconds=_median([a.latency for a in given]),
-                left_share=_left_share(given),
-                link=f"/a/{self.assessors.get(name, '?')}",
+        labels = _labels(requests, answers)
+        others = agreement.with_others(labels)
+        assessor_rows = []
+        for name, given in sorted(by_assessor.items()):
+            right, n, _ = gold.get(name, (0, 0, []))
+            agree, compared = others.get(name, (0, 0))
+            assessor_rows.append(
+                dict(
+                    name=name,
+                    answers=len(given),
+                    gold_right=right,
+                    gold_answered=n,
+                    gold_accuracy=f"{right / n:.2f}" if n else "-",
+                    agreement=f"{agree / compared:.2f}" if compared else "-",
+                    median_seconds=_median([a.latency for a in given]),
+                    left_share=_left_share(given),
+                    flagged=gold_rules.flagged(right, n),
+                    link=f"/a/{self.assessors.get(name, '?')}",
+                )
             )
-            for name, given in sorted(by_assessor.items())
-        ]
         all_given = [s.answer for s in answers]
         totals = dict(
             answers=len(all_given),
@@ -465,33 +513,14 @@ class Desk:
             median_seconds=_median([a.latency for a in all_given]),
             left_share=_left_share(all_given),
         )
-        columns, rows = self._agreement(requests, answers)
         return dict(
-            queries=query_rows, assessors=assessor_rows, totals=totals, agreement=rows, agreement_columns=columns
+            queries=query_rows,
+            assessors=assessor_rows,
+            totals=totals,
+            agreement=agreement.pairwise(labels),
+            agreement_columns=["assessor", "assessor", "shared", "agree", "kappa"],
+            reliability=agreement.reliability(labels),
         )
-
-    def _agreement(self, requests, answers) -> tuple[list[str], list[list]]:
-        labels: dict[tuple[str, int], int] = {}
-        for s in answers:
-            outcome = vote(s.answer, requests[s.request_id].pair)
-            if outcome is not None:
-                labels[(s.answer.assessor, s.request_id)] = {"first": 1, "bad-second": 1, "tie": 0}.get(outcome, -1)
-        by_assessor: dict[str, dict[int, int]] = {}
-        for (who, request_id), label in labels.items():
-            by_assessor.setdefault(who, {})[request_id] = label
-        names = sorted(by_assessor)
-        rows = []
-        for i, a in enumerate(names):
-            for b in names[i + 1 :]:
-                shared = sorted(by_assessor[a].keys() & by_assessor[b].keys())
-                if not shared:
-                    continue
-                x = np.array([by_assessor[a][r] for r in shared])
-                y = np.array([by_assessor[b][r] for r in shared])
-                table = contingency(x, y, np.zeros(len(shared), dtype=np.int64), 1)
-                kappa = float(cohen_kappa(table)[0])
-                rows.append([a, b, len(shared), int((x == y).sum()), "" if np.isnan(kappa) else f"{kappa:.3f}"])
-        return ["assessor", "assessor", "shared", "agree", "kappa"], rows
 
     def formats(self) -> list[str]:
         """The export formats (:func:`ir_pref_measures.judging.store.export`)."""
@@ -507,6 +536,19 @@ class Desk:
             if self._reader is None:
                 self._reader = Store(self._db.location)
             return "".join(export_lines(self._reader, format, rule=self.rule))
+
+
+def _labels(requests: Mapping[int, Request], answers: Sequence[StoredAnswer]) -> agreement.Labels:
+    """Each assessor's label per question (:mod:`~ir_pref_measures.judging.web.agreement`): ``1`` prefers the
+    doc of the smaller id, ``0`` a tie, ``-1`` the other; an unusable answer has none."""
+    labels: dict[str, dict[int, int]] = {}
+    for s in answers:
+        pair = requests[s.request_id].pair
+        outcome = vote(s.answer, pair)
+        if outcome is not None:
+            label = {"first": 1, "bad-second": 1, "tie": 0}.get(outcome, -1)
+            labels.setdefault(s.answer.assessor, {})[s.request_id] = label if pair.first < pair.second else -label
+    return labels
 
 
 def _median(values: Sequence[float]) -> str:
