@@ -397,6 +397,10 @@ def _add_serve(actions) -> None:
     serve.add_argument("--queries", required=True, help="query texts: an ir_datasets ID, a TSV or JSONL file")
     serve.add_argument("--docs", required=True, help="document texts: an ir_datasets ID, a TSV or JSONL file")
     serve.add_argument("--overlap", type=share, default=0.1, help="share of pairs judged by two, 0 to 1 (0.1)")
+    serve.add_argument(
+        "--max-assessors", type=positive_int, default=2, metavar="K",
+        help="a pair two assessors disagree on goes to one more, up to K assessors (default: 2, none more)",
+    )  # fmt: skip
     gold = serve.add_argument_group("gold pairs (pairs with a known answer, to measure each assessor)")
     gold.add_argument("--gold", metavar="FILE", help="gold pairs: a preference file (carterette, winner, pairs)")
     gold.add_argument("--gold-format", choices=("carterette", "winner", "pairs"), help="--gold's format, if needed")
@@ -448,7 +452,7 @@ def _serve(args) -> None:
     desk = web.open_desk(
         store, selector_of(settings), args.assessors, load_texts(args.queries, args.docs),
         seed=int(settings["seed"]), overlap=args.overlap, rule=settings.get("rule", "majority"),
-        **_gold_options(args, selector_of(settings)),
+        max_assessors=args.max_assessors, **_gold_options(args, selector_of(settings)),
     )  # fmt: skip
     for who, link in web.links(desk, f"http://{args.host}:{args.port}").items():  # on stderr: the server runs on
         sys.stderr.write(f"{who}\t{link}\n")

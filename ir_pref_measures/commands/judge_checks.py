@@ -135,6 +135,10 @@ def _serve(args) -> None:
         for flag, value in (("--gold-share", args.gold_share), ("--gold-format", args.gold_format)):
             if value is not None:
                 raise InputError(f"{flag} needs gold pairs (--gold FILE or --gold-qrels QRELS)")
+    if args.max_assessors < 2:
+        raise InputError(
+            f"--max-assessors must be at least 2 (two disagree before one more is asked), not {args.max_assessors}"
+        )
     if args.gold_gap is not None and not args.gold_qrels:
         raise InputError("--gold-gap is the grade gap of --gold-qrels pairs: give --gold-qrels")
     if args.gold_format is not None and not args.gold:

@@ -25,12 +25,14 @@ def open_desk(
     name: str | None = None,
     gold: Sequence[GoldPair] = (),
     gold_share: float = 0.0,
+    max_assessors: int = 2,
 ) -> Desk:
     """A :class:`Desk` over ``store`` for the named ``assessors``. Their tokens, the admin token and the CSRF
     secret are made once and kept in the store's settings, so links stay valid across restarts; an assessor added
     later gets a token of their own. ``name`` (the admin page's heading) is by default the store's file name (a
     PostgreSQL store's database name). ``gold`` pairs (:mod:`~ir_pref_measures.judging.gold`) are a share
-    ``gold_share`` of each assessor's assignments."""
+    ``gold_share`` of each assessor's assignments; a question two assessors disagree on goes to one more, up to
+    ``max_assessors``."""
     stored = store.settings()
     wanted = {"web.secret": None, "web.admin": None, **{f"web.assessor.{a}": None for a in assessors}}
     store.settle({key: new_token() for key in wanted if key not in stored})
@@ -49,6 +51,7 @@ def open_desk(
         name=name or _store_name(store.path),
         gold=gold,
         gold_share=gold_share,
+        max_assessors=max_assessors,
     )
 
 

@@ -4,7 +4,9 @@ Each assessor has a queue fed live by a pair selector (:mod:`ir_pref_measures.ju
 questions come round by round (``selector.next_round``), the next round asked as soon as every question of the
 current one has its answers. A question goes to one assessor, or to two when it falls in the ``overlap`` share
 (chosen by a stable hash of the effort's seed and the question, so the same questions are shared after a
-restart), so that agreement can be measured as the work goes. Each assignment is a row of the store's database
+restart), so that agreement can be measured as the work goes; with ``max_assessors`` above two, a question whose
+answers have no majority outcome (two assessors who disagree) goes to one more assessor, up to ``max_assessors``
+(dynamic overlap), and its round waits for that answer. Each assignment is a row of the store's database
 (``assignments``, through the store's connection: a SQLite file or a PostgreSQL server): the question, the
 assessor, the two docs *in the order shown* (left first; the side drawn by ``numpy.random.default_rng`` seeded by
 the seed, the assessor and the question), when it was shown and its state.
@@ -97,7 +99,8 @@ class View:
 @dataclass
 class Desk:
     """Assessors (``{name: token}``), an admin token, the CSRF ``secret``, the store, the selector and the texts of
-    one effort; ``overlap`` is the share of questions answered by two assessors."""
+    one effort; ``overlap`` is the share of questions answered by two assessors, ``max_assessors`` the most a
+    question they disagree on goes to; ``gold`` pairs are a share ``gold_share`` of each assessor's assignments."""
 
     store: Store
     selector: Selector
@@ -111,6 +114,7 @@ class Desk:
     name: str = "judging effort"
     gold: Sequence[GoldPair] = ()
     gold_share: float = 0.0
+    max_assessors: int = 2
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def __post_init__(self) -> None:
@@ -118,6 +122,8 @@ class Desk:
             raise InputError(f"overlap must be a share between 0 and 1, not {self.overlap!r}")
         if not 0.0 <= self.gold_share < 1.0:
             raise InputError(f"the gold share must be at least 0 and below 1, not {self.gold_share!r}")
+        if self.max_assessors < 2:
+            raise InputError(f"max_assessors must be at least 2, not {self.max_assessors!r}")
         if self.gold_share > 0 and not self.gold:
             raise InputError("a gold share needs gold pairs")
         if len(set(self.assessors.values())) != len(self.assessors) or self.admin_token in self.assessors.values():
@@ -138,6 +144,7 @@ class Desk:
         self._rounds: dict[str, dict[int, list[Request]]] = {}  # query -> round -> its requests in order asked
         self._current_ids: list[int] | None = None  # each query's latest round (None: to be listed again)
         self._wanted_of: dict[int, int] = {}  # request -> the assessors it wants
+        self._base_of: dict[int, int] = {}  # request -> the assessors it wants before any disagreement
         self._active: dict[int, int] = {}  # request -> the assessors holding it who did not skip it
         self._skipped: dict[int, int] = {}  # request -> the assessors who skipped it
         self._verdicts: dict[str, dict[int, list]] = {}  # query -> round -> its verdicts (dropped on a change)
@@ -158,13 +165,15 @@ class Desk:
         for stored in self.store.answers():
             if stored.answer.judge == JUDGE:
                 self._answers.setdefault(stored.request_id, []).append(stored)
+        for request_id in self._answers:
+            self._rewant(request_id)
 
     def _add_request(self, request: Request) -> None:
         if request.id in self._requests:
             return
         self._requests[request.id] = request
         self._rounds.setdefault(request.pair.query_id, {}).setdefault(request.round, []).append(request)
-        self._wanted_of[request.id] = self._wanted(request)
+        self._base_of[request.id] = self._wanted_of[request.id] = self._wanted(request)
         self._current_ids = None
 
     def _add_assignment(self, a: _Assignment) -> None:
@@ -182,10 +191,30 @@ class Desk:
         counts = self._skipped if a.state == "skipped" else self._active
         counts[a.request_id] = counts.get(a.request_id, 0) + change
 
+    def _rewant(self, request_id: int) -> None:
+        """Dynamic overlap: a question whose answers have no outcome given by more than half of them (two
+        assessors who disagree) wants one assessor more than it has answers, up to ``max_assessors`` (and the
+        assessors there are); else the assessors it wanted from the start."""
+        request = self._requests.get(request_id)
+        if request is None:
+            return
+        outcomes = [vote(s.answer, request.pair) for s in self._answers.get(request_id, ())]
+        counts: dict[str, int] = {}
+        for outcome in outcomes:
+            if outcome is not None:
+                key = gold_rules.PREFERRED[outcome]
+                counts[key] = counts.get(key, 0) + 1
+        split = len(outcomes) >= 2 and 2 * max(counts.values(), default=0) <= len(outcomes)
+        wanted = self._base_of[request_id]
+        if split:
+            wanted = max(wanted, min(len(outcomes) + 1, self.max_assessors, len(self.assessors)))
+        self._wanted_of[request_id] = wanted
+
     def _changed(self, request_id: int) -> None:
         """An answer to ``request_id`` was given or withdrawn: its round's verdicts are computed again."""
         request = self._requests.get(request_id)
         if request is not None:
+            self._rewant(request_id)
             self._verdicts.get(request.pair.query_id, {}).pop(request.round, None)
             self._exhausted.discard(request.pair.query_id)
 
@@ -346,10 +375,11 @@ class Desk:
             self._add_request(request)
 
     def _settled(self, request: Request) -> bool:
-        """A question is settled when it has its wanted answers, or every assessor skipped it."""
-        return len(self._answers.get(request.id, ())) >= self._wanted_of[request.id] or self._skipped.get(
-            request.id, 0
-        ) == len(self.assessors)
+        """A question is settled when it has its wanted answers, or every assessor answered or skipped it."""
+        answers = len(self._answers.get(request.id, ()))
+        return answers >= self._wanted_of[request.id] or answers + self._skipped.get(request.id, 0) >= len(
+            self.assessors
+        )
 
     # -- answering -------------------------------------------------------------------------------------------------
 
