@@ -18,7 +18,7 @@ import sys
 import warnings
 from collections.abc import Callable
 
-from ir_pref_measures.choices import SELECTORS
+from ir_pref_measures.choices import PLAN_SELECTORS, SELECTORS
 from ir_pref_measures.commands.options import (
     non_negative,
     non_negative_int,
@@ -84,8 +84,11 @@ def add_parser(subparsers) -> None:
     actions = parser.add_subparsers(dest="action_name", required=True)
     plan = actions.add_parser("plan", help="make a judging store: the selector and the docs to judge")
     plan.add_argument("store", help=STORE_HELP)
-    plan.add_argument("--selector", choices=SELECTORS, default="topk", help="(default: topk)")
+    plan.add_argument("--selector", choices=PLAN_SELECTORS, default="topk", help="(default: topk)")
     _add_docs(plan)
+    plan.add_argument(
+        "--llm", metavar="STORE", help="adjudication: the store of an LLM effort, whose unsure pairs people judge"
+    )
     plan.add_argument("--seed", type=non_negative_int, default=0, help="the effort's seed (default: 0)")
     plan.add_argument("--rule", default="majority", help="combination rule of a question's answers (majority)")
     plan.add_argument("--reask", action="store_true", help="ask a pair again in a later round (default: reuse)")
@@ -127,6 +130,11 @@ def add_parser(subparsers) -> None:
         "--exclude-flagged",
         action="store_true",
         help="leave out the answers of the assessors flagged on gold pairs (judge serve --gold)",
+    )
+    export.add_argument(
+        "--with-llm",
+        action="store_true",
+        help="an adjudication effort: the LLM effort's judgments with the pairs people judged replaced by theirs",
     )
     export.set_defaults(action=_export)
 
@@ -234,6 +242,7 @@ def _plan(args) -> None:
     planned = effort.plan(
         args.store, args.selector, qrels=args.qrels, runs=args.runs, depth=args.depth, seed=args.seed,
         rule=args.rule, reask=args.reask, batch=args.batch, k=args.k, f=args.f, p=args.p, uniform=args.uniform,
+        llm=args.llm,
     )  # fmt: skip
     sys.stdout.write(
         f"{shown(args.store)}: {planned['queries']} queries, {planned['docs']} docs, {planned['pairs']} pairs\n"
@@ -304,7 +313,9 @@ def _export(args) -> None:
     from ir_pref_measures.judging import effort
 
     check_outputs({"--output": args.output}, {"store": args.store})
-    lines = effort.export(args.store, args.format, args.consistent, exclude_flagged=args.exclude_flagged)
+    lines = effort.export(
+        args.store, args.format, args.consistent, exclude_flagged=args.exclude_flagged, with_llm=args.with_llm
+    )
     write_text(args.output or "-", "".join(lines))
 
 
@@ -449,10 +460,11 @@ def _serve(args) -> None:
     settings = store.settings()
     if "selector" not in settings:
         raise InputError("the store has no plan: make one first (ir-pref-measures judge plan)", path=store.path)
+    selector = selector_of(settings)
     desk = web.open_desk(
-        store, selector_of(settings), args.assessors, load_texts(args.queries, args.docs),
+        store, selector, args.assessors, load_texts(args.queries, args.docs),
         seed=int(settings["seed"]), overlap=args.overlap, rule=settings.get("rule", "majority"),
-        max_assessors=args.max_assessors, **_gold_options(args, selector_of(settings)),
+        max_assessors=args.max_assessors, **_gold_options(args, selector),
     )  # fmt: skip
     for who, link in web.links(desk, f"http://{args.host}:{args.port}").items():  # on stderr: the server runs on
         sys.stderr.write(f"{who}\t{link}\n")

@@ -79,7 +79,7 @@ def _plan(args) -> None:
     if database.is_url(args.store):
         return
     database.check_creatable(args.store)
-    check_outputs({"the store": args.store}, {"--qrels": args.qrels, "--runs": args.runs})
+    check_outputs({"the store": args.store}, {"--qrels": args.qrels, "--runs": args.runs, "--llm": args.llm})
 
 
 def _run(args) -> None:
@@ -111,6 +111,8 @@ def _status(args) -> None:
 def _export(args) -> None:
     database.check_existing(args.store)
     check_outputs({"--output": args.output}, {"the store": args.store} | effort_inputs(args.store))
+    if args.with_llm and args.format == "shown":
+        raise InputError("--with-llm combines verdicts: give a combined format (log, carterette, winner, pairs)")
 
 
 def _simulate(args) -> None:
@@ -157,6 +159,8 @@ def effort_inputs(store: str) -> dict[str, list[str]]:
         found["--qrels of the effort"] = [settings["qrels"]]
     if settings.get("runs"):
         found["--runs of the effort"] = list(json.loads(settings["runs"]))
+    if settings.get("llm") and not database.is_url(settings["llm"]):
+        found["--llm of the effort"] = [settings["llm"]]
     return found
 
 

@@ -25,7 +25,7 @@ import warnings
 from collections import defaultdict
 from collections.abc import Collection
 
-from ir_pref_measures.errors import InputError
+from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.judging.combine import DEFAULT_RULE, Verdict, combine
 from ir_pref_measures.judging.store import Store
 
@@ -129,12 +129,23 @@ def export_lines(
         lines = [_shown_line(a) for a in rows]
         what = "unusable answers"
     else:
-        rows = verdicts(store, rule, excluded)
-        if consistent:
-            rows = consistent_verdicts(rows, format)
-        lines = [_combined_line(v, format) for v in rows]
-        what = "ties or questions without a usable answer"
+        return verdict_lines(verdicts(store, rule, excluded), format, consistent)
+    return _written(lines, format, what)
+
+
+def verdict_lines(rows: list[Verdict], format: str, consistent: bool = False) -> list[str]:
+    """The lines (with newlines) of the verdicts ``rows`` in the combined ``format`` (module docstring); with
+    ``consistent``, only those that agree with an order fitted to them (:func:`consistent_verdicts`)."""
+    if format not in FORMATS or format == "shown":
+        raise InputError(f"not a combined export format: {format!r}", expected="log, carterette, winner or pairs")
+    if consistent:
+        rows = consistent_verdicts(rows, format)
+    return _written([_combined_line(v, format) for v in rows], format, "ties or questions without a usable answer")
+
+
+def _written(lines: list[str | None], format: str, what: str) -> list[str]:
+    """``lines`` with newlines, those a format cannot state (``None``) left out with a warning that counts them."""
     left_out = sum(line is None for line in lines)
     if left_out:
-        warnings.warn(f"the {format} format cannot state {left_out} {what}: left out", stacklevel=2)
+        warnings.warn(f"the {format} format cannot state {left_out} {what}: left out", stacklevel=user_stacklevel())
     return [f"{line}\n" for line in lines if line is not None]

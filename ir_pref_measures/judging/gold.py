@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.combine import vote
+from ir_pref_measures.judging.combine import SIDES, vote
 from ir_pref_measures.judging.protocol import Answer, Pair
 
 SCHEMA = (
@@ -42,7 +42,6 @@ MIN_GOLD = 5  # gold answers before an assessor can be flagged
 MIN_ACCURACY = 0.8  # the share of gold answers an assessor must get right not to be flagged
 GAP = 2  # the grade gap of a gold pair drawn from graded qrels
 EXPECTED = {-1: "first", 1: "second", 0: "tie"}  # a preference file's value -> the expected outcome
-PREFERRED = {"first": "first", "bad-second": "first", "second": "second", "bad-first": "second", "tie": "tie"}
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,7 @@ def correct(answer: Answer, gold: GoldPair) -> bool:
     """Whether ``answer`` (shown in either order) gives ``gold``'s expected outcome (a bad mark: a preference for
     the other doc)."""
     outcome = vote(answer, gold.pair)
-    return outcome is not None and PREFERRED[outcome] == gold.expected
+    return outcome is not None and SIDES[outcome] == gold.expected
 
 
 def flagged(right: int, answered: int) -> bool:

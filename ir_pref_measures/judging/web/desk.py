@@ -34,7 +34,7 @@ import numpy as np
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import gold as gold_rules
-from ir_pref_measures.judging.combine import combine, vote
+from ir_pref_measures.judging.combine import SIDES, combine, vote
 from ir_pref_measures.judging.gold import GoldPair
 from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.selectors.base import Selector, stable_hash
@@ -202,7 +202,7 @@ class Desk:
         counts: dict[str, int] = {}
         for outcome in outcomes:
             if outcome is not None:
-                key = gold_rules.PREFERRED[outcome]
+                key = SIDES[outcome]
                 counts[key] = counts.get(key, 0) + 1
         split = len(outcomes) >= 2 and 2 * max(counts.values(), default=0) <= len(outcomes)
         wanted = self._base_of[request_id]
