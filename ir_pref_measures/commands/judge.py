@@ -404,7 +404,7 @@ def _add_serve(actions) -> None:
         "exports the judgments. The links are printed at start and stay valid across restarts.",
     )
     serve.add_argument("store", help=f"{STORE_HELP} (made by 'judge plan')")
-    serve.add_argument("--assessors", nargs="+", required=True, metavar="NAME", help="the assessors' names")
+    serve.add_argument("--assessors", nargs="+", default=[], metavar="NAME", help="the assessors' names")
     serve.add_argument("--queries", required=True, help="query texts: an ir_datasets ID, a TSV or JSONL file")
     serve.add_argument("--docs", required=True, help="document texts: an ir_datasets ID, a TSV or JSONL file")
     serve.add_argument("--overlap", type=share, default=0.1, help="share of pairs judged by two, 0 to 1 (0.1)")
@@ -422,9 +422,24 @@ def _add_serve(actions) -> None:
     gold.add_argument(
         "--gold-share", type=share_below_one, help="share of each assessor's pairs that are gold, 0 to <1 (0.1)"
     )
+    crowd = serve.add_argument_group("crowd platforms (an open study link: participants join as assessors)")
+    crowd.add_argument("--study", action="store_true", help="enable the open study link (printed as 'study')")
+    crowd.add_argument(
+        "--participant-param", metavar="NAME", help="the link's parameter naming the participant (PROLIFIC_PID)"
+    )
+    crowd.add_argument("--completion-url", metavar="URL", help="where a participant is sent after their judgments")
+    crowd.add_argument("--completion-after", type=positive_int, metavar="N", help="judgments before the completion URL")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="1 to 65535 (default: 8000)")
     serve.set_defaults(action=_serve)
+
+
+def _study_options(args) -> dict:
+    """The desk's open study link from ``--study`` and its options."""
+    if not args.study:
+        return {}
+    options = {"study": True, "completion_url": args.completion_url, "judgments": args.completion_after}
+    return options | ({"parameter": args.participant_param} if args.participant_param else {})
 
 
 def _gold_options(args, selector) -> dict:
@@ -464,7 +479,7 @@ def _serve(args) -> None:
     desk = web.open_desk(
         store, selector, args.assessors, load_texts(args.queries, args.docs),
         seed=int(settings["seed"]), overlap=args.overlap, rule=settings.get("rule", "majority"),
-        max_assessors=args.max_assessors, **_gold_options(args, selector),
+        max_assessors=args.max_assessors, **_gold_options(args, selector), **_study_options(args),
     )  # fmt: skip
     for who, link in web.links(desk, f"http://{args.host}:{args.port}").items():  # on stderr: the server runs on
         sys.stderr.write(f"{who}\t{link}\n")

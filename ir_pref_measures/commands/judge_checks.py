@@ -137,6 +137,18 @@ def _serve(args) -> None:
         for flag, value in (("--gold-share", args.gold_share), ("--gold-format", args.gold_format)):
             if value is not None:
                 raise InputError(f"{flag} needs gold pairs (--gold FILE or --gold-qrels QRELS)")
+    if not (args.assessors or args.study):
+        raise InputError("name the assessors (--assessors NAME ...) or enable the open study link (--study)")
+    if not args.study:
+        for flag in ("participant_param", "completion_url", "completion_after"):
+            if getattr(args, flag) is not None:
+                raise InputError(f"--{flag.replace('_', '-')} is an option of the open study link: give --study")
+    if (args.completion_url is None) != (args.completion_after is None):
+        raise InputError("--completion-url and --completion-after go together (where, and after how many judgments)")
+    if args.completion_url is not None:
+        from ir_pref_measures.judging.web.study import completion_url
+
+        completion_url(args.completion_url)
     if args.max_assessors < 2:
         raise InputError(
             f"--max-assessors must be at least 2 (two disagree before one more is asked), not {args.max_assessors}"

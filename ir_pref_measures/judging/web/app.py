@@ -7,6 +7,9 @@ Routes (every one needs a token; nothing is reachable without one):
   (``csrf``): redirect back to the page (post/redirect/get, so a reload never answers twice);
 * ``GET /admin/{token}``: progress, agreement, position bias and time per judgment;
   ``GET /admin/{token}/export/{format}``: the judgments in any format the package reads;
+* ``GET /s/{secret}?PROLIFIC_PID=ID`` (the open study link, where enabled; :mod:`.study`): the participant joins
+  as an assessor (idempotent) and is redirected to their page; a participant past the study's judgments is
+  redirected from their page to its completion URL;
 * ``GET /static/...``: the page's own CSS and script (no CDN: it works offline), held in memory and served on the
   event loop without touching the store.
 
@@ -38,7 +41,16 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.gold import MIN_ACCURACY, MIN_GOLD
 from ir_pref_measures.judging.web.desk import ANSWER_KEYS, Desk
 from ir_pref_measures.judging.web.highlight import highlighted, query_terms
-from ir_pref_measures.judging.web.security import MAX_BODY, BodyLimit, SecurityHeaders, csrf_ok, csrf_token
+from ir_pref_measures.judging.web.security import (
+    MAX_BODY,
+    BodyLimit,
+    SecurityHeaders,
+    csrf_ok,
+    csrf_token,
+    headers,
+    same_token,
+)
+from ir_pref_measures.judging.web.study import PREFIX, origin
 
 HERE = Path(__file__).parent
 MEDIA_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
@@ -79,6 +91,9 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
     def assessor_page(token: str, assessor: str) -> Response:
         view = desk.view(assessor)
         shown = view.pair
+        study = desk.study
+        if study is not None and assessor.startswith(PREFIX) and study.complete(desk.judged(assessor), shown is None):
+            return RedirectResponse(str(study.completion_url), status_code=303)
         context = dict(
             base=f"/a/{token}",
             csrf=csrf_token(desk.secret, token),
@@ -149,6 +164,16 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
         await run_in_threadpool(desk.undo, who)
         return RedirectResponse(f"/a/{token}", status_code=303)
 
+    async def join(request: Request) -> Response:
+        study = desk.study
+        if study is None or not same_token(study.token, request.path_params["token"]):
+            return forbidden()
+        try:
+            token = await run_in_threadpool(desk.admit, request.query_params.get(study.parameter, ""))
+        except InputError as error:
+            return PlainTextResponse(f"bad request: {error.message}\n", status_code=400)
+        return RedirectResponse(f"/a/{token}", status_code=303)
+
     def admin_page(token: str, base_url: str) -> Response:
         report = desk.report()
         for row in report["assessors"]:
@@ -193,6 +218,8 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
         Route("/admin/{token}", admin),
         Route("/admin/{token}/export/{format}", export),
         Route("/static/{name}", static),
+        Route("/s/{token}", join),
     ]
-    middleware = [Middleware(SecurityHeaders), Middleware(BodyLimit, limit=max_body)]
+    targets = () if desk.study is None or desk.study.completion_url is None else (origin(desk.study.completion_url),)
+    middleware = [Middleware(SecurityHeaders, headers=headers(targets)), Middleware(BodyLimit, limit=max_body)]
     return Starlette(routes=routes, middleware=middleware)

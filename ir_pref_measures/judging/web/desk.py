@@ -42,7 +42,8 @@ from ir_pref_measures.judging.store import Request, Store, StoredAnswer
 from ir_pref_measures.judging.texts import QueryText, Texts
 from ir_pref_measures.judging.web import agreement
 from ir_pref_measures.judging.web.gold_queue import GoldQueue
-from ir_pref_measures.judging.web.security import Keyring
+from ir_pref_measures.judging.web.security import Keyring, new_token
+from ir_pref_measures.judging.web.study import Study, participant
 
 JUDGE = "people"
 ANSWER_KEYS = ("left", "right", "tie", "bad-left", "bad-right", "skip")
@@ -115,6 +116,7 @@ class Desk:
     gold: Sequence[GoldPair] = ()
     gold_share: float = 0.0
     max_assessors: int = 2
+    study: Study | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def __post_init__(self) -> None:
@@ -223,6 +225,30 @@ class Desk:
     def assessor_of(self, token: str) -> str | None:
         """The assessor holding ``token``, or ``None`` (:class:`~ir_pref_measures.judging.web.security.Keyring`)."""
         return self.keyring.assessor(token)
+
+    def admit(self, participant_id: str) -> str:
+        """The token of the participant ``participant_id`` of the open study link (:mod:`.study`), made and kept in
+        the store's settings on their first visit, the same on every later one; an :class:`InputError` for an id
+        that is no participant id or when the study link is not enabled."""
+        if self.study is None:
+            raise InputError("the open study link is not enabled")
+        name = participant(participant_id)
+        with self._lock:
+            token = self.assessors.get(name)
+            if token is None:
+                key = f"web.assessor.{name}"
+                if key not in self.store.settings():
+                    self.store.settle({key: new_token()})
+                token = self.store.settings()[key]
+                self.assessors = {**self.assessors, name: token}
+                self.keyring = Keyring(self.assessors, self.admin_token)
+            return token
+
+    def judged(self, assessor: str) -> int:
+        """The answers ``assessor`` has given (skips not counted), gold pairs included."""
+        with self._lock:
+            answered = sum(self._assignments[i].state == "answered" for _, i in self._finished.get(assessor, ()))
+            return answered + self._gold.answered(assessor)
 
     def is_admin(self, token: str) -> bool:
         """Whether ``token`` is the admin's."""

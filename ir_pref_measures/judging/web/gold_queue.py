@@ -162,6 +162,10 @@ class GoldQueue:
         a.state, a.answered_at, a.shown_at, a.correct = "open", None, now, False
         self._open[assessor] = a
 
+    def answered(self, assessor: str) -> int:
+        """How many gold pairs ``assessor`` answered (skips not counted)."""
+        return sum(a.state == "answered" for a in self._finished.get(assessor, ()))
+
     def scores(self) -> dict[str, tuple[int, int, list[float]]]:
         """``{assessor: (right, answered, latencies)}`` on gold."""
         out = {}
