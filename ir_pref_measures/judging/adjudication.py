@@ -32,13 +32,13 @@ def unsure(store: Store) -> dict[str, list[Pair]]:
     for row in store.answers():
         answers[row.request_id].append(row.answer)
     out: dict[str, list[Pair]] = {}
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple[str, str, str]] = set()  # the pairs listed, either way round
     for request in store.requests():
         given = answers.get(request.id)
         if not given:
             continue
         outcomes = {SIDES[v] for v in (vote(a, request.pair) for a in given) if v is not None}
-        key = (request.pair.query_id, *sorted((request.pair.first, request.pair.second)))
+        key = _key(request.pair)
         if len(outcomes) != 1 and key not in seen:
             seen.add(key)
             out.setdefault(request.pair.query_id, []).append(request.pair)
@@ -66,4 +66,5 @@ def adjudicated_verdicts(
 
 
 def _key(pair: Pair) -> tuple[str, str, str]:
-    return (pair.query_id, *sorted((pair.first, pair.second)))
+    """A pair's query and docs, the smaller id first."""
+    return (pair.query_id, min(pair.first, pair.second), max(pair.first, pair.second))

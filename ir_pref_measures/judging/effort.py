@@ -93,10 +93,12 @@ def plan(
 
 def _plan_adjudication(path: str | os.PathLike, llm: str | os.PathLike, seed: int, rule: str) -> dict[str, int]:
     database.check_existing(llm)
-    settings = {"selector": "adjudication", "seed": seed, "rule": rule, "reask": False, "batch": None}
-    settings["llm"] = llm if database.is_url(llm) else os.path.abspath(llm)
+    from ir_pref_measures.judging.adjudication import adjudication_selector
+
+    settings: dict[str, object] = {"selector": "adjudication", "seed": seed, "rule": rule, "reask": False}
+    settings |= {"batch": None, "llm": llm if database.is_url(llm) else os.path.abspath(llm)}
     with Store(path) as store:
-        chosen = selector_of(store.settled(settings))
+        chosen = adjudication_selector(store.settled(settings)["llm"])  # an unreadable store refused before
         store.settle(settings)
     costs = {q: len(pairs) for q, pairs in chosen.unsure.items()}
     return {"queries": len(costs), "docs": sum(len(d) for d in chosen.pools.values()), "pairs": sum(costs.values())}

@@ -20,7 +20,8 @@ class Adjudication:
 
     def __init__(self, unsure: Mapping[str, Sequence[Pair]]) -> None:
         self.unsure = {q: list(pairs) for q, pairs in unsure.items() if pairs}
-        self.pools = {q: sorted({d for p in pairs for d in (p.first, p.second)}) for q, pairs in self.unsure.items()}
+        docs = {q: {d for p in pairs for d in (p.first, p.second)} for q, pairs in self.unsure.items()}
+        self.pools: Mapping[str, Sequence[str]] = {q: sorted(found) for q, found in docs.items()}
 
     def next_round(self, query_id: str, history: History) -> list[Pair]:
         """The query's unsure pairs in round 0; nothing after."""
