@@ -106,7 +106,8 @@ def test_gold_is_the_configured_share_and_never_in_the_progress_or_the_export(tm
     assert len(export_lines(store, "shown")) == 1000 - shown_gold
 
 
-def test_a_gold_answer_survives_a_restart_and_is_undone(tmp_path):
+def test_a_gold_answer_survives_a_restart_and_is_undone(tmp_path, store_location):
+    """On a SQLite file and on a PostgreSQL database."""
     write_gold(tmp_path / "gold.txt", 1, 3)
     gold = gold_from_file(tmp_path / "gold.txt")
     pools = {"q0": ["a", "b", "c", "d"]}
@@ -114,8 +115,8 @@ def test_a_gold_answer_survives_a_restart_and_is_undone(tmp_path):
     texts = load_texts({"q0": "zero"}, {d: f"text {d}" for d in docs})
 
     def opened():
-        return open_desk(Store(tmp_path / "effort.sqlite"), AllPairs(pools, seed=2), ["ann"], texts, seed=2,
-                         gold=gold, gold_share=0.5)  # fmt: skip
+        return open_desk(Store(store_location), AllPairs(pools, seed=2), ["ann"], texts, seed=2, gold=gold,
+                         gold_share=0.5)  # fmt: skip
 
     desk = opened()
     seen = []
