@@ -61,8 +61,9 @@ def plan(
     llm: str | os.PathLike | None = None,
 ) -> dict[str, int]:
     """Create (or reopen with the same settings) the effort at ``path``; returns the queries, docs and all-pairs
-    cost of its pools. The ``adjudication`` selector takes the store of an LLM effort, ``llm``, in place of qrels
-    or runs: its pairs are the LLM's unsure ones (:mod:`~ir_pref_measures.judging.adjudication`)."""
+    cost of its pools. The ``adjudication`` selector takes an LLM effort, ``llm`` (its store, or its ``shown``
+    export), in place of qrels or runs: its pairs are the LLM's unsure ones
+    (:mod:`~ir_pref_measures.judging.adjudication`)."""
     if selector not in PLAN_SELECTORS:
         raise InputError(f"unknown selector {selector!r}", expected=f"one of {', '.join(PLAN_SELECTORS)}")
     if rule not in RULES:
@@ -92,7 +93,8 @@ def plan(
 
 
 def _plan_adjudication(path: str | os.PathLike, llm: str | os.PathLike, seed: int, rule: str) -> dict[str, int]:
-    database.check_existing(llm)
+    if database.probe(llm) != "foreign":  # not a text file (a shown export): a store
+        database.check_existing(llm)
     from ir_pref_measures.judging.adjudication import adjudication_selector
 
     settings: dict[str, object] = {"selector": "adjudication", "seed": seed, "rule": rule, "reask": False}
@@ -234,8 +236,6 @@ def export(
             raise InputError("--with-llm exports an adjudication effort (judge plan --selector adjudication --llm)")
         from ir_pref_measures.judging.adjudication import adjudicated_verdicts
 
-        database.check_existing(settings["llm"])
-        with Store(settings["llm"]) as llm:
-            llm_rule = llm.settings().get("rule", DEFAULT_RULE)
-            rows = adjudicated_verdicts(llm, store, llm_rule, rule, excluded)
-        return verdict_lines(rows, format, consistent)
+        if not database.exists(settings["llm"]):
+            raise InputError("the LLM effort of this adjudication effort is gone", path=settings["llm"])
+        return verdict_lines(adjudicated_verdicts(settings["llm"], store, rule, excluded), format, consistent)

@@ -79,23 +79,30 @@ def lines_of(path) -> list[str]:
     return path.read_text().splitlines()
 
 
-def test_people_judge_exactly_the_unsure_pairs_and_the_combined_export_replaces_them(data, tmp_path, capsys):
+def llm_effort(data, tmp_path) -> tuple[str, dict, set, set]:
+    """The LLM effort on DL 2019: its store, the qrels' grades, the pairs whose two orders disagree and the pairs
+    it could not answer (both computed from the judge itself, not from the store)."""
     runs, qrels = small_runs(data, tmp_path)
     grades = read_grades(qrels)
-    llm, people = str(tmp_path / "llm.sqlite"), str(tmp_path / "people.sqlite")
+    llm = str(tmp_path / "llm.sqlite")
     assert main(["judge", "plan", llm, "--selector", "all", "--runs", *runs, "--depth", "5"]) == 0
     judge = BothOrders(grades)
     run(llm, judge)
     with Store(llm) as store:
         asked = [r.pair for r in store.requests()]
-    expected = set()
-    for pair in asked:  # from the judge itself: its two orders disagree, or it is unusable
+    disagree, unusable = set(), set()
+    for pair in asked:
         as_asked, flipped = judge.answers(pair)
-        if judge.unusable(pair) or as_asked != flipped:
-            expected.add(key(pair.query_id, pair.first, pair.second))
-    assert 0 < len(expected) < len(asked)
+        if judge.unusable(pair):
+            unusable.add(key(pair.query_id, pair.first, pair.second))
+        elif as_asked != flipped:
+            disagree.add(key(pair.query_id, pair.first, pair.second))
+    assert disagree and unusable and len(disagree | unusable) < len(asked)
+    return llm, grades, disagree, unusable
 
-    assert main(["judge", "plan", people, "--selector", "adjudication", "--llm", llm]) == 0
+
+def people_judge(people: str, grades) -> list[tuple[str, str, str]]:
+    """One person answers every pair of the adjudication effort ``people`` by the qrels; the pairs they were shown."""
     with Store(people) as store:
         selector = selector_of(store.settings())
         docs = {d: f"passage {d}" for pool in selector.pools.values() for d in pool}
@@ -106,14 +113,39 @@ def test_people_judge_exactly_the_unsure_pairs_and_the_combined_export_replaces_
             shown.append(key(pair.query_id, pair.left, pair.right))
             left, right = grades[pair.query_id].get(pair.left, 0), grades[pair.query_id].get(pair.right, 0)
             desk.answer("ann", pair.assignment, "left" if left > right else "right" if right > left else "tie")
-    assert sorted(shown) == sorted(expected)
+    return shown
 
+
+def exports(tmp_path, llm: str, people: str) -> tuple[list[str], list[str], list[str]]:
+    """The carterette exports of the LLM effort, of the people alone and of both (``--with-llm``)."""
     for store, name, extra in ((llm, "llm.txt", []), (people, "people.txt", []), (people, "both.txt", ["--with-llm"])):
         assert main(["judge", "export", store, "--format", "carterette", "-o", str(tmp_path / name), *extra]) == 0
-    people_lines = lines_of(tmp_path / "people.txt")
+    return lines_of(tmp_path / "llm.txt"), lines_of(tmp_path / "people.txt"), lines_of(tmp_path / "both.txt")
+
+
+def test_people_judge_exactly_the_unsure_pairs_and_the_combined_export_replaces_them(data, tmp_path, capsys):
+    llm, grades, disagree, unusable = llm_effort(data, tmp_path)
+    people = str(tmp_path / "people.sqlite")
+    assert main(["judge", "plan", people, "--selector", "adjudication", "--llm", llm]) == 0
+    expected = disagree | unusable
+    assert sorted(people_judge(people, grades)) == sorted(expected)
+    llm_lines, people_lines, both = exports(tmp_path, llm, people)
     assert len(people_lines) == len(expected)
-    kept = [line for line in lines_of(tmp_path / "llm.txt") if key(*line.split()[:3]) not in expected]
-    assert sorted(lines_of(tmp_path / "both.txt")) == sorted(kept + people_lines)
+    kept = [line for line in llm_lines if key(*line.split()[:3]) not in expected]
+    assert sorted(both) == sorted(kept + people_lines)
+    capsys.readouterr()
+
+
+def test_from_the_llms_shown_export_people_judge_the_pairs_its_orders_disagree_on(data, tmp_path, capsys):
+    llm, grades, disagree, _ = llm_effort(data, tmp_path)
+    shown = str(tmp_path / "llm.shown")
+    assert main(["judge", "export", llm, "--format", "shown", "-o", shown]) == 0  # no unusable answer in it
+    people = str(tmp_path / "people.sqlite")
+    assert main(["judge", "plan", people, "--selector", "adjudication", "--llm", shown]) == 0
+    assert sorted(people_judge(people, grades)) == sorted(disagree)
+    llm_lines, people_lines, both = exports(tmp_path, llm, people)
+    kept = [line for line in llm_lines if key(*line.split()[:3]) not in disagree]
+    assert sorted(both) == sorted(kept + people_lines)
     capsys.readouterr()
 
 
