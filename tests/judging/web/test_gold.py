@@ -4,9 +4,11 @@ flag in a simulated study (an assessor answering at random against one answering
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
+import httpx
 import numpy as np
 import pytest
 
@@ -219,3 +221,19 @@ def test_the_live_fleiss_kappa_and_krippendorff_alpha_equal_ipm_judges_on_the_sa
     assert live["fleiss_kappa"] == pytest.approx(table["Fleiss kappa"], abs=1e-12)
     assert live["krippendorff_alpha"] == pytest.approx(table["Krippendorff alpha"], abs=1e-12)
     assert live["pairs"] == ipm.judges.reliability(ipm.judges.align(frames), samples=10)["pairs"].iloc[0]
+
+
+def test_the_admin_page_shows_the_reliability_once_pairs_are_shared(server):
+    s = server(assessors=["alice", "bob"], overlap=1.0)
+    field = re.compile(r'name="(csrf|assignment)" value="([^"]*)"')
+    with httpx.Client(base_url=s.url) as client:
+        admin = s.links["admin"].replace(s.url, "")
+        assert 'id="reliability"' not in client.get(admin).text  # no shared pair yet
+        for name, answers in (("alice", ["left"] * 30), ("bob", ["right", "tie"])):  # bob then shares alice's pairs
+            token = s.links[name].rsplit("/", 1)[1]
+            for answer in answers:
+                fields = dict(field.findall(client.get(f"/a/{token}").text))
+                assert client.post(f"/a/{token}/answer", data={**fields, "answer": answer}).status_code == 303
+        page = client.get(admin).text
+    assert 'id="reliability">On the 2 pairs judged by two or more assessors' in page
+    assert re.search(r'id="fleiss-kappa">-?\d\.\d{4}</span>', page) and "nan" not in page
