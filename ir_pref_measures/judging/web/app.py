@@ -6,7 +6,8 @@ Routes (every one needs a token; nothing is reachable without one):
 * ``POST /a/{token}/answer`` (form: ``assignment``, ``answer``, ``csrf``) and ``POST /a/{token}/undo``
   (``csrf``): redirect back to the page (post/redirect/get, so a reload never answers twice);
 * ``GET /admin/{token}``: progress, agreement, position bias and time per judgment;
-  ``GET /admin/{token}/export/{format}``: the judgments in any format the package reads;
+  ``GET /admin/{token}/export/{format}``: the judgments in any format the package reads (``?exclude-flagged=1``:
+  without the answers of the assessors flagged on gold pairs);
 * ``GET /s/{secret}?PROLIFIC_PID=ID`` (the open study link, where enabled; :mod:`.study`): the participant joins
   as an assessor (idempotent) and is redirected to their page; a participant past the study's judgments is
   redirected from their page to its completion URL;
@@ -179,9 +180,11 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
         for row in report["assessors"]:
             row["link"] = base_url + row["link"].lstrip("/")
         flag_rule = dict(min_gold=MIN_GOLD, min_accuracy=f"{MIN_ACCURACY:.0%}")
+        study = None if desk.study is None else f"{base_url}s/{desk.study.token}?{desk.study.parameter}="
         return page(
-            "admin.html", base=f"/admin/{token}", name=desk.name, formats=desk.formats(), flag_rule=flag_rule, **report
-        )
+            "admin.html", base=f"/admin/{token}", name=desk.name, formats=desk.formats(), flag_rule=flag_rule,
+            study_link=study, **report,
+        )  # fmt: skip
 
     async def admin(request: Request) -> Response:
         token = request.path_params["token"]
@@ -189,9 +192,9 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
             return forbidden()
         return await run_in_threadpool(admin_page, token, str(request.base_url))
 
-    def exported(format: str) -> Response:
+    def exported(format: str, exclude_flagged: bool) -> Response:
         try:
-            text = desk.export(format)
+            text = desk.export(format, exclude_flagged)
         except InputError as error:
             return PlainTextResponse(f"{error}\n", status_code=404)
         return PlainTextResponse(text, headers={"Content-Disposition": "attachment"})
@@ -199,7 +202,8 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
     async def export(request: Request) -> Response:
         if not desk.is_admin(request.path_params["token"]):
             return forbidden()
-        return await run_in_threadpool(exported, request.path_params["format"])
+        exclude_flagged = request.query_params.get("exclude-flagged") == "1"
+        return await run_in_threadpool(exported, request.path_params["format"], exclude_flagged)
 
     async def static(request: Request) -> Response:
         found = assets.get(request.path_params["name"])

@@ -584,14 +584,16 @@ class Desk:
 
         return list(FORMATS)
 
-    def export(self, format: str) -> str:
-        """The people's judgments in ``format`` (one of :meth:`formats`)."""
+    def export(self, format: str, exclude_flagged: bool = False) -> str:
+        """The people's judgments in ``format`` (one of :meth:`formats`); with ``exclude_flagged``, without the
+        answers of the assessors flagged on gold pairs."""
         from ir_pref_measures.judging.export import export_lines
 
         with self._reader_lock:  # read on a connection of its own: the assessors are not kept waiting
             if self._reader is None:
                 self._reader = Store(self._db.location)
-            return "".join(export_lines(self._reader, format, rule=self.rule))
+            excluded = gold_rules.flagged_assessors(self._reader.database) if exclude_flagged else frozenset()
+            return "".join(export_lines(self._reader, format, rule=self.rule, excluded=excluded))
 
 
 def _labels(requests: Mapping[int, Request], answers: Sequence[StoredAnswer]) -> agreement.Labels:

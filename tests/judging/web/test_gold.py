@@ -150,6 +150,7 @@ def test_export_exclude_flagged_leaves_out_the_flagged_assessors_answers(tmp_pat
             desk.answer(name, shown.assignment, key)
     assert row_of(desk, "careless")["flagged"] and not row_of(desk, "careful")["flagged"]
     kept = row_of(desk, "careful")["answers"]
+    assert len(desk.export("shown", exclude_flagged=True).splitlines()) == kept  # the admin page's export
     store.close()
     command = [sys.executable, "-m", "ir_pref_measures", "judge", "export", str(tmp_path / "effort.sqlite")]
     every = subprocess.run([*command, "--format", "shown"], capture_output=True, text=True, check=True).stdout
@@ -236,4 +237,5 @@ def test_the_admin_page_shows_the_reliability_once_pairs_are_shared(server):
                 assert client.post(f"/a/{token}/answer", data={**fields, "answer": answer}).status_code == 303
         page = client.get(admin).text
     assert 'id="reliability">On the 2 pairs judged by two or more assessors' in page
+    assert "/export/log?exclude-flagged=1" in page
     assert re.search(r'id="fleiss-kappa">-?\d\.\d{4}</span>', page) and "nan" not in page

@@ -121,3 +121,10 @@ def test_study_options_are_checked_before_serving(tmp_path, capsys, options, sai
     assert main(["judge", "serve", store, "--queries", texts, "--docs", texts, *options]) == 2
     error = capsys.readouterr().err
     assert said in error and len(error.strip().splitlines()) == 1
+
+
+def test_the_admin_page_shows_the_study_link(server):
+    s = server(study=True)
+    with httpx.Client(base_url=s.url) as client:
+        page = client.get(s.links["admin"].replace(s.url, "")).text
+    assert f'<code class="link">{s.links["study"]}</code>' in page
