@@ -11,6 +11,7 @@ TESTS = (*PAIRED_TESTS, *FAMILY_TESTS)  # an experiment's significance tests
 SAMPLES = 10_000  # default number of resamples (random sign vectors, bootstrap samples)
 TREC_EVAL_FORMATS = ("prefs", "qrels_prefs")  # trec_eval's judgment formats, with judgment groups
 SELECTORS = ("all", "random", "topk", "topk+rating", "insertion", "rating")  # the pair selectors of a judging effort
+PLAN_SELECTORS = (*SELECTORS, "adjudication")  # and people where an LLM effort is unsure (not simulated)
 META_TESTS = ("t", "permutation", "bootstrap", *FAMILY_TESTS)  # the paired tests of a meta-evaluation
 BINOMIAL_METHODS = ("exact", "normal")  # the intervals of an agreement rate
 PREFERENCE_FORMATS = ("carterette", "winner", "pairs", "qrels")  # the formats of a preference file

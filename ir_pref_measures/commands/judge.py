@@ -19,12 +19,20 @@ import warnings
 from collections.abc import Callable
 from functools import partial
 
-from ir_pref_measures.choices import SELECTORS
-from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, share
+from ir_pref_measures.choices import PLAN_SELECTORS, SELECTORS
+from ir_pref_measures.commands.options import (
+    non_negative,
+    non_negative_int,
+    positive,
+    positive_int,
+    share,
+    share_below_one,
+)
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError, Stopped
 
 EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
+GOLD_SHARE = 0.1  # the share of gold assignments when gold pairs are given without --gold-share
 STORE_HELP = "the SQLite file of the effort, or a PostgreSQL URL (postgresql://user@host:port/database)"
 
 
@@ -76,8 +84,11 @@ def add_parser(subparsers) -> None:
     actions = parser.add_subparsers(dest="action_name", required=True)
     plan = actions.add_parser("plan", help="make a judging store: the selector and the docs to judge")
     plan.add_argument("store", help=STORE_HELP)
-    plan.add_argument("--selector", choices=SELECTORS, default="topk", help="(default: topk)")
+    plan.add_argument("--selector", choices=PLAN_SELECTORS, default="topk", help="(default: topk)")
     _add_docs(plan)
+    plan.add_argument(
+        "--llm", metavar="STORE", help="adjudication: the store of an LLM effort, whose unsure pairs people judge"
+    )
     plan.add_argument("--seed", type=non_negative_int, default=0, help="the effort's seed (default: 0)")
     plan.add_argument("--rule", default="majority", help="combination rule of a question's answers (majority)")
     plan.add_argument("--reask", action="store_true", help="ask a pair again in a later round (default: reuse)")
@@ -114,6 +125,16 @@ def add_parser(subparsers) -> None:
         action="store_true",
         help="only the verdicts that agree with an order fitted to them (majority per pair, Greedy FAS order): "
         "judgments that contradict each other then no longer tie every doc under the measures' closure",
+    )
+    export.add_argument(
+        "--exclude-flagged",
+        action="store_true",
+        help="leave out the answers of the assessors flagged on gold pairs (judge serve --gold)",
+    )
+    export.add_argument(
+        "--with-llm",
+        action="store_true",
+        help="an adjudication effort: the LLM effort's judgments with the pairs people judged replaced by theirs",
     )
     export.set_defaults(handler=partial(run, _export))
 
@@ -222,6 +243,7 @@ def _plan(args) -> None:
     planned = effort.plan(
         args.store, args.selector, qrels=args.qrels, runs=args.runs, depth=args.depth, seed=args.seed,
         rule=args.rule, reask=args.reask, batch=args.batch, k=args.k, f=args.f, p=args.p, uniform=args.uniform,
+        llm=args.llm,
     )  # fmt: skip
     sys.stdout.write(
         f"{shown(args.store)}: {planned['queries']} queries, {planned['docs']} docs, {planned['pairs']} pairs\n"
@@ -292,7 +314,10 @@ def _export(args) -> None:
     from ir_pref_measures.judging import effort
 
     check_outputs({"--output": args.output}, {"store": args.store})
-    write_text(args.output or "-", "".join(effort.export(args.store, args.format, args.consistent)))
+    lines = effort.export(
+        args.store, args.format, args.consistent, exclude_flagged=args.exclude_flagged, with_llm=args.with_llm
+    )
+    write_text(args.output or "-", "".join(lines))
 
 
 def _simulate(args) -> None:
@@ -380,13 +405,59 @@ def _add_serve(actions) -> None:
         "exports the judgments. The links are printed at start and stay valid across restarts.",
     )
     serve.add_argument("store", help=f"{STORE_HELP} (made by 'judge plan')")
-    serve.add_argument("--assessors", nargs="+", required=True, metavar="NAME", help="the assessors' names")
+    serve.add_argument("--assessors", nargs="+", default=[], metavar="NAME", help="the assessors' names")
     serve.add_argument("--queries", required=True, help="query texts: an ir_datasets ID, a TSV or JSONL file")
     serve.add_argument("--docs", required=True, help="document texts: an ir_datasets ID, a TSV or JSONL file")
     serve.add_argument("--overlap", type=share, default=0.1, help="share of pairs judged by two, 0 to 1 (0.1)")
+    serve.add_argument(
+        "--max-assessors", type=positive_int, default=2, metavar="K",
+        help="a pair two assessors disagree on goes to one more, up to K assessors (default: 2, none more)",
+    )  # fmt: skip
+    gold = serve.add_argument_group("gold pairs (pairs with a known answer, to measure each assessor)")
+    gold.add_argument("--gold", metavar="FILE", help="gold pairs: a preference file (carterette, winner, pairs)")
+    gold.add_argument("--gold-format", choices=("carterette", "winner", "pairs"), help="--gold's format, if needed")
+    gold.add_argument(
+        "--gold-qrels", metavar="QRELS", help="gold pairs: the pairs of the pools whose grades differ by --gold-gap"
+    )
+    gold.add_argument("--gold-gap", type=positive, help="the grade gap of --gold-qrels pairs (default: 2)")
+    gold.add_argument(
+        "--gold-share", type=share_below_one, help="share of each assessor's pairs that are gold, 0 to <1 (0.1)"
+    )
+    crowd = serve.add_argument_group("crowd platforms (an open study link: participants join as assessors)")
+    crowd.add_argument("--study", action="store_true", help="enable the open study link (printed as 'study')")
+    crowd.add_argument(
+        "--participant-param", metavar="NAME", help="the link's parameter naming the participant (PROLIFIC_PID)"
+    )
+    crowd.add_argument("--completion-url", metavar="URL", help="where a participant is sent after their judgments")
+    crowd.add_argument("--completion-after", type=positive_int, metavar="N", help="judgments before the completion URL")
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="1 to 65535 (default: 8000)")
     serve.set_defaults(handler=partial(run, _serve))
+
+
+def _study_options(args) -> dict:
+    """The desk's open study link from ``--study`` and its options."""
+    if not args.study:
+        return {}
+    options = {"study": True, "completion_url": args.completion_url, "judgments": args.completion_after}
+    return options | ({"parameter": args.participant_param} if args.participant_param else {})
+
+
+def _gold_options(args, selector) -> dict:
+    """The desk's ``gold`` and ``gold_share`` from ``--gold``/``--gold-qrels`` and ``--gold-share``."""
+    from ir_pref_measures.judging import gold
+
+    pairs = []
+    if args.gold:
+        pairs += gold.gold_from_file(args.gold, args.gold_format)
+    if args.gold_qrels:
+        from ir_pref_measures.judging.selectors.base import read_grades
+
+        gap = gold.GAP if args.gold_gap is None else args.gold_gap
+        pairs += gold.gold_from_qrels(read_grades(args.gold_qrels), selector.pools, gap)
+    if not pairs:
+        return {}
+    return {"gold": pairs, "gold_share": GOLD_SHARE if args.gold_share is None else args.gold_share}
 
 
 def _serve(args) -> None:
@@ -405,9 +476,11 @@ def _serve(args) -> None:
     settings = store.settings()
     if "selector" not in settings:
         raise InputError("the store has no plan: make one first (ir-pref-measures judge plan)", path=store.path)
+    selector = selector_of(settings)
     desk = web.open_desk(
-        store, selector_of(settings), args.assessors, load_texts(args.queries, args.docs),
+        store, selector, args.assessors, load_texts(args.queries, args.docs),
         seed=int(settings["seed"]), overlap=args.overlap, rule=settings.get("rule", "majority"),
+        max_assessors=args.max_assessors, **_gold_options(args, selector), **_study_options(args),
     )  # fmt: skip
     for who, link in web.links(desk, f"http://{args.host}:{args.port}").items():  # on stderr: the server runs on
         sys.stderr.write(f"{who}\t{link}\n")

@@ -79,7 +79,7 @@ def _plan(args) -> None:
     if database.is_url(args.store):
         return
     database.check_creatable(args.store)
-    check_outputs({"the store": args.store}, {"--qrels": args.qrels, "--runs": args.runs})
+    check_outputs({"the store": args.store}, {"--qrels": args.qrels, "--runs": args.runs, "--llm": args.llm})
 
 
 def _run(args) -> None:
@@ -111,6 +111,8 @@ def _status(args) -> None:
 def _export(args) -> None:
     database.check_existing(args.store)
     check_outputs({"--output": args.output}, {"the store": args.store} | effort_inputs(args.store))
+    if args.with_llm and args.format == "shown":
+        raise InputError("--with-llm combines verdicts: give a combined format (log, carterette, winner, pairs)")
 
 
 def _simulate(args) -> None:
@@ -131,6 +133,30 @@ def _simulate(args) -> None:
 
 def _serve(args) -> None:
     database.check_existing(args.store)  # never made here: 'judge plan' makes a store
+    if not (args.gold or args.gold_qrels):
+        for flag, value in (("--gold-share", args.gold_share), ("--gold-format", args.gold_format)):
+            if value is not None:
+                raise InputError(f"{flag} needs gold pairs (--gold FILE or --gold-qrels QRELS)")
+    if not (args.assessors or args.study):
+        raise InputError("name the assessors (--assessors NAME ...) or enable the open study link (--study)")
+    if not args.study:
+        for flag in ("participant_param", "completion_url", "completion_after"):
+            if getattr(args, flag) is not None:
+                raise InputError(f"--{flag.replace('_', '-')} is an option of the open study link: give --study")
+    if (args.completion_url is None) != (args.completion_after is None):
+        raise InputError("--completion-url and --completion-after go together (where, and after how many judgments)")
+    if args.completion_url is not None:
+        from ir_pref_measures.judging.web.study import completion_url
+
+        completion_url(args.completion_url)
+    if args.max_assessors < 2:
+        raise InputError(
+            f"--max-assessors must be at least 2 (two disagree before one more is asked), not {args.max_assessors}"
+        )
+    if args.gold_gap is not None and not args.gold_qrels:
+        raise InputError("--gold-gap is the grade gap of --gold-qrels pairs: give --gold-qrels")
+    if args.gold_format is not None and not args.gold:
+        raise InputError("--gold-format is the format of --gold: give --gold")
 
 
 def effort_inputs(store: str) -> dict[str, list[str]]:
@@ -145,6 +171,8 @@ def effort_inputs(store: str) -> dict[str, list[str]]:
         found["--qrels of the effort"] = [settings["qrels"]]
     if settings.get("runs"):
         found["--runs of the effort"] = list(json.loads(settings["runs"]))
+    if settings.get("llm") and not database.is_url(settings["llm"]):
+        found["--llm of the effort"] = [settings["llm"]]
     return found
 
 

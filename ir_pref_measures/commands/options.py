@@ -36,6 +36,16 @@ def share(text: str) -> float:
     return _parsed(text, float, lambda v: 0 <= v <= 1, "lie between 0 and 1")
 
 
+def share_below_one(text: str) -> float:
+    """A number from 0 included to 1 excluded (a share that cannot be everything)."""
+    return _parsed(text, float, lambda v: 0 <= v < 1, "be at least 0 and below 1")
+
+
+def positive(text: str) -> float:
+    """A finite number > 0 (a gap between grades)."""
+    return _parsed(text, float, lambda v: 0 < v < float("inf"), "be a positive number")
+
+
 def _parsed(text: str, kind: type, allowed, requirement: str):
     """``text`` as ``kind`` (int or float); argparse's error, saying what was expected, when it is not one or
     ``allowed`` rejects it."""

@@ -5,6 +5,7 @@ store that loses nothing, the simulator of judging strategies and the web interf
 from ir_pref_measures.judging.combine import Verdict, combine, register_rule
 from ir_pref_measures.judging.effort import export, make_judge, plan, run, selector_of, status
 from ir_pref_measures.judging.export import export_lines
+from ir_pref_measures.judging.gold import GoldPair, gold_from_file, gold_from_qrels
 from ir_pref_measures.judging.judges import FilesJudge, ReplayJudge, SimulatedJudge, register_judge
 from ir_pref_measures.judging.llm import LLMJudge
 from ir_pref_measures.judging.per_topic import judgments_per_topic, knee, knees
@@ -35,6 +36,7 @@ __all__ = [
     "Answer",
     "BinaryInsertion",
     "FilesJudge",
+    "GoldPair",
     "Judge",
     "LLMJudge",
     "Pair",
@@ -51,6 +53,8 @@ __all__ = [
     "depth_pools",
     "export",
     "export_lines",
+    "gold_from_file",
+    "gold_from_qrels",
     "graded_pools",
     "judgments_per_topic",
     "knee",

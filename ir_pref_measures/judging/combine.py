@@ -49,6 +49,10 @@ class Verdict:
         return (float(winner == self.pair.first), float(winner == self.pair.second)) if winner else (0.0, 0.0)
 
 
+# an outcome's side: the doc preferred (a bad mark is a preference for the other doc), or a tie
+SIDES = {"first": "first", "bad-second": "first", "second": "second", "bad-first": "second", "tie": "tie"}
+
+
 def vote(answer: Answer, pair: Pair) -> str | None:
     """``answer`` read relative to ``pair`` (the answer may have been shown the other way round): an outcome, or
     ``None`` for ``unusable``."""

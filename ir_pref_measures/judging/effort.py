@@ -17,11 +17,12 @@ import json
 import os
 from collections.abc import Sequence
 
-from ir_pref_measures.choices import SELECTORS
+from ir_pref_measures.choices import PLAN_SELECTORS, SELECTORS
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import database, runner
 from ir_pref_measures.judging.combine import DEFAULT_RULE, RULES
-from ir_pref_measures.judging.export import export_lines
+from ir_pref_measures.judging.export import export_lines, verdict_lines
+from ir_pref_measures.judging.gold import flagged_assessors
 from ir_pref_measures.judging.judges import JUDGES
 from ir_pref_measures.judging.protocol import Judge
 from ir_pref_measures.judging.selectors import (
@@ -57,13 +58,22 @@ def plan(
     f: int = 9,
     p: int = 7,
     uniform: float = UNIFORM,
+    llm: str | os.PathLike | None = None,
 ) -> dict[str, int]:
     """Create (or reopen with the same settings) the effort at ``path``; returns the queries, docs and all-pairs
-    cost of its pools."""
-    if selector not in SELECTORS:
-        raise InputError(f"unknown selector {selector!r}", expected=f"one of {', '.join(SELECTORS)}")
+    cost of its pools. The ``adjudication`` selector takes an LLM effort, ``llm`` (its store, or its ``shown``
+    export), in place of qrels or runs: its pairs are the LLM's unsure ones
+    (:mod:`~ir_pref_measures.judging.adjudication`)."""
+    if selector not in PLAN_SELECTORS:
+        raise InputError(f"unknown selector {selector!r}", expected=f"one of {', '.join(PLAN_SELECTORS)}")
     if rule not in RULES:
         raise InputError(f"unknown combination rule {rule!r}", expected=f"one of {', '.join(RULES)}")
+    if (selector == "adjudication") != (llm is not None):
+        raise InputError("the adjudication selector, and it alone, takes the store of an LLM effort (--llm)")
+    if llm is not None:
+        if qrels is not None or runs:
+            raise InputError("the adjudication selector judges the LLM effort's unsure pairs: no qrels or runs")
+        return _plan_adjudication(path, llm, seed, rule)
     if (qrels is None) == (not runs):
         raise InputError("name the docs to judge: graded qrels (candidates) or runs (pooled to a depth), not both")
     if selector.startswith("topk") and qrels is None:
@@ -82,6 +92,20 @@ def plan(
     return {"queries": len(costs), "docs": sum(len(d) for d in chosen.pools.values()), "pairs": sum(costs.values())}
 
 
+def _plan_adjudication(path: str | os.PathLike, llm: str | os.PathLike, seed: int, rule: str) -> dict[str, int]:
+    if database.probe(llm) != "foreign":  # not a text file (a shown export): a store
+        database.check_existing(llm)
+    from ir_pref_measures.judging.adjudication import adjudication_selector
+
+    settings: dict[str, object] = {"selector": "adjudication", "seed": seed, "rule": rule, "reask": False}
+    settings |= {"batch": None, "llm": llm if database.is_url(llm) else os.path.abspath(llm)}
+    with Store(path) as store:
+        chosen = adjudication_selector(store.settled(settings)["llm"])  # an unreadable store refused before
+        store.settle(settings)
+    costs = {q: len(pairs) for q, pairs in chosen.unsure.items()}
+    return {"queries": len(costs), "docs": sum(len(d) for d in chosen.pools.values()), "pairs": sum(costs.values())}
+
+
 def stored_source(qrels: str) -> str:
     """How an effort keeps its graded qrels, so that a run from another folder finds them: a file by its absolute
     path (``FORMAT:`` kept), an ir_datasets ID as ``irds:ID``."""
@@ -96,6 +120,10 @@ def stored_source(qrels: str) -> str:
 
 def selector_of(settings: dict[str, str]) -> Selector:
     """The selector an effort's stored ``settings`` describe."""
+    if settings["selector"] == "adjudication":
+        from ir_pref_measures.judging.adjudication import adjudication_selector
+
+        return adjudication_selector(settings["llm"])
     batch = None if settings.get("batch", "None") == "None" else int(settings["batch"])
     grades = read_grades(settings["qrels"]) if "qrels" in settings else None
     pools = graded_pools(grades) if grades is not None else depth_pools(_runs(settings), int(settings["depth"]))
@@ -120,6 +148,8 @@ def build_selector(
     """The selector ``name`` (:data:`SELECTORS`) over ``pools``; ``topk`` takes its candidates from ``grades``;
     ``rating`` with ``runs`` asks where the runs disagree within ``depth``, a share ``uniform`` of its questions
     uniform; ``topk+rating`` is ``topk`` with that ``rating`` over ``pools`` beyond its process."""
+    if name not in SELECTORS:
+        raise InputError(f"unknown selector {name!r}", expected=f"one of {', '.join(SELECTORS)}")
     if name.startswith("topk"):
         rest = RatingDriven(pools, seed, batch, runs=runs, depth=depth, uniform=uniform) if name != "topk" else None
         return TopK(grades, seed, k, f, p, rest=rest)
@@ -182,9 +212,30 @@ def status(path: str | os.PathLike) -> dict[str, object]:
         return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures
 
 
-def export(path: str | os.PathLike, format: str, consistent: bool = False) -> list[str]:
+def export(
+    path: str | os.PathLike,
+    format: str,
+    consistent: bool = False,
+    *,
+    exclude_flagged: bool = False,
+    with_llm: bool = False,
+) -> list[str]:
     """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule; with
-    ``consistent``, those that agree with an order fitted to them."""
+    ``consistent``, those that agree with an order fitted to them; with ``exclude_flagged``, without the answers of
+    the assessors flagged on gold pairs (:func:`ir_pref_measures.judging.gold.flagged_assessors`); with
+    ``with_llm`` (an ``adjudication`` effort), the LLM effort's verdicts with the pairs people judged replaced by
+    theirs (:func:`ir_pref_measures.judging.adjudication.adjudicated_verdicts`)."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
-        return export_lines(store, format, store.settings().get("rule", DEFAULT_RULE), consistent)
+        excluded = flagged_assessors(store.database) if exclude_flagged else frozenset()
+        settings = store.settings()
+        rule = settings.get("rule", DEFAULT_RULE)
+        if not with_llm:
+            return export_lines(store, format, rule, consistent, excluded=excluded)
+        if settings.get("selector") != "adjudication":
+            raise InputError("--with-llm exports an adjudication effort (judge plan --selector adjudication --llm)")
+        from ir_pref_measures.judging.adjudication import adjudicated_verdicts
+
+        if not database.exists(settings["llm"]):
+            raise InputError("the LLM effort of this adjudication effort is gone", path=settings["llm"])
+        return verdict_lines(adjudicated_verdicts(settings["llm"], store, rule, excluded), format, consistent)

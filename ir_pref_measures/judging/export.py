@@ -23,19 +23,22 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
+from collections.abc import Collection
 
-from ir_pref_measures.errors import InputError
+from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.judging.combine import DEFAULT_RULE, Verdict, combine
 from ir_pref_measures.judging.store import Store
 
 FORMATS = ("carterette", "winner", "pairs", "log", "shown")
 
 
-def verdicts(store: Store, rule: str = DEFAULT_RULE) -> list[Verdict]:
-    """The verdict of every answered request of ``store`` under ``rule``, by query, round and asking order."""
+def verdicts(store: Store, rule: str = DEFAULT_RULE, excluded: Collection[str] = ()) -> list[Verdict]:
+    """The verdict of every answered request of ``store`` under ``rule``, by query, round and asking order;
+    the answers of the ``excluded`` assessors left out."""
     answers = defaultdict(list)
     for row in store.answers():
-        answers[row.request_id].append(row.answer)
+        if row.answer.assessor not in excluded:
+            answers[row.request_id].append(row.answer)
     return [combine(r.pair, answers[r.id], rule, r.round) for r in store.requests() if r.id in answers]
 
 
@@ -108,10 +111,12 @@ def _preference_row(verdict: Verdict, bad: bool) -> tuple | None:
     return (q, winner, loser, -1)
 
 
-def export_lines(store: Store, format: str, rule: str = DEFAULT_RULE, consistent: bool = False) -> list[str]:
+def export_lines(
+    store: Store, format: str, rule: str = DEFAULT_RULE, consistent: bool = False, excluded: Collection[str] = ()
+) -> list[str]:
     """The lines (with newlines) of ``store`` in ``format`` (module docstring), combining by ``rule``; with
     ``consistent``, only the verdicts that agree with an order fitted to them (:func:`consistent_verdicts`), whose
-    transitive closure prefers no pair both ways."""
+    transitive closure prefers no pair both ways; the answers of the ``excluded`` assessors left out."""
     if format not in FORMATS:
         raise InputError(f"unknown export format {format!r}", expected=f"one of {', '.join(FORMATS)}")
     if format == "shown":
@@ -120,15 +125,27 @@ def export_lines(store: Store, format: str, rule: str = DEFAULT_RULE, consistent
                 "the shown format holds every answer, not combined: it cannot be made consistent",
                 expected="a combined format (log, carterette, winner, pairs) with --consistent",
             )
-        lines = [_shown_line(row.answer) for row in store.answers()]
+        rows = [row.answer for row in store.answers() if row.answer.assessor not in excluded]
+        lines = [_shown_line(a) for a in rows]
         what = "unusable answers"
     else:
-        combined = verdicts(store, rule)
-        if consistent:
-            combined = consistent_verdicts(combined, format)
-        lines = [_combined_line(v, format) for v in combined]
-        what = "ties or questions without a usable answer"
+        return verdict_lines(verdicts(store, rule, excluded), format, consistent)
+    return _written(lines, format, what)
+
+
+def verdict_lines(rows: list[Verdict], format: str, consistent: bool = False) -> list[str]:
+    """The lines (with newlines) of the verdicts ``rows`` in the combined ``format`` (module docstring); with
+    ``consistent``, only those that agree with an order fitted to them (:func:`consistent_verdicts`)."""
+    if format not in FORMATS or format == "shown":
+        raise InputError(f"not a combined export format: {format!r}", expected="log, carterette, winner or pairs")
+    if consistent:
+        rows = consistent_verdicts(rows, format)
+    return _written([_combined_line(v, format) for v in rows], format, "ties or questions without a usable answer")
+
+
+def _written(lines: list[str | None], format: str, what: str) -> list[str]:
+    """``lines`` with newlines, those a format cannot state (``None``) left out with a warning that counts them."""
     left_out = sum(line is None for line in lines)
     if left_out:
-        warnings.warn(f"the {format} format cannot state {left_out} {what}: left out", stacklevel=2)
+        warnings.warn(f"the {format} format cannot state {left_out} {what}: left out", stacklevel=user_stacklevel())
     return [f"{line}\n" for line in lines if line is not None]

@@ -73,6 +73,7 @@ ALLOWED = {
     ("tests/judging/web/server.py", "ir_pref_measures.judging.web"): "the web interface's server, run by the tests",
     ("tests/judging/web/test_app.py", "ir_pref_measures.judging.database"): "the database URL's connection",
     ("tests/judging/web/test_desk.py", "ir_pref_measures.judging.web"): "the desk the web interface serves",
+    ("tests/judging/web/test_gold.py", "ir_pref_measures.judging.web"): "the desk the web interface serves",
     ("tests/judging/web/test_threads.py", "ir_pref_measures.judging.web"): "the desk the web interface serves",
     ("tests/judging/web/test_threads.py", "ir_pref_measures.judging.web.app"): "the app served on threads, driven "
     "by the tests' client",

@@ -6,7 +6,11 @@ Routes (every one needs a token; nothing is reachable without one):
 * ``POST /a/{token}/answer`` (form: ``assignment``, ``answer``, ``csrf``) and ``POST /a/{token}/undo``
   (``csrf``): redirect back to the page (post/redirect/get, so a reload never answers twice);
 * ``GET /admin/{token}``: progress, agreement, position bias and time per judgment;
-  ``GET /admin/{token}/export/{format}``: the judgments in any format the package reads;
+  ``GET /admin/{token}/export/{format}``: the judgments in any format the package reads (``?exclude-flagged=1``:
+  without the answers of the assessors flagged on gold pairs);
+* ``GET /s/{secret}?PROLIFIC_PID=ID`` (the open study link, where enabled; :mod:`.study`): the participant joins
+  as an assessor (idempotent) and is redirected to their page; a participant past the study's judgments is
+  redirected from their page to its completion URL;
 * ``GET /static/...``: the page's own CSS and script (no CDN: it works offline), held in memory and served on the
   event loop without touching the store.
 
@@ -35,9 +39,19 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging.gold import MIN_ACCURACY, MIN_GOLD
 from ir_pref_measures.judging.web.desk import ANSWER_KEYS, Desk
 from ir_pref_measures.judging.web.highlight import highlighted, query_terms
-from ir_pref_measures.judging.web.security import MAX_BODY, BodyLimit, SecurityHeaders, csrf_ok, csrf_token
+from ir_pref_measures.judging.web.security import (
+    MAX_BODY,
+    BodyLimit,
+    SecurityHeaders,
+    csrf_ok,
+    csrf_token,
+    headers,
+    same_token,
+)
+from ir_pref_measures.judging.web.study import PREFIX, origin
 
 HERE = Path(__file__).parent
 MEDIA_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
@@ -78,6 +92,9 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
     def assessor_page(token: str, assessor: str) -> Response:
         view = desk.view(assessor)
         shown = view.pair
+        study = desk.study
+        if study is not None and assessor.startswith(PREFIX) and study.complete(desk.judged(assessor), shown is None):
+            return RedirectResponse(str(study.completion_url), status_code=303)
         context = dict(
             base=f"/a/{token}",
             csrf=csrf_token(desk.secret, token),
@@ -148,11 +165,26 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
         await run_in_threadpool(desk.undo, who)
         return RedirectResponse(f"/a/{token}", status_code=303)
 
+    async def join(request: Request) -> Response:
+        study = desk.study
+        if study is None or not same_token(study.token, request.path_params["token"]):
+            return forbidden()
+        try:
+            token = await run_in_threadpool(desk.admit, request.query_params.get(study.parameter, ""))
+        except InputError as error:
+            return PlainTextResponse(f"bad request: {error.message}\n", status_code=400)
+        return RedirectResponse(f"/a/{token}", status_code=303)
+
     def admin_page(token: str, base_url: str) -> Response:
         report = desk.report()
         for row in report["assessors"]:
             row["link"] = base_url + row["link"].lstrip("/")
-        return page("admin.html", base=f"/admin/{token}", name=desk.name, formats=desk.formats(), **report)
+        flag_rule = dict(min_gold=MIN_GOLD, min_accuracy=f"{MIN_ACCURACY:.0%}")
+        study = None if desk.study is None else f"{base_url}s/{desk.study.token}?{desk.study.parameter}="
+        return page(
+            "admin.html", base=f"/admin/{token}", name=desk.name, formats=desk.formats(), flag_rule=flag_rule,
+            study_link=study, **report,
+        )  # fmt: skip
 
     async def admin(request: Request) -> Response:
         token = request.path_params["token"]
@@ -160,9 +192,9 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
             return forbidden()
         return await run_in_threadpool(admin_page, token, str(request.base_url))
 
-    def exported(format: str) -> Response:
+    def exported(format: str, exclude_flagged: bool) -> Response:
         try:
-            text = desk.export(format)
+            text = desk.export(format, exclude_flagged)
         except InputError as error:
             return PlainTextResponse(f"{error}\n", status_code=404)
         return PlainTextResponse(text, headers={"Content-Disposition": "attachment"})
@@ -170,7 +202,8 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
     async def export(request: Request) -> Response:
         if not desk.is_admin(request.path_params["token"]):
             return forbidden()
-        return await run_in_threadpool(exported, request.path_params["format"])
+        exclude_flagged = request.query_params.get("exclude-flagged") == "1"
+        return await run_in_threadpool(exported, request.path_params["format"], exclude_flagged)
 
     async def static(request: Request) -> Response:
         found = assets.get(request.path_params["name"])
@@ -189,6 +222,8 @@ def create_app(desk: Desk, max_body: int = MAX_BODY, workers: int = WORKERS) -> 
         Route("/admin/{token}", admin),
         Route("/admin/{token}/export/{format}", export),
         Route("/static/{name}", static),
+        Route("/s/{token}", join),
     ]
-    middleware = [Middleware(SecurityHeaders), Middleware(BodyLimit, limit=max_body)]
+    targets = () if desk.study is None or desk.study.completion_url is None else (origin(desk.study.completion_url),)
+    middleware = [Middleware(SecurityHeaders, headers=headers(targets)), Middleware(BodyLimit, limit=max_body)]
     return Starlette(routes=routes, middleware=middleware)

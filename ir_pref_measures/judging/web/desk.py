@@ -4,7 +4,9 @@ Each assessor has a queue fed live by a pair selector (:mod:`ir_pref_measures.ju
 questions come round by round (``selector.next_round``), the next round asked as soon as every question of the
 current one has its answers. A question goes to one assessor, or to two when it falls in the ``overlap`` share
 (chosen by a stable hash of the effort's seed and the question, so the same questions are shared after a
-restart), so that agreement can be measured as the work goes. Each assignment is a row of the store's database
+restart), so that agreement can be measured as the work goes; with ``max_assessors`` above two, a question whose
+answers have no majority outcome (two assessors who disagree) goes to one more assessor, up to ``max_assessors``
+(dynamic overlap), and its round waits for that answer. Each assignment is a row of the store's database
 (``assignments``, through the store's connection: a SQLite file or a PostgreSQL server): the question, the
 assessor, the two docs *in the order shown* (left first; the side drawn by ``numpy.random.default_rng`` seeded by
 the seed, the assessor and the question), when it was shown and its state.
@@ -31,13 +33,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judges.coefficients import cohen_kappa, contingency
-from ir_pref_measures.judging.combine import combine, vote
+from ir_pref_measures.judging import gold as gold_rules
+from ir_pref_measures.judging.combine import SIDES, combine, vote
+from ir_pref_measures.judging.gold import GoldPair
 from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.selectors.base import Selector, stable_hash
 from ir_pref_measures.judging.store import Request, Store, StoredAnswer
 from ir_pref_measures.judging.texts import QueryText, Texts
-from ir_pref_measures.judging.web.security import Keyring
+from ir_pref_measures.judging.web import agreement
+from ir_pref_measures.judging.web.gold_queue import GoldQueue
+from ir_pref_measures.judging.web.security import Keyring, new_token
+from ir_pref_measures.judging.web.study import Study, participant
 
 JUDGE = "people"
 ANSWER_KEYS = ("left", "right", "tie", "bad-left", "bad-right", "skip")
@@ -94,7 +100,8 @@ class View:
 @dataclass
 class Desk:
     """Assessors (``{name: token}``), an admin token, the CSRF ``secret``, the store, the selector and the texts of
-    one effort; ``overlap`` is the share of questions answered by two assessors."""
+    one effort; ``overlap`` is the share of questions answered by two assessors, ``max_assessors`` the most a
+    question they disagree on goes to; ``gold`` pairs are a share ``gold_share`` of each assessor's assignments."""
 
     store: Store
     selector: Selector
@@ -106,16 +113,27 @@ class Desk:
     overlap: float = 0.0
     rule: str = "majority"
     name: str = "judging effort"
+    gold: Sequence[GoldPair] = ()
+    gold_share: float = 0.0
+    max_assessors: int = 2
+    study: Study | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.overlap <= 1.0:
             raise InputError(f"overlap must be a share between 0 and 1, not {self.overlap!r}")
+        if not 0.0 <= self.gold_share < 1.0:
+            raise InputError(f"the gold share must be at least 0 and below 1, not {self.gold_share!r}")
+        if self.max_assessors < 2:
+            raise InputError(f"max_assessors must be at least 2, not {self.max_assessors!r}")
+        if self.gold_share > 0 and not self.gold:
+            raise InputError("a gold share needs gold pairs")
         if len(set(self.assessors.values())) != len(self.assessors) or self.admin_token in self.assessors.values():
             raise InputError("every assessor and the admin need tokens of their own")
         self.keyring = Keyring(self.assessors, self.admin_token)
         self._db = self.store.database
         self._db.create(SCHEMA)
+        self._gold = GoldQueue(self._db, gold_rules.store_gold(self._db, self.gold), self.gold_share, self.seed)
         self._texts_lock = threading.Lock()
         self._reader: Store | None = None  # a connection of its own for the admin's exports
         self._reader_lock = threading.Lock()
@@ -128,6 +146,7 @@ class Desk:
         self._rounds: dict[str, dict[int, list[Request]]] = {}  # query -> round -> its requests in order asked
         self._current_ids: list[int] | None = None  # each query's latest round (None: to be listed again)
         self._wanted_of: dict[int, int] = {}  # request -> the assessors it wants
+        self._base_of: dict[int, int] = {}  # request -> the assessors it wants before any disagreement
         self._active: dict[int, int] = {}  # request -> the assessors holding it who did not skip it
         self._skipped: dict[int, int] = {}  # request -> the assessors who skipped it
         self._verdicts: dict[str, dict[int, list]] = {}  # query -> round -> its verdicts (dropped on a change)
@@ -140,17 +159,23 @@ class Desk:
         for request in self.store.requests():
             self._add_request(request)
         for row in self._db.execute(f"SELECT {ASSIGNMENT_FIELDS} FROM assignments ORDER BY id").fetchall():
-            self._add_assignment(_Assignment(*row))
+            if row[1] < 0:  # a gold pair's
+                self._gold.load(row)
+            else:
+                self._add_assignment(_Assignment(*row))
+        self._gold.load_answers()
         for stored in self.store.answers():
             if stored.answer.judge == JUDGE:
                 self._answers.setdefault(stored.request_id, []).append(stored)
+        for request_id in self._answers:
+            self._rewant(request_id)
 
     def _add_request(self, request: Request) -> None:
         if request.id in self._requests:
             return
         self._requests[request.id] = request
         self._rounds.setdefault(request.pair.query_id, {}).setdefault(request.round, []).append(request)
-        self._wanted_of[request.id] = self._wanted(request)
+        self._base_of[request.id] = self._wanted_of[request.id] = self._wanted(request)
         self._current_ids = None
 
     def _add_assignment(self, a: _Assignment) -> None:
@@ -168,10 +193,30 @@ class Desk:
         counts = self._skipped if a.state == "skipped" else self._active
         counts[a.request_id] = counts.get(a.request_id, 0) + change
 
+    def _rewant(self, request_id: int) -> None:
+        """Dynamic overlap: a question whose answers have no outcome given by more than half of them (two
+        assessors who disagree) wants one assessor more than it has answers, up to ``max_assessors`` (and the
+        assessors there are); else the assessors it wanted from the start."""
+        request = self._requests.get(request_id)
+        if request is None:
+            return
+        outcomes = [vote(s.answer, request.pair) for s in self._answers.get(request_id, ())]
+        counts: dict[str, int] = {}
+        for outcome in outcomes:
+            if outcome is not None:
+                key = SIDES[outcome]
+                counts[key] = counts.get(key, 0) + 1
+        split = len(outcomes) >= 2 and 2 * max(counts.values(), default=0) <= len(outcomes)
+        wanted = self._base_of[request_id]
+        if split:
+            wanted = max(wanted, min(len(outcomes) + 1, self.max_assessors, len(self.assessors)))
+        self._wanted_of[request_id] = wanted
+
     def _changed(self, request_id: int) -> None:
         """An answer to ``request_id`` was given or withdrawn: its round's verdicts are computed again."""
         request = self._requests.get(request_id)
         if request is not None:
+            self._rewant(request_id)
             self._verdicts.get(request.pair.query_id, {}).pop(request.round, None)
             self._exhausted.discard(request.pair.query_id)
 
@@ -181,6 +226,30 @@ class Desk:
         """The assessor holding ``token``, or ``None`` (:class:`~ir_pref_measures.judging.web.security.Keyring`)."""
         return self.keyring.assessor(token)
 
+    def admit(self, participant_id: str) -> str:
+        """The token of the participant ``participant_id`` of the open study link (:mod:`.study`), made and kept in
+        the store's settings on their first visit, the same on every later one; an :class:`InputError` for an id
+        that is no participant id or when the study link is not enabled."""
+        if self.study is None:
+            raise InputError("the open study link is not enabled")
+        name = participant(participant_id)
+        with self._lock:
+            token = self.assessors.get(name)
+            if token is None:
+                key = f"web.assessor.{name}"
+                if key not in self.store.settings():
+                    self.store.settle({key: new_token()})
+                token = self.store.settings()[key]
+                self.assessors = {**self.assessors, name: token}
+                self.keyring = Keyring(self.assessors, self.admin_token)
+            return token
+
+    def judged(self, assessor: str) -> int:
+        """The answers ``assessor`` has given (skips not counted), gold pairs included."""
+        with self._lock:
+            answered = sum(self._assignments[i].state == "answered" for _, i in self._finished.get(assessor, ()))
+            return answered + self._gold.answered(assessor)
+
     def is_admin(self, token: str) -> bool:
         """Whether ``token`` is the admin's."""
         return self.keyring.is_admin(token)
@@ -189,7 +258,7 @@ class Desk:
         """Whether ``assignment`` is ``assessor``'s."""
         with self._lock:
             found = self._assignments.get(assignment)
-            return found is not None and found.assessor == assessor
+            return assessor in (None if found is None else found.assessor, self._gold.owner(assignment))
 
     def query_text(self, query_id: str) -> QueryText:
         """The query's text (a placeholder naming it where the source has none)."""
@@ -209,7 +278,7 @@ class Desk:
         with self._lock:
             pair = self._next(assessor)
             done, total = self._progress(assessor)
-            return View(pair, done, total, bool(self._finished.get(assessor)))
+            return View(pair, done, total, self._can_undo(assessor))
 
     def next_pair(self, assessor: str) -> Shown | None:
         """The assessor's open assignment, or a new one from the questions that still need answers (asking the
@@ -218,16 +287,24 @@ class Desk:
             return self._next(assessor)
 
     def _next(self, assessor: str) -> Shown | None:
-        open_ = self._open.get(assessor)
+        open_ = self._open.get(assessor) or self._gold.open_of(assessor)
         if open_ is not None:
-            return open_.shown()
+            return Shown(open_.id, self._query_of(open_), open_.first, open_.second)
         for attempt in range(2):
             request = self._candidate(assessor)
             if request is not None:
+                regular = len(self._finished.get(assessor, ()))
+                gold = self._gold.assign(assessor) if self._gold.due(assessor, regular) else None
+                if gold is not None:
+                    return Shown(gold.id, self._query_of(gold), gold.first, gold.second)
                 return self._assign(assessor, request)
             if attempt == 0 and not self._advance():
                 return None
         return None
+
+    def _query_of(self, a) -> str:
+        """The query of an assignment of the effort or of a gold pair."""
+        return a.query_id if isinstance(a, _Assignment) else self._gold.pairs[a.gold_id].pair.query_id
 
     def _wanted(self, request: Request) -> int:
         """How many assessors answer ``request``: two for the overlap share (when there are two), else one."""
@@ -324,10 +401,11 @@ class Desk:
             self._add_request(request)
 
     def _settled(self, request: Request) -> bool:
-        """A question is settled when it has its wanted answers, or every assessor skipped it."""
-        return len(self._answers.get(request.id, ())) >= self._wanted_of[request.id] or self._skipped.get(
-            request.id, 0
-        ) == len(self.assessors)
+        """A question is settled when it has its wanted answers, or every assessor answered or skipped it."""
+        answers = len(self._answers.get(request.id, ()))
+        return answers >= self._wanted_of[request.id] or answers + self._skipped.get(request.id, 0) >= len(
+            self.assessors
+        )
 
     # -- answering -------------------------------------------------------------------------------------------------
 
@@ -337,6 +415,9 @@ class Desk:
         if key not in ANSWER_KEYS:
             raise InputError(f"unknown answer {key!r}", expected=f"one of {', '.join(ANSWER_KEYS)}")
         with self._lock:
+            if self._gold.owner(assignment) == assessor:
+                self._gold.answer(assignment, _STORED.get(key))
+                return
             a = self._assignments.get(assignment)
             if a is None or a.assessor != assessor or a.state != "open":
                 return
@@ -372,18 +453,27 @@ class Desk:
     def can_undo(self, assessor: str) -> bool:
         """Whether ``assessor`` has an answer to withdraw."""
         with self._lock:
-            return bool(self._finished.get(assessor))
+            return self._can_undo(assessor)
+
+    def _can_undo(self, assessor: str) -> bool:
+        return bool(self._finished.get(assessor)) or self._gold.last_answered(assessor) is not None
 
     def undo(self, assessor: str) -> None:
         """Withdraw ``assessor``'s last answer (or skip): its pair is shown again, before any other."""
         with self._lock:
             finished = self._finished.get(assessor)
+            gold_at = self._gold.last_answered(assessor)
+            if gold_at is not None and (not finished or finished[-1][0] <= gold_at):
+                self._gold.undo(assessor)
+                return
             if not finished:
                 return
             a = self._assignments[finished[-1][1]]
             if a.state == "answered":
                 self.store.withdraw(a.request_id, JUDGE, assessor, a.attempt)
-            self._db.execute("DELETE FROM assignments WHERE assessor = ? AND state = 'open'", (assessor,))
+            self._db.execute(
+                "DELETE FROM assignments WHERE assessor = ? AND state = 'open' AND request_id >= 0", (assessor,)
+            )
             now = time.time()
             self._db.execute(
                 "UPDATE assignments SET state = 'open', attempt = ?, shown_at = ?, answered_at = NULL WHERE id = ?",
@@ -429,12 +519,16 @@ class Desk:
         return done, done + waiting
 
     def report(self) -> dict:
-        """The admin page's figures: progress per query and assessor, agreement on shared questions (Cohen's
-        kappa over first / tie / second, a bad mark counted as a preference), position bias (the share of
-        decided answers that chose the left doc) and the median time per judgment."""
+        """The admin page's figures: progress per query and assessor; per assessor their accuracy on gold, their
+        agreement with the others on shared questions, the median time per judgment and the flag
+        (:func:`~ir_pref_measures.judging.gold.flagged`); agreement on shared questions (Cohen's kappa of every two
+        assessors; Fleiss' kappa and Krippendorff's alpha of all: :mod:`~ir_pref_measures.judging.web.agreement`;
+        first / tie / second, a bad mark counted as a preference), position bias (the share of decided answers
+        that chose the left doc) and the median time per judgment."""
         with self._lock:  # a copy of the desk's state, the figures computed outside the lock
             requests = dict(sorted(self._requests.items()))
             answers = [s for request_id in sorted(self._answers) for s in self._answers[request_id]]
+            gold = self._gold.scores()
         answered = {s.request_id for s in answers}
         queries: dict[str, list[int]] = {}
         for r in requests.values():
@@ -448,16 +542,26 @@ class Desk:
         by_assessor: dict[str, list] = {name: [] for name in self.assessors}
         for s in answers:
             by_assessor.setdefault(s.answer.assessor, []).append(s.answer)
-        assessor_rows = [
-            dict(
-                name=name,
-                answers=len(given),
-                median_seconds=_median([a.latency for a in given]),
-                left_share=_left_share(given),
-                link=f"/a/{self.assessors.get(name, '?')}",
+        labels = _labels(requests, answers)
+        others = agreement.with_others(labels)
+        assessor_rows = []
+        for name, given in sorted(by_assessor.items()):
+            right, n, _ = gold.get(name, (0, 0, []))
+            agree, compared = others.get(name, (0, 0))
+            assessor_rows.append(
+                dict(
+                    name=name,
+                    answers=len(given),
+                    gold_right=right,
+                    gold_answered=n,
+                    gold_accuracy=f"{right / n:.2f}" if n else "-",
+                    agreement=f"{agree / compared:.2f}" if compared else "-",
+                    median_seconds=_median([a.latency for a in given]),
+                    left_share=_left_share(given),
+                    flagged=gold_rules.flagged(right, n),
+                    link=f"/a/{self.assessors.get(name, '?')}",
+                )
             )
-            for name, given in sorted(by_assessor.items())
-        ]
         all_given = [s.answer for s in answers]
         totals = dict(
             answers=len(all_given),
@@ -465,33 +569,14 @@ class Desk:
             median_seconds=_median([a.latency for a in all_given]),
             left_share=_left_share(all_given),
         )
-        columns, rows = self._agreement(requests, answers)
         return dict(
-            queries=query_rows, assessors=assessor_rows, totals=totals, agreement=rows, agreement_columns=columns
+            queries=query_rows,
+            assessors=assessor_rows,
+            totals=totals,
+            agreement=agreement.pairwise(labels),
+            agreement_columns=["assessor", "assessor", "shared", "agree", "kappa"],
+            reliability=agreement.reliability(labels),
         )
-
-    def _agreement(self, requests, answers) -> tuple[list[str], list[list]]:
-        labels: dict[tuple[str, int], int] = {}
-        for s in answers:
-            outcome = vote(s.answer, requests[s.request_id].pair)
-            if outcome is not None:
-                labels[(s.answer.assessor, s.request_id)] = {"first": 1, "bad-second": 1, "tie": 0}.get(outcome, -1)
-        by_assessor: dict[str, dict[int, int]] = {}
-        for (who, request_id), label in labels.items():
-            by_assessor.setdefault(who, {})[request_id] = label
-        names = sorted(by_assessor)
-        rows = []
-        for i, a in enumerate(names):
-            for b in names[i + 1 :]:
-                shared = sorted(by_assessor[a].keys() & by_assessor[b].keys())
-                if not shared:
-                    continue
-                x = np.array([by_assessor[a][r] for r in shared])
-                y = np.array([by_assessor[b][r] for r in shared])
-                table = contingency(x, y, np.zeros(len(shared), dtype=np.int64), 1)
-                kappa = float(cohen_kappa(table)[0])
-                rows.append([a, b, len(shared), int((x == y).sum()), "" if np.isnan(kappa) else f"{kappa:.3f}"])
-        return ["assessor", "assessor", "shared", "agree", "kappa"], rows
 
     def formats(self) -> list[str]:
         """The export formats (:func:`ir_pref_measures.judging.store.export`)."""
@@ -499,14 +584,29 @@ class Desk:
 
         return list(FORMATS)
 
-    def export(self, format: str) -> str:
-        """The people's judgments in ``format`` (one of :meth:`formats`)."""
+    def export(self, format: str, exclude_flagged: bool = False) -> str:
+        """The people's judgments in ``format`` (one of :meth:`formats`); with ``exclude_flagged``, without the
+        answers of the assessors flagged on gold pairs."""
         from ir_pref_measures.judging.export import export_lines
 
         with self._reader_lock:  # read on a connection of its own: the assessors are not kept waiting
             if self._reader is None:
                 self._reader = Store(self._db.location)
-            return "".join(export_lines(self._reader, format, rule=self.rule))
+            excluded = gold_rules.flagged_assessors(self._reader.database) if exclude_flagged else frozenset()
+            return "".join(export_lines(self._reader, format, rule=self.rule, excluded=excluded))
+
+
+def _labels(requests: Mapping[int, Request], answers: Sequence[StoredAnswer]) -> agreement.Labels:
+    """Each assessor's label per question (:mod:`~ir_pref_measures.judging.web.agreement`): ``1`` prefers the
+    doc of the smaller id, ``0`` a tie, ``-1`` the other; an unusable answer has none."""
+    labels: dict[str, dict[int, int]] = {}
+    for s in answers:
+        pair = requests[s.request_id].pair
+        outcome = vote(s.answer, pair)
+        if outcome is not None:
+            label = {"first": 1, "bad-second": 1, "tie": 0}.get(outcome, -1)
+            labels.setdefault(s.answer.assessor, {})[s.request_id] = label if pair.first < pair.second else -label
+    return labels
 
 
 def _median(values: Sequence[float]) -> str:

@@ -30,6 +30,18 @@ HEADERS = {
     "cross-origin-opener-policy": "same-origin",
     "cache-control": "no-store",
 }
+
+
+def headers(form_targets: tuple[str, ...] = ()) -> dict[str, str]:
+    """:data:`HEADERS`, the policy's ``form-action`` extended to the origins ``form_targets`` (a crowd study's
+    completion URL, where a participant's last answer leads)."""
+    if not form_targets:
+        return dict(HEADERS)
+    allowed = f"form-action 'self' {' '.join(form_targets)}"
+    policy = HEADERS["content-security-policy"].replace("form-action 'self'", allowed)
+    return HEADERS | {"content-security-policy": policy}
+
+
 MAX_BODY = 64 * 1024  # bytes: a form of the interface is a few hundred
 
 

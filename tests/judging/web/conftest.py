@@ -42,7 +42,9 @@ def unused_port() -> int:
 class Server:
     """``server.py`` in a subprocess: started, waited for, killed (SIGKILL) and restarted on the same store."""
 
-    def __init__(self, store: str, folder: Path, assessors: list[str], overlap: float, selector: str = "all") -> None:
+    def __init__(
+        self, store: str, folder: Path, assessors: list[str], overlap: float, selector: str = "all", options=None
+    ) -> None:
         self.store, self.folder, self.assessors, self.overlap, self.selector = (
             store,
             folder,
@@ -50,6 +52,7 @@ class Server:
             overlap,
             selector,
         )
+        self.options = options or {}  # more keywords of open_desk
         self.port = unused_port()
         self.process: subprocess.Popen | None = None
         self.links: dict[str, str] = {}
@@ -67,6 +70,7 @@ class Server:
                 assessors=self.assessors,
                 overlap=self.overlap,
                 selector=self.selector,
+                options=self.options,
             )
         )
         self.process = subprocess.Popen(
@@ -104,9 +108,10 @@ class Server:
 def server(tmp_path):
     made = []
 
-    def make(assessors=("alice", "bob"), overlap=0.0, selector="all", store=None) -> Server:
-        """A started server on ``store`` (a SQLite file or a PostgreSQL URL; by default a new file)."""
-        s = Server(store or str(tmp_path / "effort.sqlite"), tmp_path, list(assessors), overlap, selector)
+    def make(assessors=("alice", "bob"), overlap=0.0, selector="all", store=None, **options) -> Server:
+        """A started server on ``store`` (a SQLite file or a PostgreSQL URL; by default a new file); ``options``:
+        more keywords of ``open_desk``."""
+        s = Server(store or str(tmp_path / "effort.sqlite"), tmp_path, list(assessors), overlap, selector, options)
         s.start()
         made.append(s)
         return s

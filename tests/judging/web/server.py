@@ -11,7 +11,13 @@ store = Store(store_path)
 queries = {q: QueryText(**text) for q, text in config["queries"].items()}
 texts = load_texts(queries, config["docs"])
 desk = open_desk(
-    store, AllPairs(config["pools"], seed=7), config["assessors"], texts, seed=7, overlap=config["overlap"]
+    store,
+    AllPairs(config["pools"], seed=7),
+    config["assessors"],
+    texts,
+    seed=7,
+    overlap=config["overlap"],
+    **config.get("options", {}),
 )
 print(json.dumps(links(desk, f"http://127.0.0.1:{port}")), flush=True)
 serve(desk, port=port)

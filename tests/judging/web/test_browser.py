@@ -138,3 +138,40 @@ def test_the_progress_bar_fills_its_track_and_no_policy_is_broken(server, browse
     assert browser.find_element(By.TAG_NAME, "h1").text == "Admin: effort.sqlite"
     assert "secret" in browser.find_element(By.ID, "secret-links").text
     assert policy_violations(browser) == []
+
+
+def test_a_crowd_participant_ends_at_the_completion_url_in_the_browser(server, browser):
+    """The open study link in Chromium: the participant joins, judges with the keyboard, and their last answer
+    leads to the completion URL (another origin: a page of a loopback server of this test), which the page's policy
+    lets the answer's form reach."""
+    import http.server
+    import threading
+
+    class Platform(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (the standard library's name)
+            body = b"<!doctype html><title>completed</title><p id='completed'>study completed</p>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    platform = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Platform)
+    threading.Thread(target=platform.serve_forever, daemon=True).start()
+    try:
+        completion = f"http://127.0.0.1:{platform.server_address[1]}/complete?cc=C0DE"
+        s = server(assessors=["alice"], study=True, completion_url=completion, judgments=3)
+        browser.get(s.links["study"] + "5f1a2b3c4d5e6f7a8b9c0d1e")
+        assert "/a/" in browser.current_url and "0 of" in browser.find_element(By.ID, "progress-label").text
+        press(browser, "1")
+        press(browser, "s")  # a skip is no judgment
+        press(browser, "2")
+        press(browser, "t")
+        assert browser.current_url == completion
+        assert browser.find_element(By.ID, "completed").text == "study completed"
+        assert policy_violations(browser) == []
+    finally:
+        platform.shutdown()

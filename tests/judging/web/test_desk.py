@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir_pref_measures.judging import AllPairs, Store, TopK, load_texts
+from ir_pref_measures.judging import AllPairs, BinaryInsertion, Store, TopK, load_texts
 from ir_pref_measures.judging.web import open_desk
 
 POOLS = {"q1": ["a", "b", "c", "d"], "q2": ["e", "f", "g"]}
@@ -177,3 +177,55 @@ def test_the_rating_selector_is_handed_each_history_extended(tmp_path):
     assert len(histories) >= 9
     for before, after in zip(histories, histories[1:], strict=False):
         assert len(after) == len(before) + 1 and after[: len(before)] == before
+
+
+def preferring(shown, smaller: bool) -> str:
+    """The key that prefers the doc of the smaller id (``smaller``) or of the larger one, as the pair is shown."""
+    return "left" if (shown.left < shown.right) == smaller else "right"
+
+
+def test_dynamic_overlap_a_disagreement_gets_exactly_one_more_assessor_an_agreement_none(tmp_path):
+    d = open_desk(Store(tmp_path / "effort.sqlite"), AllPairs(POOLS, seed=3), ["ann", "ben", "cho", "dan"], TEXTS,
+                  seed=3, overlap=1.0, max_assessors=3)  # fmt: skip
+    while (shown := d.next_pair("ann")) is not None:
+        d.answer("ann", shown.assignment, preferring(shown, True))
+    while (shown := d.next_pair("ben")) is not None:  # agrees with ann on q1, disagrees on q2
+        d.answer("ben", shown.assignment, preferring(shown, shown.query_id == "q1"))
+    third = []
+    while (shown := d.next_pair("cho")) is not None:
+        third.append(shown)
+        d.answer("cho", shown.assignment, "tie")  # no majority still: but three is the most
+    assert sorted((s.query_id, min(s.left, s.right), max(s.left, s.right)) for s in third) == [
+        ("q2", "e", "f"), ("q2", "e", "g"), ("q2", "f", "g")
+    ]  # fmt: skip
+    assert d.next_pair("dan") is None
+    per_request: dict[int, int] = {}
+    for s in d.store.answers():
+        per_request[s.request_id] = per_request.get(s.request_id, 0) + 1
+    assert sorted(per_request.values()) == [2] * 6 + [3] * 3
+
+
+def test_without_max_assessors_a_disagreement_gets_no_third_assessor(tmp_path):
+    d = open_desk(Store(tmp_path / "effort.sqlite"), AllPairs(POOLS, seed=3), ["ann", "ben", "cho"], TEXTS, seed=3,
+                  overlap=1.0)  # fmt: skip
+    for name, smaller in (("ann", True), ("ben", False)):
+        while (shown := d.next_pair(name)) is not None:
+            d.answer(name, shown.assignment, preferring(shown, smaller))
+    assert d.next_pair("cho") is None
+
+
+def test_a_disagreement_holds_its_round_until_the_third_answer(tmp_path):
+    pools = {"q1": ["a", "b", "c", "d", "e"]}
+    texts = load_texts({"q1": "one"}, {x: x for x in pools["q1"]})
+    d = open_desk(Store(tmp_path / "effort.sqlite"), BinaryInsertion(pools, seed=1), ["ann", "ben", "cho"], texts,
+                  seed=1, overlap=1.0, max_assessors=3)  # fmt: skip
+    first = d.next_pair("ann")
+    d.answer("ann", first.assignment, preferring(first, True))
+    shown = d.next_pair("ben")
+    assert (shown.left, shown.right) in ((first.left, first.right), (first.right, first.left))
+    d.answer("ben", shown.assignment, preferring(shown, False))
+    assert d.next_pair("ann") is None and d.next_pair("ben") is None  # the round waits for the third answer
+    third = d.next_pair("cho")
+    assert {third.left, third.right} == {first.left, first.right}
+    d.answer("cho", third.assignment, preferring(third, True))
+    assert d.next_pair("ann") is not None  # the next round
