@@ -18,7 +18,7 @@ import sys
 import warnings
 from collections.abc import Callable
 
-from ir_pref_measures.choices import SELECTORS
+from ir_pref_measures.choices import LISTED, SELECTORS
 from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, share
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError, Stopped
@@ -78,6 +78,11 @@ def add_parser(subparsers) -> None:
     plan.add_argument("store", help=STORE_HELP)
     plan.add_argument("--selector", choices=SELECTORS, default="topk", help="(default: topk)")
     _add_docs(plan)
+    plan.add_argument(
+        "--pairs", metavar="FILE",
+        help="list: the questions to ask, in this order (topic a b: judge.py's or prefj.py's requests; a judging "
+        "log; an export in the winner or carterette format)",
+    )  # fmt: skip
     plan.add_argument("--seed", type=non_negative_int, default=0, help="the effort's seed (default: 0)")
     plan.add_argument("--rule", default="majority", help="combination rule of a question's answers (majority)")
     plan.add_argument("--reask", action="store_true", help="ask a pair again in a later round (default: reuse)")
@@ -110,6 +115,11 @@ def add_parser(subparsers) -> None:
     export.add_argument("--format", choices=EXPORTS, default="log", help="(default: log, Clarke's judging log)")
     export.add_argument("-o", "--output", help="the file to write (default: standard output)")
     export.add_argument(
+        "--documents", metavar="SOURCE",
+        help="log: the document texts (an ir_datasets ID, a TSV or JSONL file), to write ties shorter text first "
+        "and unusable questions present text first, as judge.py does",
+    )  # fmt: skip
+    export.add_argument(
         "--consistent",
         action="store_true",
         help="only the verdicts that agree with an order fitted to them (majority per pair, Greedy FAS order): "
@@ -130,7 +140,10 @@ def add_parser(subparsers) -> None:
     simulate.add_argument("--prefs-format", help="format of --judgments and --truth when detection cannot tell")
     simulate.add_argument("--fallback", choices=("coin", "qrels"), default="coin", help=FALLBACK_HELP)
     simulate.add_argument(
-        "--selectors", nargs="+", choices=SELECTORS, default=["random", "topk", "insertion", "rating"]
+        "--selectors",
+        nargs="+",
+        choices=[s for s in SELECTORS if s != LISTED],
+        default=["random", "topk", "insertion", "rating"],
     )
     simulate.add_argument(
         "--budgets",
@@ -221,6 +234,7 @@ def _plan(args) -> None:
     planned = effort.plan(
         args.store, args.selector, qrels=args.qrels, runs=args.runs, depth=args.depth, seed=args.seed,
         rule=args.rule, reask=args.reask, batch=args.batch, k=args.k, f=args.f, p=args.p, uniform=args.uniform,
+        pairs=args.pairs,
     )  # fmt: skip
     sys.stdout.write(
         f"{shown(args.store)}: {planned['queries']} queries, {planned['docs']} docs, {planned['pairs']} pairs\n"
@@ -289,9 +303,11 @@ def _status(args) -> None:
 
 def _export(args) -> None:
     from ir_pref_measures.judging import effort
+    from ir_pref_measures.judging.texts import Texts, document_texts
 
     check_outputs({"--output": args.output}, {"store": args.store})
-    write_text(args.output or "-", "".join(effort.export(args.store, args.format, args.consistent)))
+    texts = Texts({}, document_texts(args.documents)) if args.documents else None
+    write_text(args.output or "-", "".join(effort.export(args.store, args.format, args.consistent, texts)))
 
 
 def _simulate(args) -> None:

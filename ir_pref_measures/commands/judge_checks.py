@@ -55,6 +55,7 @@ SELECTOR_OPTIONS = {
     "p": (("topk", "topk+rating"), 7),
     "uniform": (("rating", "topk+rating"), 0.5),
     "batch": (("all", "random", "rating", "topk+rating"), None),
+    "pairs": (("list",), None),
 }
 
 
@@ -76,10 +77,14 @@ def check(args: argparse.Namespace) -> None:
 
 def _plan(args) -> None:
     refuse_options_of_others(args, SELECTOR_OPTIONS, "selector")
+    if args.selector == "list" and not args.pairs:
+        raise InputError("--selector list asks the questions of a list: give --pairs FILE")
+    if args.selector == "list" and (args.qrels or args.runs):
+        raise InputError("--selector list asks the questions of --pairs: give no --qrels and no --runs")
     if database.is_url(args.store):
         return
     database.check_creatable(args.store)
-    check_outputs({"the store": args.store}, {"--qrels": args.qrels, "--runs": args.runs})
+    check_outputs({"the store": args.store}, {"--qrels": args.qrels, "--runs": args.runs, "--pairs": args.pairs})
 
 
 def _run(args) -> None:
@@ -110,6 +115,8 @@ def _status(args) -> None:
 
 def _export(args) -> None:
     database.check_existing(args.store)
+    if args.documents and args.format != "log":
+        raise InputError(f"--documents orders the lines of the log format, not of --format {args.format}")
     check_outputs({"--output": args.output}, {"the store": args.store} | effort_inputs(args.store))
 
 
@@ -145,6 +152,8 @@ def effort_inputs(store: str) -> dict[str, list[str]]:
         found["--qrels of the effort"] = [settings["qrels"]]
     if settings.get("runs"):
         found["--runs of the effort"] = list(json.loads(settings["runs"]))
+    if settings.get("pairs"):
+        found["--pairs of the effort"] = [settings["pairs"]]
     return found
 
 

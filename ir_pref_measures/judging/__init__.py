@@ -14,12 +14,14 @@ from ir_pref_measures.judging.runner import run as loop
 from ir_pref_measures.judging.selectors import (
     AllPairs,
     BinaryInsertion,
+    ListedPairs,
     RatingDriven,
     TopK,
     depth_pools,
     graded_pools,
     random_pairs,
     read_grades,
+    read_pairs,
 )
 from ir_pref_measures.judging.simulate import simulate
 from ir_pref_measures.judging.store import Store
@@ -33,6 +35,7 @@ __all__ = [
     "FilesJudge",
     "Judge",
     "LLMJudge",
+    "ListedPairs",
     "Pair",
     "QueryText",
     "RatingDriven",
@@ -58,6 +61,7 @@ __all__ = [
     "preset",
     "random_pairs",
     "read_grades",
+    "read_pairs",
     "register_judge",
     "register_rule",
     "run",

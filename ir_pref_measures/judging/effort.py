@@ -4,7 +4,8 @@ is this on the command line.
 
 The settings kept in the store (table ``effort``): ``selector`` (one of :data:`SELECTORS`), ``seed``, ``rule``
 (the combination rule), ``reask``, the docs to judge (``qrels``: graded candidates, a file by its absolute path
-or an ir_datasets ID as ``irds:ID``; or ``runs`` pooled to ``depth``) and the selector's parameters (``k``,
+or an ir_datasets ID as ``irds:ID``; ``runs`` pooled to ``depth``; or, for the ``list`` selector, ``pairs``: the
+list of questions, a file by its absolute path) and the selector's parameters (``k``,
 ``f``, ``p`` of ``topk``; ``batch``; ``uniform``, the share of uniform questions of ``rating``). An effort
 keeps them: a later call with other settings is refused, so every run of one effort asks the same questions. An
 effort of ``rating`` stored without ``uniform`` (made before the share existed) keeps the rule it was made with:
@@ -17,7 +18,7 @@ import json
 import os
 from collections.abc import Sequence
 
-from ir_pref_measures.choices import SELECTORS
+from ir_pref_measures.choices import LISTED, SELECTORS
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import database, runner
 from ir_pref_measures.judging.combine import DEFAULT_RULE, RULES
@@ -28,6 +29,7 @@ from ir_pref_measures.judging.selectors import (
     UNIFORM,
     AllPairs,
     BinaryInsertion,
+    ListedPairs,
     RatingDriven,
     Selector,
     TopK,
@@ -36,8 +38,10 @@ from ir_pref_measures.judging.selectors import (
     graded_pools,
     random_pairs,
     read_grades,
+    read_pairs,
 )
 from ir_pref_measures.judging.store import Store
+from ir_pref_measures.judging.texts import Texts
 
 RATED = ("rating", "topk+rating")  # the selectors with a share of uniform questions
 
@@ -57,13 +61,22 @@ def plan(
     f: int = 9,
     p: int = 7,
     uniform: float = UNIFORM,
+    pairs: str | os.PathLike | None = None,
 ) -> dict[str, int]:
     """Create (or reopen with the same settings) the effort at ``path``; returns the queries, docs and all-pairs
-    cost of its pools."""
+    cost of its pools. The ``list`` selector asks the questions of the file ``pairs`` (no qrels, no runs)."""
     if selector not in SELECTORS:
         raise InputError(f"unknown selector {selector!r}", expected=f"one of {', '.join(SELECTORS)}")
     if rule not in RULES:
         raise InputError(f"unknown combination rule {rule!r}", expected=f"one of {', '.join(RULES)}")
+    if (selector == LISTED) != (pairs is not None):
+        raise InputError("the list selector, and only it, asks the questions of a list of pairs: give both or neither")
+    if selector == LISTED:
+        if qrels is not None or runs:
+            raise InputError("the list selector asks the listed questions: give no qrels and no runs")
+        read_pairs(pairs)  # a bad list is refused before the store is made
+        settings = {"selector": selector, "seed": seed, "rule": rule, "reask": reask, "pairs": os.path.abspath(pairs)}
+        return _settle(path, settings)
     if (qrels is None) == (not runs):
         raise InputError("name the docs to judge: graded qrels (candidates) or runs (pooled to a depth), not both")
     if selector.startswith("topk") and qrels is None:
@@ -72,14 +85,23 @@ def plan(
     settings |= {"qrels": stored_source(qrels)} if qrels else {"runs": json.dumps([os.path.abspath(r) for r in runs])}
     settings |= {"depth": depth} if runs else {}
     settings |= {"k": k, "f": f, "p": p} if selector.startswith("topk") else {}
+    if selector in RATED:
+        settings["uniform"] = uniform
+    return _settle(path, settings)
+
+
+def _settle(path: str | os.PathLike, settings: dict) -> dict[str, int]:
+    """Store ``settings`` in the effort at ``path`` (refused when it has others); its queries, docs and pairs
+    (all-pairs cost; the listed questions of ``list``)."""
     with Store(path) as store:
         made = store.settings()
-        if selector in RATED and not ("selector" in made and "uniform" not in made):  # an older effort keeps its rule
-            settings["uniform"] = uniform
+        if "selector" in made and "uniform" not in made:  # an older effort of rating keeps its rule
+            settings.pop("uniform", None)
         chosen = selector_of(store.settled(settings))  # a bad source is refused before anything is stored
         store.settle(settings)
     costs = all_pairs_cost(chosen.pools)
-    return {"queries": len(costs), "docs": sum(len(d) for d in chosen.pools.values()), "pairs": sum(costs.values())}
+    asked = len(chosen.pairs) if isinstance(chosen, ListedPairs) else sum(costs.values())
+    return {"queries": len(costs), "docs": sum(len(d) for d in chosen.pools.values()), "pairs": asked}
 
 
 def stored_source(qrels: str) -> str:
@@ -96,6 +118,8 @@ def stored_source(qrels: str) -> str:
 
 def selector_of(settings: dict[str, str]) -> Selector:
     """The selector an effort's stored ``settings`` describe."""
+    if settings["selector"] == LISTED:
+        return ListedPairs(read_pairs(settings["pairs"]))
     batch = None if settings.get("batch", "None") == "None" else int(settings["batch"])
     grades = read_grades(settings["qrels"]) if "qrels" in settings else None
     pools = graded_pools(grades) if grades is not None else depth_pools(_runs(settings), int(settings["depth"]))
@@ -182,9 +206,13 @@ def status(path: str | os.PathLike) -> dict[str, object]:
         return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures
 
 
-def export(path: str | os.PathLike, format: str, consistent: bool = False) -> list[str]:
+def export(path: str | os.PathLike, format: str, consistent: bool = False, texts: Texts | None = None) -> list[str]:
     """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule; with
-    ``consistent``, those that agree with an order fitted to them."""
+    ``consistent``, those that agree with an order fitted to them; an effort of the ``list`` selector in the order
+    of its list; a ``log`` with the documents' ``texts`` writes ties and unusable questions as ``judge.py`` does."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
-        return export_lines(store, format, store.settings().get("rule", DEFAULT_RULE), consistent)
+        settings = store.settings()
+        listed = selector_of(settings) if settings.get("selector") == LISTED else None
+        order = None if listed is None else (lambda verdict: listed.position(verdict.pair))
+        return export_lines(store, format, settings.get("rule", DEFAULT_RULE), consistent, order=order, texts=texts)

@@ -17,16 +17,24 @@ What a format cannot state is left out with a warning that counts it; nothing is
 ``carterette`` keep every verdict (ties included), so they are the formats to evaluate; ``winner`` and ``pairs``
 drop the ties, which the closure of the measures would use. With ``consistent``, the verdicts that contradict an
 order fitted to each query's verdicts are left out (:func:`consistent_verdicts`), with a warning that counts them.
+
+Given the documents' texts, ``log`` writes as Arabzadeh and Clarke's ``judge.py`` does
+(:func:`~ir_pref_measures.judging.presets.clarke_line`): a tie with the shorter text first (the second doc first
+when the lengths are equal), a question without a usable answer with the doc whose text is present first. An
+``order`` (a key of each verdict) replaces the query, round and asking order: the ``list`` selector's list order.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections import defaultdict
+from collections.abc import Callable
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.combine import DEFAULT_RULE, Verdict, combine
+from ir_pref_measures.judging.presets import clarke_line
 from ir_pref_measures.judging.store import Store
+from ir_pref_measures.judging.texts import Texts
 
 FORMATS = ("carterette", "winner", "pairs", "log", "shown")
 
@@ -56,6 +64,15 @@ def _combined_line(verdict: Verdict, format: str) -> str | None:
     if winner is None:
         return None
     return f"{q} {a} {b} {winner}" if format == "winner" else f"{q} {winner} {loser}"
+
+
+# a verdict's outcome as presets.clarke_line's verdict: a bad mark is a win of the other doc
+CLARKE_VERDICTS = {"first": "first", "second": "second", "bad-second": "first", "bad-first": "second", "tie": "tie"}
+
+
+def _clarke_line(verdict: Verdict, texts: Texts) -> str:
+    """``judge.py``'s ``@`` line of ``verdict``, ties and unusable questions ordered by the ``texts``."""
+    return clarke_line(verdict.pair, CLARKE_VERDICTS.get(verdict.outcome or "", "unusable"), texts)
 
 
 def _shown_line(answer) -> str | None:
@@ -108,10 +125,19 @@ def _preference_row(verdict: Verdict, bad: bool) -> tuple | None:
     return (q, winner, loser, -1)
 
 
-def export_lines(store: Store, format: str, rule: str = DEFAULT_RULE, consistent: bool = False) -> list[str]:
+def export_lines(
+    store: Store,
+    format: str,
+    rule: str = DEFAULT_RULE,
+    consistent: bool = False,
+    *,
+    order: Callable[[Verdict], int] | None = None,
+    texts: Texts | None = None,
+) -> list[str]:
     """The lines (with newlines) of ``store`` in ``format`` (module docstring), combining by ``rule``; with
     ``consistent``, only the verdicts that agree with an order fitted to them (:func:`consistent_verdicts`), whose
-    transitive closure prefers no pair both ways."""
+    transitive closure prefers no pair both ways; the verdicts sorted by ``order``; ``log`` lines with ``texts`` as
+    ``judge.py`` writes them."""
     if format not in FORMATS:
         raise InputError(f"unknown export format {format!r}", expected=f"one of {', '.join(FORMATS)}")
     if format == "shown":
@@ -125,9 +151,14 @@ def export_lines(store: Store, format: str, rule: str = DEFAULT_RULE, consistent
         what = "unusable answers"
     else:
         rows = verdicts(store, rule)
+        if order is not None:
+            rows.sort(key=order)
         if consistent:
             rows = consistent_verdicts(rows, format)
-        lines = [_combined_line(v, format) for v in rows]
+        if format == "log" and texts is not None:
+            lines = [_clarke_line(v, texts) for v in rows]
+        else:
+            lines = [_combined_line(v, format) for v in rows]
         what = "ties or questions without a usable answer"
     left_out = sum(line is None for line in lines)
     if left_out:
