@@ -230,7 +230,7 @@ def _migrate(database) -> None:
     if "failure" not in columns:
         database.add_key_column("answers", SCHEMA[2], "failure", "TEXT NOT NULL DEFAULT ''", OLD_FAILURE)
         database.execute(SCHEMA[3])  # the index, gone with SQLite's old table
-    elif "p_first" not in columns:
+    if "p_first" not in database.columns("answers"):  # SQLite's rebuilt table has it; PostgreSQL's altered one not
         database.execute("ALTER TABLE answers ADD COLUMN p_first REAL")
 
 
