@@ -23,7 +23,7 @@ from ir_pref_measures.commands.options import non_negative, non_negative_int, po
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError, Stopped
 
-EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
+EXPORTS = ("carterette", "winner", "pairs", "log", "shown", "soft")
 STORE_HELP = "the SQLite file of the effort, or a PostgreSQL URL (postgresql://user@host:port/database)"
 
 
@@ -118,6 +118,11 @@ def add_parser(subparsers) -> None:
         "--documents", metavar="SOURCE",
         help="log: the document texts (an ir_datasets ID, a TSV or JSONL file), to write ties shorter text first "
         "and unusable questions present text first, as judge.py does",
+    )  # fmt: skip
+    export.add_argument(
+        "--tie-band", type=share, metavar="BAND",
+        help="a question whose answers carry p(first) in both orders is a tie when |P(a > b) - 1/2| <= BAND / 2, "
+        "else the doc P prefers (default: the effort's rule for every question)",
     )  # fmt: skip
     export.add_argument(
         "--consistent",
@@ -307,7 +312,8 @@ def _export(args) -> None:
 
     check_outputs({"--output": args.output}, {"store": args.store})
     texts = Texts({}, document_texts(args.documents)) if args.documents else None
-    write_text(args.output or "-", "".join(effort.export(args.store, args.format, args.consistent, texts)))
+    lines = effort.export(args.store, args.format, args.consistent, texts, args.tie_band)
+    write_text(args.output or "-", "".join(lines))
 
 
 def _simulate(args) -> None:

@@ -117,6 +117,8 @@ def _export(args) -> None:
     database.check_existing(args.store)
     if args.documents and args.format != "log":
         raise InputError(f"--documents orders the lines of the log format, not of --format {args.format}")
+    if args.tie_band is not None and args.format in ("shown", "soft"):
+        raise InputError(f"--tie-band makes verdicts, which the {args.format} format does not hold")
     check_outputs({"--output": args.output}, {"the store": args.store} | effort_inputs(args.store))
 
 

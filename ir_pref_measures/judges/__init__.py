@@ -11,6 +11,7 @@ from ir_pref_measures.judges.panel import (
     system_agreement,
     triads,
 )
+from ir_pref_measures.judges.position import position_consistency, preference_fairness
 from ir_pref_measures.judges.ppi import judged_by_both, ppi_table, ppi_values, subsample_experiment
 
 __all__ = [
@@ -20,8 +21,10 @@ __all__ = [
     "diagnostics",
     "judged_by_both",
     "matrix",
+    "position_consistency",
     "ppi_table",
     "ppi_values",
+    "preference_fairness",
     "reliability",
     "subsample_experiment",
     "system_agreement",

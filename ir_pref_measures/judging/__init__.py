@@ -3,6 +3,7 @@ store that loses nothing, the simulator of judging strategies and the web interf
 ``[web]`` extra; ``LLMJudge`` needs the ``[llm]`` extra when it asks)."""
 
 from ir_pref_measures.judging.combine import Verdict, combine, register_rule
+from ir_pref_measures.judging.confidence import soft_outcome, soft_preference
 from ir_pref_measures.judging.effort import export, make_judge, plan, run, selector_of, status
 from ir_pref_measures.judging.export import export_lines
 from ir_pref_measures.judging.judges import FilesJudge, ReplayJudge, SimulatedJudge, register_judge
@@ -67,6 +68,8 @@ __all__ = [
     "run",
     "selector_of",
     "simulate",
+    "soft_outcome",
+    "soft_preference",
     "status",
     "web",
 ]

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from ir_pref_measures.choices import LISTED, SELECTORS
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.judges.position import instances, position_consistency, preference_fairness
 from ir_pref_measures.judging import database, runner
 from ir_pref_measures.judging.combine import DEFAULT_RULE, RULES
 from ir_pref_measures.judging.export import export_lines
@@ -195,24 +196,40 @@ def run(
 def status(path: str | os.PathLike) -> dict[str, object]:
     """The effort's settings and counts: requests, answers, unanswered requests, answers by kind, and unusable
     answers by kind of failure (``unusable transport``: prompts without a reply and no answer since, asked again by
-    the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``)."""
+    the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``); where pairs were asked in
+    both orders, the judges' ``position consistency`` and ``preference fairness``
+    (:mod:`ir_pref_measures.judges.position`, four decimals)."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         found: dict[str, object] = dict(store.settings()) | store.counts()
         kinds: dict[str, int] = {}
-        for row in store.answers():
+        answers = store.answers()
+        for row in answers:
             kinds[row.answer.answer] = kinds.get(row.answer.answer, 0) + 1
         failures = {f"unusable {kind or 'judged'}": n for kind, n in sorted(store.failures().items())}
-        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures
+        shown = [(a.pair.query_id, a.pair.first, a.pair.second, a.answer) for a in (row.answer for row in answers)]
+        bias = {}
+        if instances(shown):
+            bias["position consistency"] = round(position_consistency(shown), 4)
+            bias["preference fairness"] = round(preference_fairness(shown), 4)
+        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures | bias
 
 
-def export(path: str | os.PathLike, format: str, consistent: bool = False, texts: Texts | None = None) -> list[str]:
+def export(
+    path: str | os.PathLike,
+    format: str,
+    consistent: bool = False,
+    texts: Texts | None = None,
+    band: float | None = None,
+) -> list[str]:
     """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule; with
     ``consistent``, those that agree with an order fitted to them; an effort of the ``list`` selector in the order
-    of its list; a ``log`` with the documents' ``texts`` writes ties and unusable questions as ``judge.py`` does."""
+    of its list; a ``log`` with the documents' ``texts`` writes ties and unusable questions as ``judge.py`` does;
+    with a tie ``band``, questions with p(first) in both orders have the verdict of their soft preference."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         settings = store.settings()
         listed = selector_of(settings) if settings.get("selector") == LISTED else None
-        order = None if listed is None else (lambda verdict: listed.position(verdict.pair))
-        return export_lines(store, format, settings.get("rule", DEFAULT_RULE), consistent, order=order, texts=texts)
+        order = None if listed is None else listed.position
+        rule = settings.get("rule", DEFAULT_RULE)
+        return export_lines(store, format, rule, consistent, order=order, texts=texts, band=band)

@@ -11,6 +11,8 @@ log         Clarke's judging log: ``@ qid winner loser !``, ``@ qid a b =`` (a t
             answer); a bad mark is a win of the other doc
 shown       every answer, not combined, in the order shown (``carterette`` lines, the doc shown first listed
             first), for position bias (``ir-pref-measures judges``); an ``unusable`` answer cannot be written
+soft        ``qid a b P``: the soft preference P(a > b) of a question asked both ways whose answers carry p(first)
+            (:mod:`~ir_pref_measures.judging.confidence`), six decimals; a question without it cannot be written
 ==========  ===========================================================================================
 
 What a format cannot state is left out with a warning that counts it; nothing is dropped silently. ``log`` and
@@ -21,7 +23,9 @@ order fitted to each query's verdicts are left out (:func:`consistent_verdicts`)
 Given the documents' texts, ``log`` writes as Arabzadeh and Clarke's ``judge.py`` does
 (:func:`~ir_pref_measures.judging.presets.clarke_line`): a tie with the shorter text first (the second doc first
 when the lengths are equal), a question without a usable answer with the doc whose text is present first. An
-``order`` (a key of each verdict) replaces the query, round and asking order: the ``list`` selector's list order.
+``order`` (a key of each question) replaces the query, round and asking order: the ``list`` selector's list order.
+With a tie ``band``, a question whose answers carry p(first) in both orders has the verdict of its soft preference
+(:func:`~ir_pref_measures.judging.confidence.soft_outcome`) rather than of the rule.
 """
 
 from __future__ import annotations
@@ -32,19 +36,49 @@ from collections.abc import Callable
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.combine import DEFAULT_RULE, Verdict, combine
+from ir_pref_measures.judging.confidence import orders_p_first, soft_outcome, soft_preference
 from ir_pref_measures.judging.presets import clarke_line
+from ir_pref_measures.judging.protocol import Pair
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import Texts
 
-FORMATS = ("carterette", "winner", "pairs", "log", "shown")
+FORMATS = ("carterette", "winner", "pairs", "log", "shown", "soft")
 
 
-def verdicts(store: Store, rule: str = DEFAULT_RULE) -> list[Verdict]:
-    """The verdict of every answered request of ``store`` under ``rule``, by query, round and asking order."""
+def verdicts(store: Store, rule: str = DEFAULT_RULE, band: float | None = None) -> list[Verdict]:
+    """The verdict of every answered request of ``store`` under ``rule``, by query, round and asking order; with a
+    tie ``band``, a question with p(first) in both orders has the verdict of its P(a > b)
+    (:func:`~ir_pref_measures.judging.confidence.soft_outcome`)."""
     answers = defaultdict(list)
     for row in store.answers():
         answers[row.request_id].append(row.answer)
-    return [combine(r.pair, answers[r.id], rule, r.round) for r in store.requests() if r.id in answers]
+    found = []
+    for r in store.requests():
+        if r.id not in answers:
+            continue
+        soft = orders_p_first(r.pair, answers[r.id]) if band is not None else None
+        if soft is not None and band is not None:
+            found.append(Verdict(r.pair, soft_outcome(*soft, band), r.round))
+        else:
+            found.append(combine(r.pair, answers[r.id], rule, r.round))
+    return found
+
+
+def soft_lines(store: Store, order: Callable[[Pair], int] | None = None) -> list[str | None]:
+    """The ``soft`` lines ``qid a b P`` (P(a > b), six decimals) of every answered request (``None`` for those
+    without p(first) in both orders), by query, round and asking order, or by ``order`` of the pair."""
+    answers = defaultdict(list)
+    for row in store.answers():
+        answers[row.request_id].append(row.answer)
+    requests = [r for r in store.requests() if r.id in answers]
+    if order is not None:
+        requests.sort(key=lambda r: order(r.pair))
+    lines: list[str | None] = []
+    for r in requests:
+        soft = orders_p_first(r.pair, answers[r.id])
+        q, a, b = r.pair.query_id, r.pair.first, r.pair.second
+        lines.append(None if soft is None else f"{q} {a} {b} {soft_preference(*soft):.6f}")
+    return lines
 
 
 def _combined_line(verdict: Verdict, format: str) -> str | None:
@@ -131,28 +165,34 @@ def export_lines(
     rule: str = DEFAULT_RULE,
     consistent: bool = False,
     *,
-    order: Callable[[Verdict], int] | None = None,
+    order: Callable[[Pair], int] | None = None,
     texts: Texts | None = None,
+    band: float | None = None,
 ) -> list[str]:
     """The lines (with newlines) of ``store`` in ``format`` (module docstring), combining by ``rule``; with
     ``consistent``, only the verdicts that agree with an order fitted to them (:func:`consistent_verdicts`), whose
-    transitive closure prefers no pair both ways; the verdicts sorted by ``order``; ``log`` lines with ``texts`` as
-    ``judge.py`` writes them."""
+    transitive closure prefers no pair both ways; the questions sorted by ``order``; ``log`` lines with ``texts``
+    as ``judge.py`` writes them; soft verdicts by the tie ``band`` where the answers carry p(first)."""
     if format not in FORMATS:
         raise InputError(f"unknown export format {format!r}", expected=f"one of {', '.join(FORMATS)}")
+    if format in ("shown", "soft") and consistent:
+        raise InputError(
+            "the shown format holds every answer, not combined: it cannot be made consistent"
+            if format == "shown"
+            else "the soft format holds probabilities, not verdicts: it cannot be made consistent",
+            expected="a combined format (log, carterette, winner, pairs) with --consistent",
+        )
     if format == "shown":
-        if consistent:
-            raise InputError(
-                "the shown format holds every answer, not combined: it cannot be made consistent",
-                expected="a combined format (log, carterette, winner, pairs) with --consistent",
-            )
         rows = [row.answer for row in store.answers()]
         lines = [_shown_line(a) for a in rows]
         what = "unusable answers"
+    elif format == "soft":
+        lines = soft_lines(store, order)
+        what = "questions without p(first) in both orders"
     else:
-        rows = verdicts(store, rule)
+        rows = verdicts(store, rule, band)
         if order is not None:
-            rows.sort(key=order)
+            rows.sort(key=lambda verdict: order(verdict.pair))
         if consistent:
             rows = consistent_verdicts(rows, format)
         if format == "log" and texts is not None:
