@@ -6,6 +6,7 @@ from ir_pref_measures.judging.combine import Verdict, combine, register_rule
 from ir_pref_measures.judging.confidence import soft_outcome, soft_preference
 from ir_pref_measures.judging.effort import export, make_judge, plan, run, selector_of, status
 from ir_pref_measures.judging.export import export_lines
+from ir_pref_measures.judging.graded import GRADED_PRESETS, GradedPreset, Label, LLMGrader, qrels_lines, read_umbrela
 from ir_pref_measures.judging.judges import FilesJudge, ReplayJudge, SimulatedJudge, register_judge
 from ir_pref_measures.judging.llm import LLMJudge
 from ir_pref_measures.judging.per_topic import judgments_per_topic, knee, knees
@@ -29,6 +30,10 @@ from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import QueryText, Texts, load_texts
 
 __all__ = [
+    "GRADED_PRESETS",
+    "GradedPreset",
+    "LLMGrader",
+    "Label",
     "ANSWERS",
     "AllPairs",
     "Answer",
@@ -60,9 +65,11 @@ __all__ = [
     "make_judge",
     "plan",
     "preset",
+    "qrels_lines",
     "random_pairs",
     "read_grades",
     "read_pairs",
+    "read_umbrela",
     "register_judge",
     "register_rule",
     "run",
