@@ -494,10 +494,11 @@ class Desk:
         return ["assessor", "assessor", "shared", "agree", "kappa"], rows
 
     def formats(self) -> list[str]:
-        """The export formats (:func:`ir_pref_measures.judging.store.export`)."""
+        """The export formats (:func:`ir_pref_measures.judging.store.export`) but ``soft``: people give no
+        probabilities."""
         from ir_pref_measures.judging.export import FORMATS
 
-        return list(FORMATS)
+        return [name for name in FORMATS if name != "soft"]
 
     def export(self, format: str) -> str:
         """The people's judgments in ``format`` (one of :meth:`formats`)."""
