@@ -72,7 +72,7 @@ def plan(
         raise InputError(f"unknown combination rule {rule!r}", expected=f"one of {', '.join(RULES)}")
     if (selector == LISTED) != (pairs is not None):
         raise InputError("the list selector, and only it, asks the questions of a list of pairs: give both or neither")
-    if selector == LISTED:
+    if pairs is not None:  # the list selector
         if qrels is not None or runs:
             raise InputError("the list selector asks the listed questions: give no qrels and no runs")
         read_pairs(pairs)  # a bad list is refused before the store is made
@@ -230,6 +230,6 @@ def export(
     with Store(path) as store:
         settings = store.settings()
         listed = selector_of(settings) if settings.get("selector") == LISTED else None
-        order = None if listed is None else listed.position
+        order = listed.position if isinstance(listed, ListedPairs) else None
         rule = settings.get("rule", DEFAULT_RULE)
         return export_lines(store, format, rule, consistent, order=order, texts=texts, band=band)

@@ -190,15 +190,15 @@ def export_lines(
         lines = soft_lines(store, order)
         what = "questions without p(first) in both orders"
     else:
-        rows = verdicts(store, rule, band)
+        combined = verdicts(store, rule, band)
         if order is not None:
-            rows.sort(key=lambda verdict: order(verdict.pair))
+            combined.sort(key=lambda verdict: order(verdict.pair))
         if consistent:
-            rows = consistent_verdicts(rows, format)
+            combined = consistent_verdicts(combined, format)
         if format == "log" and texts is not None:
-            lines = [_clarke_line(v, texts) for v in rows]
+            lines = [_clarke_line(v, texts) for v in combined]
         else:
-            lines = [_combined_line(v, format) for v in rows]
+            lines = [_combined_line(v, format) for v in combined]
         what = "ties or questions without a usable answer"
     left_out = sum(line is None for line in lines)
     if left_out:

@@ -311,7 +311,7 @@ class LLMJudge:
         )
 
     def _request(self, prompt: _Prompt) -> dict:
-        request = {"model": self.model, "messages": [dict(m) for m in prompt.messages]}
+        request: dict[str, object] = {"model": self.model, "messages": [dict(m) for m in prompt.messages]}
         if self.temperature is not None:
             request["temperature"] = self.temperature
         if self.max_tokens is not None:

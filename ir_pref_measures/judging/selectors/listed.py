@@ -20,7 +20,7 @@ gives each question's place in the file, the order an export follows.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.protocol import Pair
@@ -96,7 +96,9 @@ class ListedPairs:
         self._by_query: dict[str, list[Pair]] = {}
         for pair in self.pairs:
             self._by_query.setdefault(pair.query_id, []).append(pair)
-        self.pools = {q: sorted({d for p in ps for d in (p.first, p.second)}) for q, ps in self._by_query.items()}
+        self.pools: Mapping[str, Sequence[str]] = {
+            q: sorted({d for p in ps for d in (p.first, p.second)}) for q, ps in self._by_query.items()
+        }
         self._positions = {_key(p): i for i, p in enumerate(self.pairs)}
 
     def next_round(self, query_id: str, history: History) -> list[Pair]:
