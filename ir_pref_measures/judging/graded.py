@@ -18,7 +18,8 @@ A label's ``valid`` says whether the answer held a grade; :func:`qrels_lines` wr
 
 :class:`LLMGrader` asks an OpenAI-compatible endpoint for the labels, each query-passage pair once, through the LLM
 judge's transport (:class:`~ir_pref_measures.judging.llm.LLMJudge`: its options, ``concurrency`` requests in
-flight, retries with backoff, a refused key or unknown model stopping the run, the key never shown, ``usage``). A
+flight, retries with backoff, a refused key, an unknown model or an endpoint that cannot be reached stopping the
+run with :class:`~ir_pref_measures.judging.llm.EndpointError`, the key never shown, ``usage``). A
 pair whose text is missing, or that got no reply after every attempt, or that the endpoint refused, has no label:
 :func:`qrels_lines` cannot write it, and a warning counts them.
 """
@@ -33,7 +34,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ir_pref_measures.judging.llm import LLMJudge, _Failure
+from ir_pref_measures.judging.llm import UNREACHABLE_ATTEMPTS, EndpointError, LLMJudge, _Failure
 from ir_pref_measures.judging.texts import Texts
 
 UMBRELA_SYSTEM = "You are a helpful assistant."
@@ -214,6 +215,7 @@ class LLMGrader:
         judge = self.transport
         request = {"model": judge.model, "messages": self.preset.messages(query.title, passage), **self.preset.sampling}
         failure = _Failure("", "")
+        unreachable = 0  # attempts in a row that could not connect
         for attempt in range(judge.attempts):
             if attempt:
                 judge.usage.retries += 1
@@ -223,6 +225,9 @@ class LLMGrader:
             if isinstance(result, _Failure):
                 failure = result
                 judge.usage.failures[failure.kind] = judge.usage.failures.get(failure.kind, 0) + 1
+                unreachable = unreachable + 1 if failure.unreachable else 0
+                if unreachable >= min(judge.attempts, UNREACHABLE_ATTEMPTS):
+                    raise EndpointError(f"{judge.url} cannot be reached: {failure.detail}; nothing more is asked")
                 if not failure.retried:
                     break
                 continue

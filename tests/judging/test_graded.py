@@ -18,6 +18,7 @@ from conftest import fixture_path, run_cli, testdata_path
 from hypothesis import given
 from judging.chat_server import ChatServer
 
+from ir_pref_measures.errors import Stopped
 from ir_pref_measures.judging import GRADED_PRESETS, Label, LLMGrader, QueryText, Texts, qrels_lines, read_umbrela
 
 UMBRELA = GRADED_PRESETS["umbrela"]
@@ -100,3 +101,14 @@ def test_labels_of_a_loopback_endpoint_are_qrels_the_measures_read(tmp_path):
     out, err, status = run_cli(["eval", qrels, run, "nDCG@10", "ppref@10"])
     assert status == 0, err
     assert out.splitlines()[0] == f"nDCG@10\t{expected[ndcg]:.4f}" and out.splitlines()[1].startswith("ppref@10\t")
+
+
+def test_a_dead_endpoint_or_a_refused_key_stops_the_grader(free_port):
+    texts = Texts({"q": QueryText("q")}, {"d": "d"})
+    grader = LLMGrader(texts, model="m", base_url=f"http://127.0.0.1:{free_port}/v1", backoff=0.01, max_backoff=0.02)
+    with pytest.raises(Stopped, match="cannot be reached"):
+        grader.grade([("q", "d")])
+    with ChatServer(lambda messages: "3", key="right") as server:
+        grader = LLMGrader(texts, model="m", base_url=server.url, api_key="wrong")
+        with pytest.raises(Stopped, match="HTTP 401"):
+            grader.grade([("q", "d")])
