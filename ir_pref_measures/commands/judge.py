@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable
 
 from ir_pref_measures.choices import LISTED, SELECTORS
-from ir_pref_measures.commands.options import non_negative, non_negative_int, positive_int, share
+from ir_pref_measures.commands.options import key_values, non_negative, non_negative_int, positive_int, share
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError, Stopped
 
@@ -167,6 +167,20 @@ def add_parser(subparsers) -> None:
     simulate.add_argument("-o", "--output", help="write the table of every seed (CSV) to this file")
     simulate.set_defaults(action=_simulate)
     _add_serve(actions)
+    grade = actions.add_parser(
+        "grade",
+        help="graded LLM labels (UMBRELA) of the query-doc pairs of qrels, written as TREC qrels",
+        description="Ask an OpenAI-compatible endpoint for the grade of each query-doc pair of --qrels (its grades "
+        "are not read) with a graded preset (umbrela: UMBRELA's zero-shot prompt and answer reading), and write "
+        "the labels as TREC qrels.",
+    )
+    grade.add_argument("--qrels", required=True, help="the pairs to label: qrels, a file or an ir_datasets ID")
+    grade.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="the LLM judge's options (model, base_url, queries, documents, concurrency, ...) and preset (umbrela)",
+    )  # fmt: skip
+    grade.add_argument("-o", "--output", help="the qrels file to write (default: standard output)")
+    grade.set_defaults(action=_grade)
 
 
 def run(args: argparse.Namespace) -> None:
@@ -249,14 +263,8 @@ def _plan(args) -> None:
 def _judge_of(args):
     from ir_pref_measures.judging import effort
 
-    extra = {}
-    for item in args.option:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise InputError(f"--option {item!r}: write KEY=VALUE")
-        extra[key.replace("-", "_")] = value
     options_of = JUDGE_OPTIONS.get(args.judge, (None, lambda a: {}))[1]
-    return effort.make_judge(args.judge, **(options_of(args) | extra))
+    return effort.make_judge(args.judge, **(options_of(args) | key_values(args.option)))
 
 
 def _run(args) -> None:
@@ -390,6 +398,26 @@ def _depth(measure: str) -> int:
     from ir_pref_measures.measures.names import parse_measure
 
     return parse_measure(measure).params.get("cutoff") or FULL_DEPTH
+
+
+def _grade(args) -> None:
+    from ir_pref_measures.judging.graded import LLMGrader, qrels_lines
+    from ir_pref_measures.loading.sources import qrels_table
+
+    table = qrels_table(args.qrels)
+    pairs = [(str(q), str(d)) for q, d in zip(table["query_id"], table["doc_id"], strict=True)]
+    grader = LLMGrader.from_options(key_values(args.option))
+    try:
+        labels = grader.grade(pairs)
+    except KeyboardInterrupt:
+        raise Stopped("interrupted: nothing written", status=130) from None
+    write_text(args.output or "-", "".join(qrels_lines(labels)))
+    invalid = sum(1 for label in labels if label is not None and not label.valid)
+    usage = grader.usage
+    sys.stderr.write(
+        f"labelled {len(labels) - labels.count(None)} of {len(labels)} pairs ({invalid} answers without a grade, "
+        f"written as 0); tokens {usage.tokens_in} in, {usage.tokens_out} out; cost {usage.cost:.4f}\n"
+    )
 
 
 def _add_serve(actions) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ir_pref_measures.commands.options import key_values
 from ir_pref_measures.commands.output import check_outputs, same_file
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import database
@@ -159,6 +160,12 @@ def effort_inputs(store: str) -> dict[str, list[str]]:
     return found
 
 
+def _grade(args) -> None:
+    options = key_values(args.option)
+    texts = {f"--option {name}": options[name] for name in ("queries", "documents") if name in options}
+    check_outputs({"--output": args.output}, {"--qrels": args.qrels} | texts)
+
+
 CHECKS = {
     "plan": _plan,
     "run": _run,
@@ -166,4 +173,5 @@ CHECKS = {
     "export": _export,
     "simulate": _simulate,
     "serve": _serve,
+    "grade": _grade,
 }

@@ -34,7 +34,8 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ir_pref_measures.judging.llm import UNREACHABLE_ATTEMPTS, EndpointError, LLMJudge, _Failure
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging.llm import UNREACHABLE_ATTEMPTS, EndpointError, LLMJudge, _Failure, make_judge
 from ir_pref_measures.judging.texts import Texts
 
 UMBRELA_SYSTEM = "You are a helpful assistant."
@@ -144,6 +145,15 @@ class GradedPreset:
 GRADED_PRESETS = {"umbrela": GradedPreset("umbrela", UMBRELA_TEMPLATE, UMBRELA_SYSTEM, sampling=UMBRELA_SAMPLING)}
 
 
+def graded_preset(name: str | GradedPreset) -> GradedPreset:
+    """The graded preset ``name`` (:data:`GRADED_PRESETS`), or ``name`` itself when it is one."""
+    if isinstance(name, GradedPreset):
+        return name
+    if name not in GRADED_PRESETS:
+        raise InputError(f"unknown graded preset {name!r}", expected=f"one of {', '.join(GRADED_PRESETS)}")
+    return GRADED_PRESETS[name]
+
+
 @dataclass(frozen=True)
 class Label:
     """The grade of ``doc_id`` for ``query_id``, whether the answer held one (``valid``), and the answer's text."""
@@ -171,11 +181,22 @@ class LLMGrader:
     name of :data:`GRADED_PRESETS` or a :class:`GradedPreset`; every other option is the LLM judge's."""
 
     def __init__(self, texts: Texts, *, model: str, preset: str | GradedPreset = "umbrela", **options) -> None:
-        if isinstance(preset, str) and preset not in GRADED_PRESETS:
-            raise ValueError(f"unknown graded preset {preset!r}; known: {', '.join(GRADED_PRESETS)}")
-        self.preset = GRADED_PRESETS[preset] if isinstance(preset, str) else preset
+        self.preset = graded_preset(preset)
         self.transport = LLMJudge(texts, model=model, **options)
         self.texts = texts
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, object]) -> LLMGrader:
+        """A grader from command-line style options: the LLM judge's (:func:`~ir_pref_measures.judging.llm.make_judge`:
+        ``model``, ``base_url``, ``queries``, ``documents``, ...; values as text or typed) and ``preset``, a name of
+        :data:`GRADED_PRESETS` (``umbrela`` by default)."""
+        options = dict(options)
+        preset = options.pop("preset", "umbrela")
+        grader = cls.__new__(cls)
+        grader.preset = graded_preset(preset if isinstance(preset, str | GradedPreset) else str(preset))
+        grader.transport = make_judge(options)
+        grader.texts = grader.transport.texts
+        return grader
 
     @property
     def usage(self):

@@ -112,3 +112,40 @@ def test_a_dead_endpoint_or_a_refused_key_stops_the_grader(free_port):
         grader = LLMGrader(texts, model="m", base_url=server.url, api_key="wrong")
         with pytest.raises(Stopped, match="HTTP 401"):
             grader.grade([("q", "d")])
+
+
+def test_judge_grade_writes_the_qrels_of_a_loopback_endpoint(tmp_path):
+    (tmp_path / "pairs.qrels").write_text("q1 0 d0 0\nq1 0 d1 1\nq2 0 d2 2\n")
+    (tmp_path / "queries.tsv").write_text("q1\twhat is a cat?\nq2\twho wrote it?\n")
+    (tmp_path / "docs.tsv").write_text("d0\tpassage 0\nd1\tpassage 1\nd2\tpassage 2\n")
+    said = {"passage 0": "##final score: 3", "passage 1": "none", "passage 2": "score of 1"}
+
+    def answer(messages):
+        return said[messages[-1]["content"].split("Passage: ")[1].split("\n")[0]]
+
+    with ChatServer(answer) as server:
+        options = ["model=m", f"base_url={server.url}", "api_key=none", "preset=umbrela"]
+        options += [f"queries={tmp_path / 'queries.tsv'}", f"documents={tmp_path / 'docs.tsv'}"]
+        argv = ["judge", "grade", "--qrels", str(tmp_path / "pairs.qrels"), "-o", str(tmp_path / "llm.qrels")]
+        _, err, status = run_cli(argv + [x for o in options for x in ("--option", o)])
+    assert status == 0, err
+    assert (tmp_path / "llm.qrels").read_text() == "q1 0 d0 3\nq1 0 d1 0\nq2 0 d2 1\n"
+    assert err.startswith("labelled 3 of 3 pairs (1 answers without a grade, written as 0)")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["model=m", "preset=nope"], "unknown graded preset 'nope'"),
+        (["model=m", "preset"], "--option 'preset': write KEY=VALUE"),
+        (["model=m", "documents=OUT"], "--output"),
+    ],
+)
+def test_judge_grade_refuses_bad_options_in_one_line(tmp_path, options, message):
+    (tmp_path / "pairs.qrels").write_text("q1 0 d0 0\n")
+    (tmp_path / "OUT").write_text("d0\tpassage\n")
+    options = [o.replace("OUT", str(tmp_path / "OUT")) for o in options]
+    argv = ["judge", "grade", "--qrels", str(tmp_path / "pairs.qrels"), "-o", str(tmp_path / "OUT")]
+    _, err, status = run_cli(argv + [x for o in options for x in ("--option", o)])
+    assert status == 2 and message in err and "Traceback" not in err
+    assert (tmp_path / "OUT").read_text() == "d0\tpassage\n"
