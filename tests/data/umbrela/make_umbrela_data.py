@@ -5,9 +5,10 @@ UMBRELA's sources (``git archive HEAD src | tar -x``)::
 
     python make_umbrela_data.py --umbrela /path/to/umbrela/src --testdata ../../../../shared/testdata
 
-It drives UMBRELA's ``GPTJudge`` (zero-shot, ``prompt_type="bing"``, model ``gpt-4o``) with a stand-in for the
-OpenAI client that records each request UMBRELA makes and answers with a raw answer of :data:`ANSWERS`; UMBRELA then
-reads the answer as it does (lower-cased, then its parser). It writes, beside this script:
+The recorded files were made from UMBRELA's commit e2c4e4126bf7b568d9230008b465a58445cabc30 (2026-04-19, version
+0.0.7) with Python 3.12. It drives UMBRELA's ``GPTJudge`` (zero-shot, ``prompt_type="bing"``, model ``gpt-4o``)
+with a stand-in for the OpenAI client that records each request UMBRELA makes and answers with a raw answer of
+:data:`ANSWERS`; UMBRELA then reads the answer as it does (lower-cased, then its parser). It writes, beside this script:
 
 * ``synthetic.jsonl``: for 100 generated query-passage pairs (braces, quotes, tabs, line breaks, trailing spaces,
   non-ASCII text), the query, the passage, the request (model, messages, sampling options), the raw answer, and
