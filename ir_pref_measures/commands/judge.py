@@ -19,8 +19,9 @@ import warnings
 from collections.abc import Callable
 from functools import partial
 
-from ir_pref_measures.choices import PLAN_SELECTORS, SELECTORS
+from ir_pref_measures.choices import LISTED, PLAN_SELECTORS, SELECTORS
 from ir_pref_measures.commands.options import (
+    key_values,
     non_negative,
     non_negative_int,
     positive,
@@ -31,7 +32,7 @@ from ir_pref_measures.commands.options import (
 from ir_pref_measures.commands.output import check_outputs, write_text
 from ir_pref_measures.errors import InputError, Stopped
 
-EXPORTS = ("carterette", "winner", "pairs", "log", "shown")
+EXPORTS = ("carterette", "winner", "pairs", "log", "shown", "soft")
 GOLD_SHARE = 0.1  # the share of gold assignments when gold pairs are given without --gold-share
 STORE_HELP = "the SQLite file of the effort, or a PostgreSQL URL (postgresql://user@host:port/database)"
 
@@ -89,6 +90,11 @@ def add_parser(subparsers) -> None:
     plan.add_argument(
         "--llm", metavar="STORE", help="adjudication: the store of an LLM effort, whose unsure pairs people judge"
     )
+    plan.add_argument(
+        "--pairs", metavar="FILE",
+        help="list: the questions to ask, in this order (topic a b: judge.py's or prefj.py's requests; a judging "
+        "log; an export in the winner or carterette format)",
+    )  # fmt: skip
     plan.add_argument("--seed", type=non_negative_int, default=0, help="the effort's seed (default: 0)")
     plan.add_argument("--rule", default="majority", help="combination rule of a question's answers (majority)")
     plan.add_argument("--reask", action="store_true", help="ask a pair again in a later round (default: reuse)")
@@ -121,6 +127,16 @@ def add_parser(subparsers) -> None:
     export.add_argument("--format", choices=EXPORTS, default="log", help="(default: log, Clarke's judging log)")
     export.add_argument("-o", "--output", help="the file to write (default: standard output)")
     export.add_argument(
+        "--documents", metavar="SOURCE",
+        help="log: the document texts (an ir_datasets ID, a TSV or JSONL file), to write ties shorter text first "
+        "and unusable questions present text first, as judge.py does",
+    )  # fmt: skip
+    export.add_argument(
+        "--tie-band", type=share, metavar="BAND",
+        help="a question whose answers carry p(first) in both orders is a tie when |P(a > b) - 1/2| <= BAND / 2, "
+        "else the doc P prefers (default: the effort's rule for every question)",
+    )  # fmt: skip
+    export.add_argument(
         "--consistent",
         action="store_true",
         help="only the verdicts that agree with an order fitted to them (majority per pair, Greedy FAS order): "
@@ -151,7 +167,10 @@ def add_parser(subparsers) -> None:
     simulate.add_argument("--prefs-format", help="format of --judgments and --truth when detection cannot tell")
     simulate.add_argument("--fallback", choices=("coin", "qrels"), default="coin", help=FALLBACK_HELP)
     simulate.add_argument(
-        "--selectors", nargs="+", choices=SELECTORS, default=["random", "topk", "insertion", "rating"]
+        "--selectors",
+        nargs="+",
+        choices=[s for s in SELECTORS if s != LISTED],
+        default=["random", "topk", "insertion", "rating"],
     )
     simulate.add_argument(
         "--budgets",
@@ -170,6 +189,20 @@ def add_parser(subparsers) -> None:
     simulate.add_argument("-o", "--output", help="write the table of every seed (CSV) to this file")
     simulate.set_defaults(handler=partial(run, _simulate))
     _add_serve(actions)
+    grade = actions.add_parser(
+        "grade",
+        help="graded LLM labels (UMBRELA) of the query-doc pairs of qrels, written as TREC qrels",
+        description="Ask an OpenAI-compatible endpoint for the grade of each query-doc pair of --qrels (its grades "
+        "are not read) with a graded preset (umbrela: UMBRELA's zero-shot prompt and answer reading), and write "
+        "the labels as TREC qrels.",
+    )
+    grade.add_argument("--qrels", required=True, help="the pairs to label: qrels, a file or an ir_datasets ID")
+    grade.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="the LLM judge's options (model, base_url, queries, documents, concurrency, ...) and preset (umbrela)",
+    )  # fmt: skip
+    grade.add_argument("-o", "--output", help="the qrels file to write (default: standard output)")
+    grade.set_defaults(action=_grade)
 
 
 def run(action: Callable[[argparse.Namespace], None], args: argparse.Namespace) -> None:
@@ -244,6 +277,7 @@ def _plan(args) -> None:
         args.store, args.selector, qrels=args.qrels, runs=args.runs, depth=args.depth, seed=args.seed,
         rule=args.rule, reask=args.reask, batch=args.batch, k=args.k, f=args.f, p=args.p, uniform=args.uniform,
         llm=args.llm,
+        pairs=args.pairs,
     )  # fmt: skip
     sys.stdout.write(
         f"{shown(args.store)}: {planned['queries']} queries, {planned['docs']} docs, {planned['pairs']} pairs\n"
@@ -253,14 +287,8 @@ def _plan(args) -> None:
 def _judge_of(args):
     from ir_pref_measures.judging import effort
 
-    extra = {}
-    for item in args.option:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise InputError(f"--option {item!r}: write KEY=VALUE")
-        extra[key.replace("-", "_")] = value
     options_of = JUDGE_OPTIONS.get(args.judge, (None, lambda a: {}))[1]
-    return effort.make_judge(args.judge, **(options_of(args) | extra))
+    return effort.make_judge(args.judge, **(options_of(args) | key_values(args.option)))
 
 
 def _run(args) -> None:
@@ -312,10 +340,18 @@ def _status(args) -> None:
 
 def _export(args) -> None:
     from ir_pref_measures.judging import effort
+    from ir_pref_measures.judging.texts import Texts, document_texts
 
     check_outputs({"--output": args.output}, {"store": args.store})
+    texts = Texts({}, document_texts(args.documents)) if args.documents else None
     lines = effort.export(
-        args.store, args.format, args.consistent, exclude_flagged=args.exclude_flagged, with_llm=args.with_llm
+        args.store,
+        args.format,
+        args.consistent,
+        texts,
+        args.tie_band,
+        exclude_flagged=args.exclude_flagged,
+        with_llm=args.with_llm,
     )
     write_text(args.output or "-", "".join(lines))
 
@@ -394,6 +430,26 @@ def _depth(measure: str) -> int:
     from ir_pref_measures.measures.names import parse_measure
 
     return parse_measure(measure).params.get("cutoff") or FULL_DEPTH
+
+
+def _grade(args) -> None:
+    from ir_pref_measures.judging.graded import LLMGrader, qrels_lines
+    from ir_pref_measures.loading.sources import qrels_table
+
+    table = qrels_table(args.qrels)
+    pairs = [(str(q), str(d)) for q, d in zip(table["query_id"], table["doc_id"], strict=True)]
+    grader = LLMGrader.from_options(key_values(args.option))
+    try:
+        labels = grader.grade(pairs)
+    except KeyboardInterrupt:
+        raise Stopped("interrupted: nothing written", status=130) from None
+    write_text(args.output or "-", "".join(qrels_lines(labels)))
+    invalid = sum(1 for label in labels if label is not None and not label.valid)
+    usage = grader.usage
+    sys.stderr.write(
+        f"labelled {len(labels) - labels.count(None)} of {len(labels)} pairs ({invalid} answers without a grade, "
+        f"written as 0); tokens {usage.tokens_in} in, {usage.tokens_out} out; cost {usage.cost:.4f}\n"
+    )
 
 
 def _add_serve(actions) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ir_pref_measures.commands.options import key_values
 from ir_pref_measures.commands.output import check_outputs, same_file
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import database
@@ -55,6 +56,7 @@ SELECTOR_OPTIONS = {
     "p": (("topk", "topk+rating"), 7),
     "uniform": (("rating", "topk+rating"), 0.5),
     "batch": (("all", "random", "rating", "topk+rating"), None),
+    "pairs": (("list",), None),
 }
 
 
@@ -76,10 +78,15 @@ def check(args: argparse.Namespace) -> None:
 
 def _plan(args) -> None:
     refuse_options_of_others(args, SELECTOR_OPTIONS, "selector")
+    if args.selector == "list" and not args.pairs:
+        raise InputError("--selector list asks the questions of a list: give --pairs FILE")
+    if args.selector == "list" and (args.qrels or args.runs):
+        raise InputError("--selector list asks the questions of --pairs: give no --qrels and no --runs")
     if database.is_url(args.store):
         return
     database.check_creatable(args.store)
-    check_outputs({"the store": args.store}, {"--qrels": args.qrels, "--runs": args.runs, "--llm": args.llm})
+    inputs = {"--qrels": args.qrels, "--runs": args.runs, "--llm": args.llm, "--pairs": args.pairs}
+    check_outputs({"the store": args.store}, inputs)
 
 
 def _run(args) -> None:
@@ -110,6 +117,10 @@ def _status(args) -> None:
 
 def _export(args) -> None:
     database.check_existing(args.store)
+    if args.documents and args.format != "log":
+        raise InputError(f"--documents orders the lines of the log format, not of --format {args.format}")
+    if args.tie_band is not None and args.format in ("shown", "soft"):
+        raise InputError(f"--tie-band makes verdicts, which the {args.format} format does not hold")
     check_outputs({"--output": args.output}, {"the store": args.store} | effort_inputs(args.store))
     if args.with_llm and args.format == "shown":
         raise InputError("--with-llm combines verdicts: give a combined format (log, carterette, winner, pairs)")
@@ -173,7 +184,15 @@ def effort_inputs(store: str) -> dict[str, list[str]]:
         found["--runs of the effort"] = list(json.loads(settings["runs"]))
     if settings.get("llm") and not database.is_url(settings["llm"]):
         found["--llm of the effort"] = [settings["llm"]]
+    if settings.get("pairs"):
+        found["--pairs of the effort"] = [settings["pairs"]]
     return found
+
+
+def _grade(args) -> None:
+    options = key_values(args.option)
+    texts = {f"--option {name}": options[name] for name in ("queries", "documents") if name in options}
+    check_outputs({"--output": args.output}, {"--qrels": args.qrels} | texts)
 
 
 CHECKS = {
@@ -183,4 +202,5 @@ CHECKS = {
     "export": _export,
     "simulate": _simulate,
     "serve": _serve,
+    "grade": _grade,
 }

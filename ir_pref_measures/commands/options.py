@@ -139,3 +139,14 @@ def add_run_name_options(parser: argparse.ArgumentParser, default: str) -> None:
         const="",
         help="the run id is the file name without folder, 'input.', '.gz' and extension (as the other commands)",
     )
+
+
+def key_values(items: list[str]) -> dict[str, str]:
+    """``--option KEY=VALUE`` items as a mapping (``-`` in a key read as ``_``)."""
+    found = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"--option {item!r}: write KEY=VALUE")
+        found[key.replace("-", "_")] = value
+    return found

@@ -11,6 +11,7 @@ from ir_pref_measures.judges.panel import (
     system_agreement,
     triads,
 )
+from ir_pref_measures.judges.position import position_consistency, preference_fairness
 from ir_pref_measures.judges.ppi import (
     choose_queries,
     judged_by_both,
@@ -23,18 +24,20 @@ from ir_pref_measures.judges.ppi import (
 )
 
 __all__ = [
-    "choose_queries",
-    "llm_uncertainty",
-    "llm_values",
     "Aligned",
     "agreement",
     "align",
+    "choose_queries",
     "diagnostics",
     "judged_by_both",
+    "llm_uncertainty",
+    "llm_values",
     "matrix",
+    "position_consistency",
     "ppi_plan",
     "ppi_table",
     "ppi_values",
+    "preference_fairness",
     "reliability",
     "subsample_experiment",
     "system_agreement",

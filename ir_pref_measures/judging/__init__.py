@@ -3,9 +3,11 @@ store that loses nothing, the simulator of judging strategies and the web interf
 ``[web]`` extra; ``LLMJudge`` needs the ``[llm]`` extra when it asks)."""
 
 from ir_pref_measures.judging.combine import Verdict, combine, register_rule
+from ir_pref_measures.judging.confidence import soft_outcome, soft_preference
 from ir_pref_measures.judging.effort import export, make_judge, plan, run, selector_of, status
 from ir_pref_measures.judging.export import export_lines
 from ir_pref_measures.judging.gold import GoldPair, gold_from_file, gold_from_qrels
+from ir_pref_measures.judging.graded import GRADED_PRESETS, GradedPreset, Label, LLMGrader, qrels_lines, read_umbrela
 from ir_pref_measures.judging.judges import FilesJudge, ReplayJudge, SimulatedJudge, register_judge
 from ir_pref_measures.judging.llm import LLMJudge
 from ir_pref_measures.judging.per_topic import judgments_per_topic, knee, knees
@@ -16,29 +18,33 @@ from ir_pref_measures.judging.runner import run as loop
 from ir_pref_measures.judging.selectors import (
     AllPairs,
     BinaryInsertion,
+    ListedPairs,
     RatingDriven,
     TopK,
     depth_pools,
     graded_pools,
     random_pairs,
     read_grades,
+    read_pairs,
 )
 from ir_pref_measures.judging.simulate import simulate
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import QueryText, Texts, load_texts
 
 __all__ = [
-    "choose_for_people",
-    "judge_frames",
-    "store_ppi_table",
     "ANSWERS",
+    "GRADED_PRESETS",
     "AllPairs",
     "Answer",
     "BinaryInsertion",
     "FilesJudge",
     "GoldPair",
+    "GradedPreset",
     "Judge",
+    "LLMGrader",
     "LLMJudge",
+    "Label",
+    "ListedPairs",
     "Pair",
     "QueryText",
     "RatingDriven",
@@ -48,6 +54,7 @@ __all__ = [
     "Texts",
     "TopK",
     "Verdict",
+    "choose_for_people",
     "clarke_lines",
     "combine",
     "depth_pools",
@@ -56,6 +63,7 @@ __all__ = [
     "gold_from_file",
     "gold_from_qrels",
     "graded_pools",
+    "judge_frames",
     "judgments_per_topic",
     "knee",
     "knees",
@@ -64,14 +72,20 @@ __all__ = [
     "make_judge",
     "plan",
     "preset",
+    "qrels_lines",
     "random_pairs",
     "read_grades",
+    "read_pairs",
+    "read_umbrela",
     "register_judge",
     "register_rule",
     "run",
     "selector_of",
     "simulate",
+    "soft_outcome",
+    "soft_preference",
     "status",
+    "store_ppi_table",
     "web",
 ]
 

@@ -10,6 +10,11 @@ marks the doc bad. Rules (:data:`RULES`; :func:`register_rule` adds one):
   vote against it was a bad mark. With one answer per order this is Arabzadeh and Clarke's rule (one order
   unusable: the other decides; the two disagree: a tie).
 * ``unanimous``: a doc wins only when every usable vote prefers it; any disagreement is a tie.
+* ``arabzadeh-clarke``: Arabzadeh and Clarke's ``judge.py`` with one answer per order: ``majority``, except that a
+  question whose answers are all unusable is a tie (``judge.py``'s ``x = y = 0``), not nothing.
+
+Whatever the rule, a question not asked because a text was missing (answers whose reason starts with ``missing
+text``) has no verdict: ``judge.py``'s ``?``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.protocol import Answer, Pair
+from ir_pref_measures.judging.texts import MISSING
 
 OUTCOMES = ("first", "second", "tie", "bad-first", "bad-second")  # a verdict, relative to the pair as requested
 FLIPPED = {"first": "second", "second": "first", "bad-first": "bad-second", "bad-second": "bad-first"}
@@ -93,7 +99,16 @@ def unanimous(votes: Sequence[str]) -> str | None:
     return majority(votes) if first == 0 or second == 0 else "tie"
 
 
-RULES: dict[str, Callable[[Sequence[str]], str | None]] = {"majority": majority, "unanimous": unanimous}
+def arabzadeh_clarke(votes: Sequence[str]) -> str | None:
+    """The ``arabzadeh-clarke`` rule (module docstring) on the usable votes."""
+    return majority(votes) or "tie"
+
+
+RULES: dict[str, Callable[[Sequence[str]], str | None]] = {
+    "majority": majority,
+    "unanimous": unanimous,
+    "arabzadeh-clarke": arabzadeh_clarke,
+}
 DEFAULT_RULE = "majority"
 
 
@@ -107,5 +122,7 @@ def combine(pair: Pair, answers: Sequence[Answer], rule: str = DEFAULT_RULE, rou
     """The :class:`Verdict` of ``answers`` to the question ``pair`` under the combination ``rule``."""
     if rule not in RULES:
         raise InputError(f"unknown combination rule {rule!r}", expected=f"one of {', '.join(RULES)}")
+    if any(a.reason.startswith(MISSING) for a in answers):
+        return Verdict(pair, None, round)
     votes = [v for v in (vote(a, pair) for a in answers) if v is not None]
     return Verdict(pair, RULES[rule](votes), round)

@@ -4,7 +4,8 @@ is this on the command line.
 
 The settings kept in the store (table ``effort``): ``selector`` (one of :data:`SELECTORS`), ``seed``, ``rule``
 (the combination rule), ``reask``, the docs to judge (``qrels``: graded candidates, a file by its absolute path
-or an ir_datasets ID as ``irds:ID``; or ``runs`` pooled to ``depth``) and the selector's parameters (``k``,
+or an ir_datasets ID as ``irds:ID``; ``runs`` pooled to ``depth``; or, for the ``list`` selector, ``pairs``: the
+list of questions, a file by its absolute path) and the selector's parameters (``k``,
 ``f``, ``p`` of ``topk``; ``batch``; ``uniform``, the share of uniform questions of ``rating``). An effort
 keeps them: a later call with other settings is refused, so every run of one effort asks the same questions. An
 effort of ``rating`` stored without ``uniform`` (made before the share existed) keeps the rule it was made with:
@@ -17,8 +18,9 @@ import json
 import os
 from collections.abc import Sequence
 
-from ir_pref_measures.choices import PLAN_SELECTORS, SELECTORS
+from ir_pref_measures.choices import LISTED, PLAN_SELECTORS, SELECTORS
 from ir_pref_measures.errors import InputError
+from ir_pref_measures.judges.position import instances, position_consistency, preference_fairness
 from ir_pref_measures.judging import database, runner
 from ir_pref_measures.judging.combine import DEFAULT_RULE, RULES
 from ir_pref_measures.judging.export import export_lines, verdict_lines
@@ -29,6 +31,7 @@ from ir_pref_measures.judging.selectors import (
     UNIFORM,
     AllPairs,
     BinaryInsertion,
+    ListedPairs,
     RatingDriven,
     Selector,
     TopK,
@@ -37,8 +40,10 @@ from ir_pref_measures.judging.selectors import (
     graded_pools,
     random_pairs,
     read_grades,
+    read_pairs,
 )
 from ir_pref_measures.judging.store import Store
+from ir_pref_measures.judging.texts import Texts
 
 RATED = ("rating", "topk+rating")  # the selectors with a share of uniform questions
 
@@ -59,21 +64,31 @@ def plan(
     p: int = 7,
     uniform: float = UNIFORM,
     llm: str | os.PathLike | None = None,
+    pairs: str | os.PathLike | None = None,
 ) -> dict[str, int]:
     """Create (or reopen with the same settings) the effort at ``path``; returns the queries, docs and all-pairs
     cost of its pools. The ``adjudication`` selector takes an LLM effort, ``llm`` (its store, or its ``shown``
     export), in place of qrels or runs: its pairs are the LLM's unsure ones
-    (:mod:`~ir_pref_measures.judging.adjudication`)."""
+    (:mod:`~ir_pref_measures.judging.adjudication`). The ``list`` selector asks the questions of the file ``pairs``
+    (no qrels, no runs)."""
     if selector not in PLAN_SELECTORS:
         raise InputError(f"unknown selector {selector!r}", expected=f"one of {', '.join(PLAN_SELECTORS)}")
     if rule not in RULES:
         raise InputError(f"unknown combination rule {rule!r}", expected=f"one of {', '.join(RULES)}")
     if (selector == "adjudication") != (llm is not None):
         raise InputError("the adjudication selector, and it alone, takes the store of an LLM effort (--llm)")
+    if (selector == LISTED) != (pairs is not None):
+        raise InputError("the list selector, and only it, asks the questions of a list of pairs: give both or neither")
     if llm is not None:
         if qrels is not None or runs:
             raise InputError("the adjudication selector judges the LLM effort's unsure pairs: no qrels or runs")
         return _plan_adjudication(path, llm, seed, rule)
+    if pairs is not None:  # the list selector
+        if qrels is not None or runs:
+            raise InputError("the list selector asks the listed questions: give no qrels and no runs")
+        read_pairs(pairs)  # a bad list is refused before the store is made
+        settings = {"selector": selector, "seed": seed, "rule": rule, "reask": reask, "pairs": os.path.abspath(pairs)}
+        return _settle(path, settings)
     if (qrels is None) == (not runs):
         raise InputError("name the docs to judge: graded qrels (candidates) or runs (pooled to a depth), not both")
     if selector.startswith("topk") and qrels is None:
@@ -82,14 +97,23 @@ def plan(
     settings |= {"qrels": stored_source(qrels)} if qrels else {"runs": json.dumps([os.path.abspath(r) for r in runs])}
     settings |= {"depth": depth} if runs else {}
     settings |= {"k": k, "f": f, "p": p} if selector.startswith("topk") else {}
+    if selector in RATED:
+        settings["uniform"] = uniform
+    return _settle(path, settings)
+
+
+def _settle(path: str | os.PathLike, settings: dict) -> dict[str, int]:
+    """Store ``settings`` in the effort at ``path`` (refused when it has others); its queries, docs and pairs
+    (all-pairs cost; the listed questions of ``list``)."""
     with Store(path) as store:
         made = store.settings()
-        if selector in RATED and not ("selector" in made and "uniform" not in made):  # an older effort keeps its rule
-            settings["uniform"] = uniform
+        if "selector" in made and "uniform" not in made:  # an older effort of rating keeps its rule
+            settings.pop("uniform", None)
         chosen = selector_of(store.settled(settings))  # a bad source is refused before anything is stored
         store.settle(settings)
     costs = all_pairs_cost(chosen.pools)
-    return {"queries": len(costs), "docs": sum(len(d) for d in chosen.pools.values()), "pairs": sum(costs.values())}
+    asked = len(chosen.pairs) if isinstance(chosen, ListedPairs) else sum(costs.values())
+    return {"queries": len(costs), "docs": sum(len(d) for d in chosen.pools.values()), "pairs": asked}
 
 
 def _plan_adjudication(path: str | os.PathLike, llm: str | os.PathLike, seed: int, rule: str) -> dict[str, int]:
@@ -124,6 +148,8 @@ def selector_of(settings: dict[str, str]) -> Selector:
         from ir_pref_measures.judging.adjudication import adjudication_selector
 
         return adjudication_selector(settings["llm"])
+    if settings["selector"] == LISTED:
+        return ListedPairs(read_pairs(settings["pairs"]))
     batch = None if settings.get("batch", "None") == "None" else int(settings["batch"])
     grades = read_grades(settings["qrels"]) if "qrels" in settings else None
     pools = graded_pools(grades) if grades is not None else depth_pools(_runs(settings), int(settings["depth"]))
@@ -201,37 +227,52 @@ def run(
 def status(path: str | os.PathLike) -> dict[str, object]:
     """The effort's settings and counts: requests, answers, unanswered requests, answers by kind, and unusable
     answers by kind of failure (``unusable transport``: prompts without a reply and no answer since, asked again by
-    the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``)."""
+    the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``); where pairs were asked in
+    both orders, the judges' ``position consistency`` and ``preference fairness``
+    (:mod:`ir_pref_measures.judges.position`, four decimals)."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         found: dict[str, object] = {**dict(store.settings()), **store.counts()}
         kinds: dict[str, int] = {}
-        for row in store.answers():
+        answers = store.answers()
+        for row in answers:
             kinds[row.answer.answer] = kinds.get(row.answer.answer, 0) + 1
         failures = {f"unusable {kind or 'judged'}": n for kind, n in sorted(store.failures().items())}
-        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures
+        shown = [(a.pair.query_id, a.pair.first, a.pair.second, a.answer) for a in (row.answer for row in answers)]
+        bias = {}
+        if instances(shown):
+            bias["position consistency"] = round(position_consistency(shown), 4)
+            bias["preference fairness"] = round(preference_fairness(shown), 4)
+        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures | bias
 
 
 def export(
     path: str | os.PathLike,
     format: str,
     consistent: bool = False,
+    texts: Texts | None = None,
+    band: float | None = None,
     *,
     exclude_flagged: bool = False,
     with_llm: bool = False,
 ) -> list[str]:
     """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule; with
-    ``consistent``, those that agree with an order fitted to them; with ``exclude_flagged``, without the answers of
-    the assessors flagged on gold pairs (:func:`ir_pref_measures.judging.gold.flagged_assessors`); with
-    ``with_llm`` (an ``adjudication`` effort), the LLM effort's verdicts with the pairs people judged replaced by
-    theirs (:func:`ir_pref_measures.judging.adjudication.adjudicated_verdicts`)."""
+    ``consistent``, those that agree with an order fitted to them; an effort of the ``list`` selector in the order
+    of its list; a ``log`` with the documents' ``texts`` writes ties and unusable questions as ``judge.py`` does;
+    with a tie ``band``, questions with p(first) in both orders have the verdict of their soft preference; with
+    ``exclude_flagged``, without the answers of the assessors flagged on gold pairs
+    (:func:`ir_pref_measures.judging.gold.flagged_assessors`); with ``with_llm`` (an ``adjudication`` effort), the
+    LLM effort's verdicts with the pairs people judged replaced by theirs
+    (:func:`ir_pref_measures.judging.adjudication.adjudicated_verdicts`)."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         excluded = flagged_assessors(store.database) if exclude_flagged else frozenset()
         settings = store.settings()
         rule = settings.get("rule", DEFAULT_RULE)
         if not with_llm:
-            return export_lines(store, format, rule, consistent, excluded=excluded)
+            listed = selector_of(settings) if settings.get("selector") == LISTED else None
+            order = listed.position if isinstance(listed, ListedPairs) else None
+            return export_lines(store, format, rule, consistent, excluded, order=order, texts=texts, band=band)
         if settings.get("selector") != "adjudication":
             raise InputError("--with-llm exports an adjudication effort (judge plan --selector adjudication --llm)")
         from ir_pref_measures.judging.adjudication import adjudicated_verdicts

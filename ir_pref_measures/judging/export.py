@@ -11,35 +11,77 @@ log         Clarke's judging log: ``@ qid winner loser !``, ``@ qid a b =`` (a t
             answer); a bad mark is a win of the other doc
 shown       every answer, not combined, in the order shown (``carterette`` lines, the doc shown first listed
             first), for position bias (``ir-pref-measures judges``); an ``unusable`` answer cannot be written
+soft        ``qid a b P``: the soft preference P(a > b) of a question asked both ways whose answers carry p(first)
+            (:mod:`~ir_pref_measures.judging.confidence`), six decimals; a question without it cannot be written
 ==========  ===========================================================================================
 
 What a format cannot state is left out with a warning that counts it; nothing is dropped silently. ``log`` and
 ``carterette`` keep every verdict (ties included), so they are the formats to evaluate; ``winner`` and ``pairs``
 drop the ties, which the closure of the measures would use. With ``consistent``, the verdicts that contradict an
 order fitted to each query's verdicts are left out (:func:`consistent_verdicts`), with a warning that counts them.
+
+Given the documents' texts, ``log`` writes as Arabzadeh and Clarke's ``judge.py`` does
+(:func:`~ir_pref_measures.judging.presets.clarke_line`): a tie with the shorter text first (the second doc first
+when the lengths are equal), a question without a usable answer with the doc whose text is present first. An
+``order`` (a key of each question) replaces the query, round and asking order: the ``list`` selector's list order.
+With a tie ``band``, a question whose answers carry p(first) in both orders has the verdict of its soft preference
+(:func:`~ir_pref_measures.judging.confidence.soft_outcome`) rather than of the rule.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.judging.combine import DEFAULT_RULE, Verdict, combine
+from ir_pref_measures.judging.confidence import orders_p_first, soft_outcome, soft_preference
+from ir_pref_measures.judging.presets import clarke_line
+from ir_pref_measures.judging.protocol import Pair
 from ir_pref_measures.judging.store import Store
+from ir_pref_measures.judging.texts import Texts
 
-FORMATS = ("carterette", "winner", "pairs", "log", "shown")
+FORMATS = ("carterette", "winner", "pairs", "log", "shown", "soft")
 
 
-def verdicts(store: Store, rule: str = DEFAULT_RULE, excluded: Collection[str] = ()) -> list[Verdict]:
-    """The verdict of every answered request of ``store`` under ``rule``, by query, round and asking order;
-    the answers of the ``excluded`` assessors left out."""
+def verdicts(
+    store: Store, rule: str = DEFAULT_RULE, excluded: Collection[str] = (), band: float | None = None
+) -> list[Verdict]:
+    """The verdict of every answered request of ``store`` under ``rule``, by query, round and asking order; the
+    answers of the ``excluded`` assessors left out; with a tie ``band``, a question with p(first) in both orders has
+    the verdict of its P(a > b) (:func:`~ir_pref_measures.judging.confidence.soft_outcome`)."""
     answers = defaultdict(list)
     for row in store.answers():
         if row.answer.assessor not in excluded:
             answers[row.request_id].append(row.answer)
-    return [combine(r.pair, answers[r.id], rule, r.round) for r in store.requests() if r.id in answers]
+    found = []
+    for r in store.requests():
+        if r.id not in answers:
+            continue
+        soft = orders_p_first(r.pair, answers[r.id]) if band is not None else None
+        if soft is not None and band is not None:
+            found.append(Verdict(r.pair, soft_outcome(*soft, band), r.round))
+        else:
+            found.append(combine(r.pair, answers[r.id], rule, r.round))
+    return found
+
+
+def soft_lines(store: Store, order: Callable[[Pair], int] | None = None) -> list[str | None]:
+    """The ``soft`` lines ``qid a b P`` (P(a > b), six decimals) of every answered request (``None`` for those
+    without p(first) in both orders), by query, round and asking order, or by ``order`` of the pair."""
+    answers = defaultdict(list)
+    for row in store.answers():
+        answers[row.request_id].append(row.answer)
+    requests = [r for r in store.requests() if r.id in answers]
+    if order is not None:
+        requests.sort(key=lambda r: order(r.pair))
+    lines: list[str | None] = []
+    for r in requests:
+        soft = orders_p_first(r.pair, answers[r.id])
+        q, a, b = r.pair.query_id, r.pair.first, r.pair.second
+        lines.append(None if soft is None else f"{q} {a} {b} {soft_preference(*soft):.6f}")
+    return lines
 
 
 def _combined_line(verdict: Verdict, format: str) -> str | None:
@@ -59,6 +101,15 @@ def _combined_line(verdict: Verdict, format: str) -> str | None:
     if winner is None:
         return None
     return f"{q} {a} {b} {winner}" if format == "winner" else f"{q} {winner} {loser}"
+
+
+# a verdict's outcome as presets.clarke_line's verdict: a bad mark is a win of the other doc
+CLARKE_VERDICTS = {"first": "first", "second": "second", "bad-second": "first", "bad-first": "second", "tie": "tie"}
+
+
+def _clarke_line(verdict: Verdict, texts: Texts) -> str:
+    """``judge.py``'s ``@`` line of ``verdict``, ties and unusable questions ordered by the ``texts``."""
+    return clarke_line(verdict.pair, CLARKE_VERDICTS.get(verdict.outcome or "", "unusable"), texts)
 
 
 def _shown_line(answer) -> str | None:
@@ -112,31 +163,55 @@ def _preference_row(verdict: Verdict, bad: bool) -> tuple | None:
 
 
 def export_lines(
-    store: Store, format: str, rule: str = DEFAULT_RULE, consistent: bool = False, excluded: Collection[str] = ()
+    store: Store,
+    format: str,
+    rule: str = DEFAULT_RULE,
+    consistent: bool = False,
+    excluded: Collection[str] = (),
+    *,
+    order: Callable[[Pair], int] | None = None,
+    texts: Texts | None = None,
+    band: float | None = None,
 ) -> list[str]:
     """The lines (with newlines) of ``store`` in ``format`` (module docstring), combining by ``rule``; with
     ``consistent``, only the verdicts that agree with an order fitted to them (:func:`consistent_verdicts`), whose
-    transitive closure prefers no pair both ways; the answers of the ``excluded`` assessors left out."""
+    transitive closure prefers no pair both ways; the answers of the ``excluded`` assessors left out; the questions
+    sorted by ``order``; ``log`` lines with ``texts`` as ``judge.py`` writes them; soft verdicts by the tie ``band``
+    where the answers carry p(first)."""
     if format not in FORMATS:
         raise InputError(f"unknown export format {format!r}", expected=f"one of {', '.join(FORMATS)}")
+    if format in ("shown", "soft") and consistent:
+        raise InputError(
+            "the shown format holds every answer, not combined: it cannot be made consistent"
+            if format == "shown"
+            else "the soft format holds probabilities, not verdicts: it cannot be made consistent",
+            expected="a combined format (log, carterette, winner, pairs) with --consistent",
+        )
     if format == "shown":
-        if consistent:
-            raise InputError(
-                "the shown format holds every answer, not combined: it cannot be made consistent",
-                expected="a combined format (log, carterette, winner, pairs) with --consistent",
-            )
         rows = [row.answer for row in store.answers() if row.answer.assessor not in excluded]
         lines = [_shown_line(a) for a in rows]
         what = "unusable answers"
+    elif format == "soft":
+        lines = soft_lines(store, order)
+        what = "questions without p(first) in both orders"
     else:
-        return verdict_lines(verdicts(store, rule, excluded), format, consistent)
+        combined = verdicts(store, rule, excluded, band)
+        if order is not None:
+            combined.sort(key=lambda verdict: order(verdict.pair))
+        if consistent:
+            combined = consistent_verdicts(combined, format)
+        if format == "log" and texts is not None:
+            lines = [_clarke_line(v, texts) for v in combined]
+        else:
+            lines = [_combined_line(v, format) for v in combined]
+        what = "ties or questions without a usable answer"
     return _written(lines, format, what)
 
 
 def verdict_lines(rows: list[Verdict], format: str, consistent: bool = False) -> list[str]:
     """The lines (with newlines) of the verdicts ``rows`` in the combined ``format`` (module docstring); with
     ``consistent``, only those that agree with an order fitted to them (:func:`consistent_verdicts`)."""
-    if format not in FORMATS or format == "shown":
+    if format not in FORMATS or format in ("shown", "soft"):
         raise InputError(f"not a combined export format: {format!r}", expected="log, carterette, winner or pairs")
     if consistent:
         rows = consistent_verdicts(rows, format)

@@ -43,6 +43,7 @@ import numpy as np
 
 from ir_pref_measures.errors import InputError, Stopped
 from ir_pref_measures.judging import database
+from ir_pref_measures.judging.confidence import p_first
 from ir_pref_measures.judging.presets import Preset, preset
 from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.redact import redact
@@ -88,6 +89,7 @@ OPTIONS: dict[str, tuple[Callable[[str], object], object, str]] = {
         "send the seed with each request (endpoints that support it sample reproducibly)",
     ),
     "name": (_text, "llm", "the judge id stored with each answer"),
+    "logprobs": (int, 0, "top log-probabilities asked per token (0: none); each answer's p(first) is read from them"),
 }
 
 
@@ -152,6 +154,7 @@ class LLMJudge:
         send_seed: bool = False,
         name: str = "llm",
         progress: bool = False,
+        logprobs: int = 0,
     ) -> None:
         if not model:
             raise InputError("the LLM judge needs a model name (option model)")
@@ -159,6 +162,7 @@ class LLMJudge:
             ("samples", samples, 1),
             ("concurrency", concurrency, 1),
             ("attempts", attempts, 1),
+            ("logprobs", logprobs, 0),
         ):
             if not isinstance(value, int) or value < least:
                 raise InputError(f"option {option} of the LLM judge: {value!r} is not an integer >= {least}")
@@ -174,6 +178,7 @@ class LLMJudge:
         self.price_in, self.price_out = _prices(price_per_1k)
         self.temperature, self.max_tokens = temperature, max_tokens
         self.seed, self.send_seed = seed, send_seed
+        self.logprobs = logprobs  # top log-probabilities asked per token: p(first) (judging.confidence)
         self.show_progress = progress
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
@@ -317,6 +322,8 @@ class LLMJudge:
             request["max_tokens"] = self.max_tokens
         if self.send_seed:
             request["seed"] = self.seed + prompt.sample
+        if self.logprobs:
+            request["logprobs"], request["top_logprobs"] = True, self.logprobs
         return request
 
     async def _ask(self, client, prompt: _Prompt) -> Answer:
@@ -345,7 +352,7 @@ class LLMJudge:
                     return self._failed(prompt, failure.detail, "request")
                 continue
             self._streak = 0
-            raw, tokens_in, tokens_out = result
+            raw, tokens_in, tokens_out, logprobs = result
             self._count(tokens_in, tokens_out)
             answer = self.preset.read(raw)
             return self._answer(
@@ -357,6 +364,7 @@ class LLMJudge:
                 tokens_out=tokens_out,
                 latency=time.perf_counter() - start,
                 failure="content" if answer == "unusable" else "",
+                p_first=p_first(logprobs, self.preset.labels) if self.logprobs else None,
             )
         self._streak += 1
         if self._streak >= FAILED_PROMPTS:
@@ -368,7 +376,7 @@ class LLMJudge:
         reason = f"no answer after {self.attempts} attempt(s); the last: {failure.detail}"
         return self._failed(prompt, reason, "transport")
 
-    async def _attempt(self, client, request: dict) -> tuple[str, int, int] | _Failure:
+    async def _attempt(self, client, request: dict) -> tuple[str, int, int, object] | _Failure:
         """One request: the response's text and token counts, or why it failed (and whether to retry)."""
         import httpx
         import openai
@@ -427,9 +435,9 @@ class LLMJudge:
         self.usage.cost = (self.usage.tokens_in * self.price_in + self.usage.tokens_out * self.price_out) / 1000
 
 
-def _read_completion(body) -> tuple[str, int, int]:
-    """The text of a chat completion's first choice (``""`` for a choice without content) and its token counts;
-    a body that is not a chat completion raises ``ValueError``."""
+def _read_completion(body) -> tuple[str, int, int, object]:
+    """The text of a chat completion's first choice (``""`` for a choice without content), its token counts and
+    its ``logprobs`` (``None`` when absent); a body that is not a chat completion raises ``ValueError``."""
     choices = body.get("choices") if isinstance(body, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ValueError("no choices in the response")
@@ -439,7 +447,8 @@ def _read_completion(body) -> tuple[str, int, int]:
         raise ValueError("no text in the response's first choice")
     usage = body.get("usage")
     usage = usage if isinstance(usage, dict) else {}
-    return content or "", _count_of(usage, "prompt_tokens"), _count_of(usage, "completion_tokens")
+    counts = _count_of(usage, "prompt_tokens"), _count_of(usage, "completion_tokens")
+    return content or "", *counts, choices[0].get("logprobs")
 
 
 def _count_of(usage: dict, name: str) -> int:

@@ -96,7 +96,8 @@ RULES: dict[str, Callable[[Pair, Sequence[Answer]], str]] = {
 class Preset:
     """A prompt (``template`` as the user message, ``system`` as the system message unless empty), the reading
     of a response (``read``: raw text -> ``first``, ``second``, ``tie`` or ``unusable``), whether each pair is asked
-    in both orders, and the combination ``rule`` (a name of :data:`RULES`)."""
+    in both orders, the combination ``rule`` (a name of :data:`RULES`), and the answer tokens ``labels`` naming the
+    doc shown first and second (read for p(first): :mod:`ir_pref_measures.judging.confidence`)."""
 
     name: str
     template: str
@@ -104,6 +105,7 @@ class Preset:
     rule: str = "majority"
     both_orders: bool = True
     read: Callable[[str], str] = field(default=read_one_or_two, compare=False)
+    labels: tuple[str, str] = ("1", "2")  # the answer tokens naming the first and the second doc (p(first))
 
     def __post_init__(self) -> None:
         names = {name for _, name, _, _ in string.Formatter().parse(self.template) if name is not None}

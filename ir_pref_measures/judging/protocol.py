@@ -42,7 +42,9 @@ class Answer:
     again); ``prompt_hash`` identifies the prompt template; ``raw`` is the judge's text as received; ``latency`` is
     in seconds; ``assessor`` names the person for human judges; ``failure`` is the kind of failure of an
     ``unusable`` answer (``transport``: no reply received, asked again by a resumed run; ``content``: a reply that
-    reads as no answer; ``request``: the prompt refused; ``text``: a text missing), empty otherwise."""
+    reads as no answer; ``request``: the prompt refused; ``text``: a text missing), empty otherwise; ``p_first`` is
+    the judge's probability that the doc shown first is preferred, where it gives one (an LLM's log-probabilities:
+    :mod:`ir_pref_measures.judging.confidence`), else ``None``."""
 
     pair: Pair
     answer: str
@@ -57,6 +59,7 @@ class Answer:
     latency: float = 0.0
     assessor: str = ""
     failure: str = ""
+    p_first: float | None = None
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWERS:

@@ -10,8 +10,9 @@ Four tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`; the web de
   ``asked_at``. Unique per ``(query_id, round, first, second)``: asking again is a no-op;
 * ``answers``: one row per answer, never updated: the request it answers, query and docs *in the order this
   answer was shown*, judge, model, prompt hash, sample, answer, raw text, reason, tokens, latency, time, assessor,
-  and ``failure``, the kind of failure of an ``unusable`` answer (``transport``, ``content``, ``request``,
-  ``text``; empty otherwise). Unique per ``(request, judge, assessor, sample, first, failure)``: a retry or a
+  ``failure``, the kind of failure of an ``unusable`` answer (``transport``, ``content``, ``request``,
+  ``text``; empty otherwise), and ``p_first``, the judge's probability that the doc shown first is preferred
+  (``NULL`` when it gives none). Unique per ``(request, judge, assessor, sample, first, failure)``: a retry or a
   double submit never doubles an answer;
 * ``withdrawn``: the answers an assessor took back (undo), kept in ``answers`` and no longer read.
 
@@ -49,7 +50,7 @@ SCHEMA = (
         model TEXT NOT NULL, prompt_hash TEXT NOT NULL, sample INTEGER NOT NULL, answer TEXT NOT NULL,
         raw TEXT NOT NULL, reason TEXT NOT NULL, tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL,
         latency REAL NOT NULL, answered_at REAL NOT NULL, assessor TEXT NOT NULL, failure TEXT NOT NULL DEFAULT '',
-        UNIQUE (request_id, judge, assessor, sample, first, failure))""",
+        p_first REAL, UNIQUE (request_id, judge, assessor, sample, first, failure))""",
     "CREATE INDEX IF NOT EXISTS answers_request ON answers (request_id)",
     """CREATE TABLE IF NOT EXISTS withdrawn (
         answer_id INTEGER PRIMARY KEY REFERENCES answers (id), request_id INTEGER NOT NULL,
@@ -59,7 +60,7 @@ TRANSPORT = "transport"  # the failure that is not an answer (protocol.FAILURES)
 # an answer withdrawn (undo) is kept, not read; a transport failure is kept, not read as an answer
 LIVE = f"id NOT IN (SELECT answer_id FROM withdrawn) AND failure <> '{TRANSPORT}'"
 ANSWER_FIELDS = "query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason, tokens_in, "
-ANSWER_FIELDS += "tokens_out, latency, answered_at, assessor, failure"
+ANSWER_FIELDS += "tokens_out, latency, answered_at, assessor, failure, p_first"
 # the failure of a row stored before the column existed, read from its reason (the LLM judge's wording)
 OLD_FAILURE = (
     "CASE WHEN answer <> 'unusable' THEN '' WHEN reason LIKE 'no answer after %' THEN 'transport' "
@@ -72,7 +73,7 @@ SQL = {  # every statement, with ?-style placeholders
     "ask": "INSERT INTO requests (query_id, first, second, round, judge, asked_by, asked_at) "
     "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (query_id, round, first, second) DO NOTHING",
     "request_id": "SELECT id FROM requests WHERE query_id = ? AND round = ? AND first = ? AND second = ?",
-    "answer": f"INSERT INTO answers (request_id, {ANSWER_FIELDS}) VALUES (?{', ?' * 16}) "
+    "answer": f"INSERT INTO answers (request_id, {ANSWER_FIELDS}) VALUES (?{', ?' * 17}) "
     "ON CONFLICT (request_id, judge, assessor, sample, first, failure) DO NOTHING",
     "requests": "SELECT id, query_id, first, second, round, judge, asked_by, asked_at FROM requests "
     "ORDER BY query_id, round, id",
@@ -183,7 +184,7 @@ class Store:
         now = time.time()
         rows = [
             (request_id, a.pair.query_id, a.pair.first, a.pair.second, a.judge, a.model, a.prompt_hash, a.sample)
-            + (a.answer, a.raw, a.reason, a.tokens_in, a.tokens_out, a.latency, now, a.assessor, a.failure)
+            + (a.answer, a.raw, a.reason, a.tokens_in, a.tokens_out, a.latency, now, a.assessor, a.failure, a.p_first)
             for request_id, a in answered
         ]
         with self._transaction():
@@ -225,12 +226,15 @@ class Store:
 
 
 def _migrate(database) -> None:
-    """Bring a store made before the ``failure`` column up to date: the column added to the answers and to their
-    unique key, each row's kind read from its reason (:data:`OLD_FAILURE`)."""
-    if "failure" in database.columns("answers"):
-        return
-    database.add_key_column("answers", SCHEMA[2], "failure", "TEXT NOT NULL DEFAULT ''", OLD_FAILURE)
-    database.execute(SCHEMA[3])  # the index, gone with SQLite's old table
+    """Bring an older store up to date: made before the ``failure`` column, the column added to the answers and to
+    their unique key, each row's kind read from its reason (:data:`OLD_FAILURE`); made before ``p_first``, the
+    column added, empty (``NULL``: no probability) for the answers stored."""
+    columns = database.columns("answers")
+    if "failure" not in columns:
+        database.add_key_column("answers", SCHEMA[2], "failure", "TEXT NOT NULL DEFAULT ''", OLD_FAILURE)
+        database.execute(SCHEMA[3])  # the index, gone with SQLite's old table
+    if "p_first" not in database.columns("answers"):  # SQLite's rebuilt table has it; PostgreSQL's altered one not
+        database.execute("ALTER TABLE answers ADD COLUMN p_first REAL")
 
 
 def _request(row) -> Request:
@@ -240,8 +244,8 @@ def _request(row) -> Request:
 
 def _stored(row) -> StoredAnswer:
     request_id, query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason = row[:11]
-    tokens_in, tokens_out, latency, answered_at, assessor, failure = row[11:]
+    tokens_in, tokens_out, latency, answered_at, assessor, failure, p_first = row[11:]
     pair = Pair(query_id, first, second)
     fields = dict(model=model, prompt_hash=prompt_hash, raw=raw, reason=reason, assessor=assessor, failure=failure)
-    fields.update(tokens_in=tokens_in, tokens_out=tokens_out, latency=latency)
+    fields.update(tokens_in=tokens_in, tokens_out=tokens_out, latency=latency, p_first=p_first)
     return StoredAnswer(request_id, Answer(pair, answer, judge, sample, **fields), answered_at)

@@ -7,8 +7,9 @@ or ``None`` to answer. Faults: ``429`` (with ``Retry-After: 0``), ``500``, ``503
 ``timeout`` (no answer for ``hang`` seconds, longer than the client waits), ``malformed`` (a truncated JSON body),
 ``empty`` (a 200 without a body), ``no-choices`` (``{}``), ``disconnect`` (the connection closed without a
 response), ``slow`` (the right answer after ``slow`` seconds, within the client's timeout); ``echo`` (not drawn
-among :data:`FAULTS`) is a 400 whose message repeats the request's ``Authorization`` header. It counts requests
-and answers per prompt, and the requests in flight at most (``peak``). Run as a script
+among :data:`FAULTS`) is a 400 whose message repeats the request's ``Authorization`` header. A request asking for
+``logprobs`` gets the choice's ``logprobs`` object that ``logprobs(messages, top_logprobs)`` returns, when given.
+It counts requests and answers per prompt, and the requests in flight at most (``peak``). Run as a script
 (``python chat_server.py --delay 0.05``) it answers ``1`` to everything and prints its URL.
 """
 
@@ -56,8 +57,10 @@ class ChatServer:
         key: str | None = None,
         hang: float = 2.0,
         slow: float = 0.3,
+        logprobs: Callable[[list[dict], int], dict] | None = None,
     ) -> None:
         self.answer, self.delay, self.faults, self.key, self.hang, self.slow = answer, delay, faults, key, hang, slow
+        self.logprobs = logprobs
         self.asked: Counter = Counter()  # requests per prompt
         self.answered: Counter = Counter()  # well-formed answers per prompt
         self.faulted: Counter = Counter()  # faults served, by kind
@@ -124,7 +127,12 @@ class ChatServer:
                 with server.lock:
                     server.answered[key] += 1
                 user = request["messages"][-1]["content"]
-                self._send(200, completion(request["model"], text, tokens(user), tokens(text)))
+                body = completion(request["model"], text, tokens(user), tokens(text))
+                if request.get("logprobs") and server.logprobs is not None:
+                    body["choices"][0]["logprobs"] = server.logprobs(
+                        request["messages"], request.get("top_logprobs", 0)
+                    )
+                self._send(200, body)
 
             def _fault(self, fault: str) -> None:
                 if fault.isdigit():

@@ -49,6 +49,10 @@ ALLOWED = {
     ("tests/commands/test_ppi.py", "ir_pref_measures.stats.topic_set_size"): "the module the command wraps",
     ("tests/experiment/test_render.py", "ir_pref_measures.experiment.styled"): "the highlight rule of styled tables",
     ("tests/judging/test_database.py", "ir_pref_measures.judging.store"): "the store's schema on each database",
+    ("tests/judging/test_store_p_first.py", "ir_pref_measures.judging.database"): "a store made before the "
+    "p_first column, written with the database's own connection",
+    ("tests/judging/test_store_p_first.py", "ir_pref_measures.judging.store"): "the schema of a store made before "
+    "the p_first column",
     ("tests/judging/test_judge_run_failures.py", "ir_pref_measures.judging.database"): "a store made before the "
     "failure column, written through the database layer",
     ("tests/judging/test_judge_run_failures.py", "ir_pref_measures.judging.store"): "the schema of a store made "

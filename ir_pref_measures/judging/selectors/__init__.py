@@ -10,6 +10,7 @@ from ir_pref_measures.judging.selectors.base import (
     stable_hash,
 )
 from ir_pref_measures.judging.selectors.insertion import BinaryInsertion
+from ir_pref_measures.judging.selectors.listed import ListedPairs, read_pairs
 from ir_pref_measures.judging.selectors.pairs import AllPairs, random_pairs
 from ir_pref_measures.judging.selectors.rating import UNIFORM, RatingDriven
 from ir_pref_measures.judging.selectors.topk import TopK
@@ -17,6 +18,7 @@ from ir_pref_measures.judging.selectors.topk import TopK
 __all__ = [
     "AllPairs",
     "BinaryInsertion",
+    "ListedPairs",
     "RatingDriven",
     "Selector",
     "TopK",
@@ -26,6 +28,7 @@ __all__ = [
     "graded_pools",
     "query_rng",
     "random_pairs",
+    "read_pairs",
     "read_grades",
     "stable_hash",
 ]

@@ -579,10 +579,11 @@ class Desk:
         )
 
     def formats(self) -> list[str]:
-        """The export formats (:func:`ir_pref_measures.judging.store.export`)."""
+        """The export formats (:func:`ir_pref_measures.judging.store.export`) but ``soft``: people give no
+        probabilities."""
         from ir_pref_measures.judging.export import FORMATS
 
-        return list(FORMATS)
+        return [name for name in FORMATS if name != "soft"]
 
     def export(self, format: str, exclude_flagged: bool = False) -> str:
         """The people's judgments in ``format`` (one of :meth:`formats`); with ``exclude_flagged``, without the
