@@ -35,9 +35,10 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -48,6 +49,9 @@ from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.redact import redact
 from ir_pref_measures.judging.texts import Texts
 from ir_pref_measures.progress import progress
+
+if TYPE_CHECKING:
+    from ir_pref_measures.judging.stream import Stream
 
 RETRIED_STATUS = (408, 409, 429)  # and every 5xx
 FATAL_STATUS = (401, 403, 404)
@@ -221,29 +225,25 @@ class LLMJudge:
         (a shared pool of many connections costs several times the CPU per request), take the prompts in turn.
         ``on_answer(answer)`` is called with each answer as it arrives; the prompts of ``done`` (``(pair as
         shown, sample)``, answered before) are not asked and not returned."""
-        prompts = [p for p in self._prompts(pairs) if (p.pair, p.sample) not in done]
-        answers = [self._missing(p) if p.missing else None for p in prompts]
-        if on_answer is not None:
-            for answer in answers:
-                if answer is not None:
-                    on_answer(answer)
-        waiting = collections.deque(i for i, prompt in enumerate(prompts) if not prompt.missing)
+        asked, at_once = self.split(pairs, done)
+        answers: list[Answer | None] = [None] * (len(asked) + len(at_once))
+        for index, answer in at_once:
+            answers[index] = answer
+            if on_answer is not None:
+                on_answer(answer)
+        waiting = collections.deque(asked)
         bar = progress(len(waiting), f"LLM judge ({self.model})", self.show_progress)
 
-        async def work() -> None:
-            client = self._client()
-            try:
-                while waiting:
-                    index = waiting.popleft()
-                    answer = await self._ask(client, prompts[index])
-                    answers[index] = answer
-                    if on_answer is not None:
-                        on_answer(answer)
-                    bar.update(1)
-            finally:
-                await client.close()
+        async def take() -> tuple[int, _Prompt] | None:
+            return waiting.popleft() if waiting else None
 
-        workers = [asyncio.ensure_future(work()) for _ in range(min(self.concurrency, len(waiting)))]
+        def give(index: int, answer: Answer) -> None:
+            answers[index] = answer
+            if on_answer is not None:
+                on_answer(answer)
+            bar.update(1)
+
+        workers = [asyncio.ensure_future(self.work(take, give)) for _ in range(min(self.concurrency, len(waiting)))]
         try:
             await asyncio.gather(*workers)
         finally:
@@ -252,7 +252,37 @@ class LLMJudge:
             with contextlib.suppress(BaseException):
                 await asyncio.gather(*workers, return_exceptions=True)
             bar.close()
-        return answers
+        return [a for a in answers if a is not None]
+
+    def split(
+        self, pairs: Sequence[Pair], done: Collection[tuple[Pair, int]] = ()
+    ) -> tuple[list[tuple[int, _Prompt]], list[tuple[int, Answer]]]:
+        """The prompts of ``pairs`` (those of ``done`` left out), numbered in order, split into those to ask and
+        the answers given at once: the ``unusable`` answer of each prompt whose text is missing."""
+        prompts = [p for p in self._prompts(pairs) if (p.pair, p.sample) not in done]
+        asked = [(i, p) for i, p in enumerate(prompts) if not p.missing]
+        return asked, [(i, self._missing(p)) for i, p in enumerate(prompts) if p.missing]
+
+    async def work(
+        self, take: Callable[[], Awaitable[tuple[Any, _Prompt] | None]], give: Callable[[Any, Answer], None]
+    ) -> None:
+        """One worker: a client with one kept-alive connection (a shared pool of many connections costs several
+        times the CPU per request) asks the prompts ``take`` hands out, ``(key, prompt)``, until it hands out
+        ``None``, and gives each answer to ``give(key, answer)`` as it arrives."""
+        client = self._client()
+        try:
+            while (taken := await take()) is not None:
+                key, prompt = taken
+                give(key, await self._ask(client, prompt))
+        finally:
+            await client.close()
+
+    def stream(self) -> Stream:
+        """A stream of prompts to this judge for a whole run (:class:`~ir_pref_measures.judging.stream.Stream`):
+        pairs submitted at any time, ``concurrency`` requests in flight across all of them."""
+        from ir_pref_measures.judging.stream import Stream
+
+        return Stream(self)
 
     # -- the prompts --
 

@@ -48,7 +48,6 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.combine import Verdict
 from ir_pref_measures.judging.protocol import Pair
 from ir_pref_measures.judging.selectors.base import History, query_rng, shown, top_ranks
-from ir_pref_measures.leaderboards.sparse_ratings import bradley_terry_battles
 
 PRIOR = 1.0
 UNIFORM = 0.5  # the defensive share: every second question is drawn uniformly
@@ -147,6 +146,8 @@ class RatingDriven:
         a = np.concatenate([last.a, np.array([index[v.pair.first] for v in new], dtype=np.int64)])
         b = np.concatenate([last.b, np.array([index[v.pair.second] for v in new], dtype=np.int64)])
         points = np.concatenate([last.points, np.array([v.points() for v in new], dtype=np.float64).reshape(-1, 2)])
+        from ir_pref_measures.leaderboards.sparse_ratings import bradley_terry_battles  # the package loads pandas
+
         beta = bradley_terry_battles(a, b, points, len(docs), self.prior, start=last.beta)
         fit = self._fits[query_id] = Fit(docs, verdicts, a, b, points, beta)
         return fit
