@@ -42,7 +42,9 @@ class Answer:
     again); ``prompt_hash`` identifies the prompt template; ``raw`` is the judge's text as received; ``latency`` is
     in seconds; ``assessor`` names the person for human judges; ``failure`` is the kind of failure of an
     ``unusable`` answer (``transport``: no reply received, asked again by a resumed run; ``content``: a reply that
-    reads as no answer; ``request``: the prompt refused; ``text``: a text missing), empty otherwise."""
+    reads as no answer; ``request``: the prompt refused; ``text``: a text missing), empty otherwise; ``attempts``
+    counts the HTTP requests an LLM judge made for it, ``cost`` is its price, and ``cached`` marks an answer taken
+    from an answer cache (paid for before: cost 0)."""
 
     pair: Pair
     answer: str
@@ -57,6 +59,9 @@ class Answer:
     latency: float = 0.0
     assessor: str = ""
     failure: str = ""
+    attempts: int = 0
+    cost: float = 0.0
+    cached: bool = False
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWERS:

@@ -8,9 +8,10 @@ Three tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`):
   ``asked_at``. Unique per ``(query_id, round, first, second)``: asking again is a no-op;
 * ``answers``: one row per answer, never updated: the request it answers, query and docs *in the order this
   answer was shown*, judge, model, prompt hash, sample, answer, raw text, reason, tokens, latency, time, assessor,
-  and ``failure``, the kind of failure of an ``unusable`` answer (``transport``, ``content``, ``request``,
-  ``text``; empty otherwise). Unique per ``(request, judge, assessor, sample, first, failure)``: a retry or a
-  double submit never doubles an answer.
+  ``failure``, the kind of failure of an ``unusable`` answer (``transport``, ``content``, ``request``,
+  ``text``; empty otherwise), the HTTP ``attempts`` it took and its ``cost`` (an LLM judge's; 0 otherwise), and
+  ``cached`` (1 when it was taken from an answer cache, paid for before: cost 0). Unique per ``(request, judge,
+  assessor, sample, first, failure)``: a retry or a double submit never doubles an answer.
 
 A ``transport`` failure (no reply received: connection failed, timeouts, 5xx or 429 after every attempt) is not an
 answer: it is kept as a row (the first one of each prompt) but not read as an answer (:meth:`Store.answers`), so a
@@ -46,6 +47,7 @@ SCHEMA = (
         model TEXT NOT NULL, prompt_hash TEXT NOT NULL, sample INTEGER NOT NULL, answer TEXT NOT NULL,
         raw TEXT NOT NULL, reason TEXT NOT NULL, tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL,
         latency REAL NOT NULL, answered_at REAL NOT NULL, assessor TEXT NOT NULL, failure TEXT NOT NULL DEFAULT '',
+        attempts INTEGER NOT NULL DEFAULT 0, cost REAL NOT NULL DEFAULT 0, cached INTEGER NOT NULL DEFAULT 0,
         UNIQUE (request_id, judge, assessor, sample, first, failure))""",
     "CREATE INDEX IF NOT EXISTS answers_request ON answers (request_id)",
     """CREATE TABLE IF NOT EXISTS withdrawn (
@@ -56,7 +58,13 @@ TRANSPORT = "transport"  # the failure that is not an answer (protocol.FAILURES)
 # an answer withdrawn (undo) is kept, not read; a transport failure is kept, not read as an answer
 LIVE = f"id NOT IN (SELECT answer_id FROM withdrawn) AND failure <> '{TRANSPORT}'"
 ANSWER_FIELDS = "query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason, tokens_in, "
-ANSWER_FIELDS += "tokens_out, latency, answered_at, assessor, failure"
+ANSWER_FIELDS += "tokens_out, latency, answered_at, assessor, failure, attempts, cost, cached"
+# the columns added after the first stores were made, each with its definition (:func:`_migrate`)
+ADDED_COLUMNS = {
+    "attempts": "INTEGER NOT NULL DEFAULT 0",
+    "cost": "REAL NOT NULL DEFAULT 0",
+    "cached": "INTEGER NOT NULL DEFAULT 0",
+}
 # the failure of a row stored before the column existed, read from its reason (the LLM judge's wording)
 OLD_FAILURE = (
     "CASE WHEN answer <> 'unusable' THEN '' WHEN reason LIKE 'no answer after %' THEN 'transport' "
@@ -69,7 +77,7 @@ SQL = {  # every statement, with ?-style placeholders
     "ask": "INSERT INTO requests (query_id, first, second, round, judge, asked_by, asked_at) "
     "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (query_id, round, first, second) DO NOTHING",
     "request_id": "SELECT id FROM requests WHERE query_id = ? AND round = ? AND first = ? AND second = ?",
-    "answer": f"INSERT INTO answers (request_id, {ANSWER_FIELDS}) VALUES (?{', ?' * 16}) "
+    "answer": f"INSERT INTO answers (request_id, {ANSWER_FIELDS}) VALUES (?{', ?' * 19}) "
     "ON CONFLICT (request_id, judge, assessor, sample, first, failure) DO NOTHING",
     "requests": "SELECT id, query_id, first, second, round, judge, asked_by, asked_at FROM requests "
     "ORDER BY query_id, round, id",
@@ -181,6 +189,7 @@ class Store:
         rows = [
             (request_id, a.pair.query_id, a.pair.first, a.pair.second, a.judge, a.model, a.prompt_hash, a.sample)
             + (a.answer, a.raw, a.reason, a.tokens_in, a.tokens_out, a.latency, now, a.assessor, a.failure)
+            + (a.attempts, a.cost, int(a.cached))
             for request_id, a in answered
         ]
         with self._transaction():
@@ -222,12 +231,16 @@ class Store:
 
 
 def _migrate(database) -> None:
-    """Bring a store made before the ``failure`` column up to date: the column added to the answers and to their
-    unique key, each row's kind read from its reason (:data:`OLD_FAILURE`)."""
-    if "failure" in database.columns("answers"):
-        return
-    database.add_key_column("answers", SCHEMA[2], "failure", "TEXT NOT NULL DEFAULT ''", OLD_FAILURE)
-    database.execute(SCHEMA[3])  # the index, gone with SQLite's old table
+    """Bring a store made before the ``failure`` column up to date (the column added to the answers and to their
+    unique key, each row's kind read from its reason: :data:`OLD_FAILURE`), then add the columns of
+    :data:`ADDED_COLUMNS` it lacks (``attempts``, ``cost``, ``cached``: 0 for the rows stored before)."""
+    if "failure" not in database.columns("answers"):
+        database.add_key_column("answers", SCHEMA[2], "failure", "TEXT NOT NULL DEFAULT ''", OLD_FAILURE)
+        database.execute(SCHEMA[3])  # the index, gone with SQLite's old table
+    present = database.columns("answers")
+    for column, definition in ADDED_COLUMNS.items():
+        if column not in present:
+            database.execute(f"ALTER TABLE answers ADD COLUMN {column} {definition}")
 
 
 def _request(row) -> Request:
@@ -237,8 +250,9 @@ def _request(row) -> Request:
 
 def _stored(row) -> StoredAnswer:
     request_id, query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason = row[:11]
-    tokens_in, tokens_out, latency, answered_at, assessor, failure = row[11:]
+    tokens_in, tokens_out, latency, answered_at, assessor, failure, attempts, cost, cached = row[11:]
     pair = Pair(query_id, first, second)
     fields = dict(model=model, prompt_hash=prompt_hash, raw=raw, reason=reason, assessor=assessor, failure=failure)
-    fields.update(tokens_in=tokens_in, tokens_out=tokens_out, latency=latency)
+    fields.update(tokens_in=tokens_in, tokens_out=tokens_out, latency=latency, attempts=attempts, cost=cost)
+    fields.update(cached=bool(cached))
     return StoredAnswer(request_id, Answer(pair, answer, judge, sample, **fields), answered_at)
