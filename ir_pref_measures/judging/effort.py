@@ -171,7 +171,9 @@ def run(
 def status(path: str | os.PathLike) -> dict[str, object]:
     """The effort's settings and counts: requests, answers, unanswered requests, answers by kind, and unusable
     answers by kind of failure (``unusable transport``: prompts without a reply and no answer since, asked again by
-    the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``)."""
+    the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``); for an effort judged by
+    an LLM, its ``usage`` as stored (:meth:`Store.usage`: prompts, attempts, retries, tokens in and out, cost,
+    answers cached)."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         found: dict[str, object] = dict(store.settings()) | store.counts()
@@ -179,7 +181,9 @@ def status(path: str | os.PathLike) -> dict[str, object]:
         for row in store.answers():
             kinds[row.answer.answer] = kinds.get(row.answer.answer, 0) + 1
         failures = {f"unusable {kind or 'judged'}": n for kind, n in sorted(store.failures().items())}
-        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures
+        usage = store.usage()
+        paid = {f"usage {name}": value for name, value in usage.items()} if usage["attempts"] or usage["cached"] else {}
+        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures | paid
 
 
 def export(path: str | os.PathLike, format: str, consistent: bool = False) -> list[str]:

@@ -23,7 +23,9 @@ at once.
 
 The base URL and the key come from the options or the environment (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``); the
 key is never logged, stored or shown (a reply or a message repeating it has it replaced by ``[key]``). Tokens are
-counted from each response's ``usage``; with a price per 1,000 tokens the judge also counts the cost.
+counted from each response's ``usage``; with a price per 1,000 tokens the judge also counts the cost. With an
+answer ``cache`` (:mod:`~ir_pref_measures.judging.cache`), a prompt whose reply is kept there is not sent: its
+answer is read from the kept reply, marked ``cached``, at no cost; each reply received is kept there.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ import numpy as np
 
 from ir_pref_measures.errors import InputError, Stopped
 from ir_pref_measures.judging import database
+from ir_pref_measures.judging.cache import AnswerCache, cache_key
 from ir_pref_measures.judging.presets import Preset, preset
 from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.redact import redact
@@ -92,6 +95,7 @@ OPTIONS: dict[str, tuple[object, object, str]] = {
         "send the seed with each request (endpoints that support it sample reproducibly)",
     ),
     "name": (_text, "llm", "the judge id stored with each answer"),
+    "cache": (_text, None, "an answer cache shared by efforts: a SQLite file (made if missing) or a PostgreSQL URL"),
 }
 
 
@@ -113,6 +117,7 @@ class Usage:
     cost: float = 0.0
     failed: int = 0
     failures: dict[str, int] = field(default_factory=dict)  # failed attempts by kind (HTTP 429, timeout, ...)
+    cached: int = 0  # prompts answered from the answer cache (counted in prompts, at no cost)
 
 
 @dataclass(frozen=True)
@@ -155,6 +160,7 @@ class LLMJudge:
         seed: int = 0,
         send_seed: bool = False,
         name: str = "llm",
+        cache: str | os.PathLike | None = None,
         progress: bool = False,
     ) -> None:
         if not model:
@@ -186,6 +192,7 @@ class LLMJudge:
                 "the LLM judge has no endpoint: give base_url (or set OPENAI_BASE_URL) for a local server, "
                 "or api_key (or set OPENAI_API_KEY) for OpenAI"
             )
+        self.cache = AnswerCache(cache) if cache else None
         self._rng = np.random.default_rng(seed)
         self._tls = None
         self._streak = 0  # prompts in a row without a reply
@@ -348,6 +355,12 @@ class LLMJudge:
     async def _ask(self, client, prompt: _Prompt) -> Answer:
         """One prompt asked until an answer is read or the attempts are spent."""
         request = self._request(prompt)
+        key = cache_key(request, prompt.sample) if self.cache is not None else ""
+        kept = self.cache.get(key) if self.cache is not None else None
+        if kept is not None:  # paid for before
+            self.usage.prompts += 1
+            self.usage.cached += 1
+            return self._reply(prompt, kept[0], cached=True)
         failure = _Failure("", "")
         unreachable = 0  # attempts in a row that could not connect
         for attempt in range(self.attempts):
@@ -368,21 +381,21 @@ class LLMJudge:
                     )
                 if not failure.retried:
                     self._streak = 0  # a reply, refusing this prompt only
-                    return self._failed(prompt, failure.detail, "request")
+                    return self._failed(prompt, failure.detail, "request", attempt + 1)
                 continue
             self._streak = 0
             raw, tokens_in, tokens_out = result
-            self._count(tokens_in, tokens_out)
-            answer = self.preset.read(raw)
-            return self._answer(
+            cost = self._count(tokens_in, tokens_out)
+            if self.cache is not None:
+                self.cache.put(key, self.model, self._redact(raw), tokens_in, tokens_out)
+            return self._reply(
                 prompt,
-                answer,
-                raw=raw,
-                reason="the response could not be read as an answer" if answer == "unusable" else "",
+                raw,
                 tokens_in=tokens_in,
                 tokens_out=tokens_out,
                 latency=time.perf_counter() - start,
-                failure="content" if answer == "unusable" else "",
+                attempts=attempt + 1,
+                cost=cost,
             )
         self._streak += 1
         if self._streak >= FAILED_PROMPTS:
@@ -392,7 +405,7 @@ class LLMJudge:
                 "received are kept)"
             )
         reason = f"no answer after {self.attempts} attempt(s); the last: {failure.detail}"
-        return self._failed(prompt, reason, "transport")
+        return self._failed(prompt, reason, "transport", self.attempts)
 
     async def _attempt(self, client, request: dict) -> tuple[str, int, int] | _Failure:
         """One request: the response's text and token counts, or why it failed (and whether to retry)."""
@@ -427,15 +440,22 @@ class LLMJudge:
         delay = float(self._rng.uniform(0.0, bound)) if bound > 0 else 0.0
         return max(delay, min(self.max_backoff, retry_after))
 
+    def _reply(self, prompt: _Prompt, raw: str, **details) -> Answer:
+        """The answer read from a reply's text ``raw`` (``unusable``, a ``content`` failure, when it reads as none)."""
+        answer = self.preset.read(raw)
+        unusable = answer == "unusable"
+        reason = "the response could not be read as an answer" if unusable else ""
+        return self._answer(prompt, answer, raw=raw, reason=reason, failure="content" if unusable else "", **details)
+
     def _missing(self, prompt: _Prompt) -> Answer:
         """The ``unusable`` answer of a prompt not asked: a text is missing."""
         return self._answer(prompt, "unusable", reason=prompt.missing, failure="text")
 
-    def _failed(self, prompt: _Prompt, reason: str, failure: str) -> Answer:
+    def _failed(self, prompt: _Prompt, reason: str, failure: str, attempts: int) -> Answer:
         """The ``unusable`` answer of a prompt that got no answer, with the kind of ``failure``."""
         self.usage.prompts += 1
         self.usage.failed += 1
-        return self._answer(prompt, "unusable", reason=reason, failure=failure)
+        return self._answer(prompt, "unusable", reason=reason, failure=failure, attempts=attempts)
 
     @property
     def url(self) -> str:
@@ -446,11 +466,17 @@ class LLMJudge:
         """``text`` with the key replaced by ``[key]`` in every form (:func:`~.redact.redact`)."""
         return redact(text, self._api_key) if self._api_key and text else text
 
-    def _count(self, tokens_in: int, tokens_out: int) -> None:
+    def _count(self, tokens_in: int, tokens_out: int) -> float:
+        """Count an answered prompt's tokens; its cost."""
         self.usage.prompts += 1
         self.usage.tokens_in += tokens_in
         self.usage.tokens_out += tokens_out
-        self.usage.cost = (self.usage.tokens_in * self.price_in + self.usage.tokens_out * self.price_out) / 1000
+        self.usage.cost = self.cost(self.usage.tokens_in, self.usage.tokens_out)
+        return self.cost(tokens_in, tokens_out)
+
+    def cost(self, tokens_in: int, tokens_out: int) -> float:
+        """The price of ``tokens_in`` input and ``tokens_out`` output tokens at ``price_per_1k``."""
+        return (tokens_in * self.price_in + tokens_out * self.price_out) / 1000
 
 
 def _read_completion(body) -> tuple[str, int, int]:

@@ -94,6 +94,9 @@ SQL = {  # every statement, with ?-style placeholders
     "GROUP BY failure ORDER BY failure",
     "transport": f"SELECT request_id, {ANSWER_FIELDS} FROM answers WHERE failure = '{TRANSPORT}' "
     "AND id NOT IN (SELECT answer_id FROM withdrawn) ORDER BY request_id, id",
+    "usage": "SELECT COUNT(*), COALESCE(SUM(attempts), 0), COALESCE(SUM(CASE WHEN attempts > 1 THEN attempts - 1 "
+    "ELSE 0 END), 0), COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0), COALESCE(SUM(cost), 0), "
+    "COALESCE(SUM(cached), 0) FROM answers WHERE id NOT IN (SELECT answer_id FROM withdrawn)",
     "withdraw": "INSERT INTO withdrawn (answer_id, request_id, withdrawn_at) SELECT id, request_id, ? FROM answers "
     f"WHERE request_id = ? AND judge = ? AND assessor = ? AND sample = ? AND {LIVE}",
 }
@@ -223,6 +226,13 @@ class Store:
         as unusable by the judge, a person's ``?``); ``transport``: the prompts without a reply that have no answer
         since (asked again by the next run)."""
         return dict(self.database.execute(SQL["failures"]).fetchall())
+
+    def usage(self) -> dict[str, float]:
+        """What the stored answers cost: ``prompts`` (answer rows, a transport failure's included), HTTP
+        ``attempts`` and ``retries`` (attempts after each prompt's first), ``tokens in`` and ``tokens out``, the
+        ``cost`` and the answers ``cached`` (taken from an answer cache, at no cost)."""
+        names = ("prompts", "attempts", "retries", "tokens in", "tokens out", "cost", "cached")
+        return dict(zip(names, self.database.execute(SQL["usage"]).fetchone(), strict=True))
 
     def counts(self) -> dict[str, int]:
         """``requests``, ``answers`` and ``unanswered`` requests."""

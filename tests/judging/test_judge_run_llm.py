@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
 from conftest import run_cli
 from judging.chat_server import ChatServer
 
@@ -45,9 +46,10 @@ def _effort(tmp_path, selector: str, docs: dict[str, int]) -> tuple[str, list[st
     return store, [f"queries={tmp_path / 'queries.tsv'}", f"documents={tmp_path / 'docs.tsv'}"]
 
 
-def _run_llm(store: str, url: str, *options: str) -> tuple[str, str, int]:
+def _run_llm(store: str, url: str, *options: str, cache: str | None = None) -> tuple[str, str, int]:
     given = ["model=test-model", f"base_url={url}", *options]
-    return run_cli(["judge", "run", store, "--judge", "llm", *[a for o in given for a in ("--option", o)]])
+    cached = ["--cache", cache] if cache else []
+    return run_cli(["judge", "run", store, "--judge", "llm", *cached, *[a for o in given for a in ("--option", o)]])
 
 
 def test_a_query_asks_its_next_round_without_waiting_for_a_slow_query(tmp_path):
@@ -81,3 +83,72 @@ def test_judge_run_keeps_concurrency_requests_in_flight_and_no_more(tmp_path):
         _, err, status = _run_llm(store, server.url, "concurrency=5", *texts)
     assert status == 0, err
     assert server.peak == 5 and sum(server.asked.values()) == 112
+
+
+def test_judge_run_and_status_report_prompts_attempts_retries_failures_tokens_and_cost(tmp_path):
+    from judging.chat_server import tokens
+
+    store, texts = _effort(tmp_path, "all", {"q1": 3})  # 3 pairs, 6 prompts
+    with ChatServer(
+        lambda messages: "Passage 2", faults=lambda messages, asked: "503" if asked == 0 else None
+    ) as server:
+        out, err, status = _run_llm(store, server.url, "backoff=0", "price_per_1k=1,2", *texts)
+        sent = list(server.asked)
+    assert status == 0, err
+    tokens_in = sum(tokens(dict(key)["user"]) for key in sent)  # the server's count: words of the user message
+    cost = (tokens_in * 1 + 6 * 2 * 2) / 1000  # "Passage 2": two words out per prompt
+    line = out.splitlines()[-1]
+    assert line.startswith(
+        "usage: 6 prompts (0 without an answer, 0 from the cache), 12 attempts, 6 retries, failed attempts: HTTP 503 6"
+    )
+    assert f"tokens {tokens_in} in, 12 out; cost {cost:.6g}" in line
+    shown, err, status = run_cli(["judge", "status", store])
+    assert status == 0, err
+    found = dict(row.split("\t") for row in shown.splitlines())
+    assert [found[f"usage {name}"] for name in ("prompts", "attempts", "retries", "tokens in", "tokens out")] == [
+        "6", "12", "6", str(tokens_in), "12",
+    ]  # fmt: skip
+    assert float(found["usage cost"]) == pytest.approx(cost) and found["usage cached"] == "0"
+
+
+def test_a_second_effort_with_the_answer_cache_sends_nothing_and_exports_the_same(tmp_path):
+    cache = str(tmp_path / "cache.sqlite")
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    exports, sent = [], []
+    for folder in ("a", "b"):
+        store, texts = _effort(tmp_path / folder, "insertion", {"q1": 5, "q2": 4})
+        with ChatServer(lambda messages: "Passage 1" if len(messages[-1]["content"]) % 2 else "2") as server:
+            out, err, status = _run_llm(store, server.url, "price_per_1k=1", *texts, cache=cache)
+            sent.append(sum(server.asked.values()))
+        assert status == 0, err
+        exports.append(run_cli(["judge", "export", store, "--format", "log"])[0])
+        shown = dict(row.split("\t") for row in run_cli(["judge", "status", store])[0].splitlines())
+    assert sent[0] > 0 and sent[1] == 0
+    assert exports[0] == exports[1] and exports[0]
+    assert f"usage: {sent[0]} prompts (0 without an answer, {sent[0]} from the cache), 0 attempts" in out
+    assert out.endswith("tokens 0 in, 0 out; cost 0\n")
+    assert (shown["usage cached"], shown["usage prompts"], shown["usage cost"]) == (str(sent[0]), str(sent[0]), "0.0")
+
+
+@pytest.mark.parametrize(
+    "changed",
+    ["model=other-model", "temperature=0.5", "max_tokens=5", "preset=Better for {query}? 1: {first} 2: {second}"],
+)
+def test_a_changed_prompt_model_or_sampling_option_misses_the_cache(tmp_path, changed):
+    cache = str(tmp_path / "cache.sqlite")
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    sent = []
+    for folder, options in (("a", []), ("b", [changed])):
+        store, texts = _effort(tmp_path / folder, "all", {"q1": 3})
+        with ChatServer(lambda messages: "1") as server:
+            _, err, status = _run_llm(store, server.url, *texts, *options, cache=cache)
+            sent.append(sum(server.asked.values()))
+        assert status == 0, err
+    assert sent == [6, 6]
+
+
+def test_the_answer_cache_is_never_a_judging_store(tmp_path):
+    store, texts = _effort(tmp_path, "all", {"q1": 3})
+    with ChatServer(lambda messages: "1") as server:
+        _, err, status = _run_llm(store, server.url, *texts, cache=store)
+    assert status == 2 and "the answer cache is a judging store" in err and len(err.strip().splitlines()) == 1
