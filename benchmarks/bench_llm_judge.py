@@ -146,7 +146,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.05, help="seconds the server takes per answer")
     parser.add_argument("--queries", type=int, default=300, help="in flight: queries of the insertion effort")
     parser.add_argument("--docs", type=int, default=6, help="in flight: docs a query")
-    parser.add_argument("--inflight-concurrency", type=int, default=256)
+    parser.add_argument("--inflight-concurrency", type=int, default=320)
     parser.add_argument("--inflight-delay", type=float, default=1.0)
     parser.add_argument("--target", type=int, default=256, help="in flight: requests in flight sought")
     parser.add_argument("--quick", action="store_true", help="a smoke test's size; nothing saved")
