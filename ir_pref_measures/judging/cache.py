@@ -75,5 +75,5 @@ def _check(location: str | os.PathLike) -> None:
         return
     if found == "sqlite" and TABLE in database.sqlite_tables(os.fspath(location)):
         return
-    what = {"store": "a judging store", "folder": "a folder"}.get(found, "not an answer cache")
-    raise InputError(f"the answer cache is {what}; give a new file or a cache", path=os.fspath(location))
+    what = {"store": "a judging store", "folder": "a folder"}.get(found, "a file of something else")
+    raise InputError(f"{what}, not an answer cache: give a new file or an answer cache", path=os.fspath(location))

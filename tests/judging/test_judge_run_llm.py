@@ -151,4 +151,4 @@ def test_the_answer_cache_is_never_a_judging_store(tmp_path):
     store, texts = _effort(tmp_path, "all", {"q1": 3})
     with ChatServer(lambda messages: "1") as server:
         _, err, status = _run_llm(store, server.url, *texts, cache=store)
-    assert status == 2 and "the answer cache is a judging store" in err and len(err.strip().splitlines()) == 1
+    assert status == 2 and "a judging store, not an answer cache" in err and len(err.strip().splitlines()) == 1
