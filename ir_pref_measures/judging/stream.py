@@ -17,13 +17,10 @@ import asyncio
 import contextlib
 import queue
 import threading
-import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, Protocol
 
 from ir_pref_measures.judging.protocol import Answer, Pair
-
-GATHER = 0.02  # seconds an answer waits for others to be handed back with it: fewer, larger store transactions
 
 
 class Streamed(Protocol):
@@ -71,15 +68,13 @@ class Stream:
         return len(asked) + len(at_once)
 
     def answers(self, timeout: float) -> list[Answer]:
-        """The answers that arrived, waiting up to ``timeout`` seconds for the first (``[]`` if none came) and
-        :data:`GATHER` seconds more for those that follow it. The error that stopped the workers is raised once the
-        answers that arrived before it are handed back."""
+        """The answers that arrived, waiting up to ``timeout`` seconds for the first (``[]`` if none came); the
+        error that stopped the workers is raised once the answers that arrived before it are handed back."""
         if self._error is not None:
             raise self._error
         got = []
         with contextlib.suppress(queue.Empty):
             got.append(self._out.get(timeout=timeout))
-            time.sleep(GATHER)  # the answers arriving meanwhile are handed back (and stored) with it
             while True:
                 got.append(self._out.get_nowait())
         errors = [k for k, item in enumerate(got) if isinstance(item, BaseException)]
