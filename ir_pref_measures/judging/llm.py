@@ -25,7 +25,9 @@ The base URL and the key come from the options or the environment (``OPENAI_BASE
 key is never logged, stored or shown (a reply or a message repeating it has it replaced by ``[key]``). Tokens are
 counted from each response's ``usage``; with a price per 1,000 tokens the judge also counts the cost. With an
 answer ``cache`` (:mod:`~ir_pref_measures.judging.cache`), a prompt whose reply is kept there is not sent: its
-answer is read from the kept reply, marked ``cached``, at no cost; each reply received is kept there.
+answer is read from the kept reply, marked ``cached``, at no cost; each reply received is kept there. In batch mode
+(``mode="batch"``) the prompts go as the provider's batches instead, at half the price
+(:mod:`~ir_pref_measures.judging.batches`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ import numpy as np
 
 from ir_pref_measures.errors import InputError, Stopped
 from ir_pref_measures.judging import database
+from ir_pref_measures.judging.batches import BATCH_URLS, PROVIDERS, BatchClient, judge_in_batches
 from ir_pref_measures.judging.cache import AnswerCache, cache_key
 from ir_pref_measures.judging.presets import Preset, preset
 from ir_pref_measures.judging.protocol import Answer, Pair
@@ -96,7 +99,11 @@ OPTIONS: dict[str, tuple[object, object, str]] = {
     ),
     "name": (_text, "llm", "the judge id stored with each answer"),
     "cache": (_text, None, "an answer cache shared by efforts: a SQLite file (made if missing) or a PostgreSQL URL"),
+    "mode": (_text, "sync", "sync (a request per prompt) or batch (the provider's batch API, at half the price)"),
+    "batch_api": (_text, "openai", "batch mode: the provider's batch API, openai or anthropic"),
+    "poll": (float, 30.0, "batch mode: seconds between two polls of a batch"),
 }
+BATCH_SHARE = 0.5  # the share of the price a batch API charges
 
 
 class EndpointError(Stopped):
@@ -161,6 +168,9 @@ class LLMJudge:
         send_seed: bool = False,
         name: str = "llm",
         cache: str | os.PathLike | None = None,
+        mode: str = "sync",
+        batch_api: str = "openai",
+        poll: float = 30.0,
         progress: bool = False,
     ) -> None:
         if not model:
@@ -192,6 +202,15 @@ class LLMJudge:
                 "the LLM judge has no endpoint: give base_url (or set OPENAI_BASE_URL) for a local server, "
                 "or api_key (or set OPENAI_API_KEY) for OpenAI"
             )
+        if mode not in ("sync", "batch"):
+            raise InputError(f"option mode of the LLM judge: {mode!r} is not sync or batch")
+        if batch_api not in PROVIDERS:
+            raise InputError(f"option batch_api of the LLM judge: {batch_api!r} is not one of {', '.join(PROVIDERS)}")
+        if not (isinstance(poll, int | float) and math.isfinite(poll) and poll >= 0):
+            raise InputError(f"option poll of the LLM judge: {poll!r} is not a number of seconds >= 0")
+        self.mode, self.batch_api, self.poll = mode, batch_api, float(poll)
+        self.ledger = None  # where batch ids are kept (the effort's store: keep_batches_in)
+        self._batch_tokens = [0, 0]  # tokens in and out paid at the batch price
         self.cache = AnswerCache(cache) if cache else None
         self._rng = np.random.default_rng(seed)
         self._tls = None
@@ -211,12 +230,25 @@ class LLMJudge:
     ) -> list[Answer]:
         """One :class:`Answer` per prompt: for each pair in order, each order of the preset, each sample
         (``on_answer`` and ``done`` as in :meth:`ajudge`)."""
+        if self.mode == "batch":
+            return judge_in_batches(self, pairs, on_answer, done)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self.ajudge(pairs, on_answer, done))
         with ThreadPoolExecutor(1) as worker:  # inside a running loop (a notebook): a thread runs its own loop
             return worker.submit(asyncio.run, self.ajudge(pairs, on_answer, done)).result()
+
+    @property
+    def streams(self) -> bool:
+        """Whether a judging run may stream its prompts (:meth:`stream`): in sync mode; in batch mode a run asks
+        each sweep's prompts as batches."""
+        return self.mode == "sync"
+
+    def keep_batches_in(self, ledger) -> None:
+        """Keep the ids of the batches sent in ``ledger`` (a :class:`~ir_pref_measures.judging.store.Store`), so
+        that a run stopped while its batches are processed resumes polling them and sends none again."""
+        self.ledger = ledger
 
     def prompts_of(self, pair: Pair) -> list[tuple[Pair, int]]:
         """The prompts of ``pair``: ``(pair as shown, sample)`` for each order of the preset and each sample."""
@@ -342,7 +374,8 @@ class LLMJudge:
             http_client=DefaultAsyncHttpxClient(limits=limits, timeout=self.timeout, verify=self._tls),
         )
 
-    def _request(self, prompt: _Prompt) -> dict:
+    def request(self, prompt: _Prompt) -> dict:
+        """The chat request of ``prompt``: model, messages and the sampling options."""
         request = {"model": self.model, "messages": [dict(m) for m in prompt.messages]}
         if self.temperature is not None:
             request["temperature"] = self.temperature
@@ -354,7 +387,7 @@ class LLMJudge:
 
     async def _ask(self, client, prompt: _Prompt) -> Answer:
         """One prompt asked until an answer is read or the attempts are spent."""
-        request = self._request(prompt)
+        request = self.request(prompt)
         key = cache_key(request, prompt.sample) if self.cache is not None else ""
         kept = self.cache.get(key) if self.cache is not None else None
         if kept is not None:  # paid for before
@@ -440,6 +473,21 @@ class LLMJudge:
         delay = float(self._rng.uniform(0.0, bound)) if bound > 0 else 0.0
         return max(delay, min(self.max_backoff, retry_after))
 
+    def batch_client(self) -> BatchClient:
+        """The client of the batch endpoints of ``batch_api`` at ``base_url`` (else the provider's)."""
+        return BatchClient(self.batch_api, self.base_url or BATCH_URLS[self.batch_api], self._api_key, self.timeout)
+
+    def from_batch(self, prompt: _Prompt, result: tuple | None, state: str) -> Answer:
+        """The answer of ``prompt`` from its batch ``result`` (:func:`.batches.judge_in_batches`): a reply read as
+        a synchronous one is, at the batch price; none (``state`` says why) a transport failure."""
+        if result is None or result[0] is None:
+            self.usage.failures[state] = self.usage.failures.get(state, 0) + 1
+            return self._failed(prompt, result[1] if result else f"no result in {state}", "transport", 1)
+        raw, tokens_in, tokens_out = result
+        self.usage.attempts += 1
+        cost = self._count(tokens_in, tokens_out, batch=True)
+        return self._reply(prompt, raw, tokens_in=tokens_in, tokens_out=tokens_out, attempts=1, cost=cost)
+
     def _reply(self, prompt: _Prompt, raw: str, **details) -> Answer:
         """The answer read from a reply's text ``raw`` (``unusable``, a ``content`` failure, when it reads as none)."""
         answer = self.preset.read(raw)
@@ -466,13 +514,18 @@ class LLMJudge:
         """``text`` with the key replaced by ``[key]`` in every form (:func:`~.redact.redact`)."""
         return redact(text, self._api_key) if self._api_key and text else text
 
-    def _count(self, tokens_in: int, tokens_out: int) -> float:
-        """Count an answered prompt's tokens; its cost."""
+    def _count(self, tokens_in: int, tokens_out: int, batch: bool = False) -> float:
+        """Count an answered prompt's tokens (paid at the batch price, :data:`BATCH_SHARE`, with ``batch``); its
+        cost. The cost of the usage is computed from the totals, so it does not depend on the answers' order."""
         self.usage.prompts += 1
         self.usage.tokens_in += tokens_in
         self.usage.tokens_out += tokens_out
-        self.usage.cost = self.cost(self.usage.tokens_in, self.usage.tokens_out)
-        return self.cost(tokens_in, tokens_out)
+        if batch:
+            self._batch_tokens = [self._batch_tokens[0] + tokens_in, self._batch_tokens[1] + tokens_out]
+        batched = self.cost(*self._batch_tokens)
+        synced = self.cost(self.usage.tokens_in - self._batch_tokens[0], self.usage.tokens_out - self._batch_tokens[1])
+        self.usage.cost = synced + batched * BATCH_SHARE
+        return self.cost(tokens_in, tokens_out) * (BATCH_SHARE if batch else 1.0)
 
     def cost(self, tokens_in: int, tokens_out: int) -> float:
         """The price of ``tokens_in`` input and ``tokens_out`` output tokens at ``price_per_1k``."""

@@ -1,7 +1,7 @@
 """The judging loop: selector -> questions (stored first) -> judge -> answers (stored) -> verdicts -> selector.
 
 Queries advance together, one round each per sweep (in query id order), so that one call of the judge gets the
-questions of every query at once. A judge that streams (it has ``stream()``, as the LLM judge:
+questions of every query at once. A judge that streams (its ``streams`` is true, as the LLM judge's in sync mode:
 :class:`~ir_pref_measures.judging.stream.Stream`) is pipelined instead, unless a total budget is shared among the
 queries: each query has its round in flight and asks its next round as soon as its own answers are in, so the
 judge's requests in flight are those of every query and round at once and no query waits for the slowest (a total
@@ -117,7 +117,9 @@ def _run(store, selector, judge, budget, rule, reask, asked_by, verbose, report:
     active = list(per_query)
     expected = min(total, sum(per_query.values()), sum(all_pairs_cost(selector.pools).values()))
     with progress(int(expected), "judging", verbose) as bar:
-        if hasattr(judge, "stream") and math.isinf(total):
+        if hasattr(judge, "keep_batches_in"):
+            judge.keep_batches_in(store)
+        if getattr(judge, "streams", False) and math.isinf(total):
             with judge.stream() as stream:
                 pipeline = _Pipeline(store, selector, judge, stream, rule, reask, asked_by, report, answers, bar)
                 return pipeline.run(per_query)
@@ -252,7 +254,7 @@ class _Round:
 
 
 class _Pipeline:
-    """The judging loop of a judge that streams (it has ``stream()``, as the LLM judge) under per-query budgets:
+    """The judging loop of a judge that streams (``streams``, as the LLM judge in sync mode) under per-query budgets:
     every query has its own round in flight, and a query's next round is asked as soon as its own answers are in,
     so the judge has the questions of every query at once and none waits for the slowest. What is asked, stored
     and reported is what the sweeps of :func:`_run` ask, store and report; only the order of the rows differs."""

@@ -1,6 +1,6 @@
 """The judging store: one SQLite file per judging effort, that loses nothing.
 
-Three tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`):
+The tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`):
 
 * ``effort``: the effort's settings as ``key, value`` text (seed, selector, combination rule, ...), written once;
 * ``requests``: one row per question asked: ``query_id``, the two docs in the order shown (``first``,
@@ -11,7 +11,12 @@ Three tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`):
   ``failure``, the kind of failure of an ``unusable`` answer (``transport``, ``content``, ``request``,
   ``text``; empty otherwise), the HTTP ``attempts`` it took and its ``cost`` (an LLM judge's; 0 otherwise), and
   ``cached`` (1 when it was taken from an answer cache, paid for before: cost 0). Unique per ``(request, judge,
-  assessor, sample, first, failure)``: a retry or a double submit never doubles an answer.
+  assessor, sample, first, failure)``: a retry or a double submit never doubles an answer;
+* ``batches``: the batches an LLM judge in batch mode has sent and not read back yet, by the hash of their
+  requests (the provider, the batch id, when sent), so that a run stopped while they are processed polls them
+  again and sends nothing twice (:mod:`ir_pref_measures.judging.batches`).
+
+(The ``withdrawn`` table marks the answers an assessor took back.)
 
 A ``transport`` failure (no reply received: connection failed, timeouts, 5xx or 429 after every attempt) is not an
 answer: it is kept as a row (the first one of each prompt) but not read as an answer (:meth:`Store.answers`), so a
@@ -50,6 +55,8 @@ SCHEMA = (
         attempts INTEGER NOT NULL DEFAULT 0, cost REAL NOT NULL DEFAULT 0, cached INTEGER NOT NULL DEFAULT 0,
         UNIQUE (request_id, judge, assessor, sample, first, failure))""",
     "CREATE INDEX IF NOT EXISTS answers_request ON answers (request_id)",
+    """CREATE TABLE IF NOT EXISTS batches (
+        key TEXT PRIMARY KEY, provider TEXT NOT NULL, batch_id TEXT NOT NULL, sent_at REAL NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS withdrawn (
         answer_id INTEGER PRIMARY KEY REFERENCES answers (id), request_id INTEGER NOT NULL,
         withdrawn_at REAL NOT NULL)""",
@@ -97,6 +104,10 @@ SQL = {  # every statement, with ?-style placeholders
     "usage": "SELECT COUNT(*), COALESCE(SUM(attempts), 0), COALESCE(SUM(CASE WHEN attempts > 1 THEN attempts - 1 "
     "ELSE 0 END), 0), COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0), COALESCE(SUM(cost), 0), "
     "COALESCE(SUM(cached), 0) FROM answers WHERE id NOT IN (SELECT answer_id FROM withdrawn)",
+    "batch": "SELECT batch_id FROM batches WHERE key = ?",
+    "keep_batch": "INSERT INTO batches (key, provider, batch_id, sent_at) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (key) DO NOTHING",
+    "forget_batch": "DELETE FROM batches WHERE key = ?",
     "withdraw": "INSERT INTO withdrawn (answer_id, request_id, withdrawn_at) SELECT id, request_id, ? FROM answers "
     f"WHERE request_id = ? AND judge = ? AND assessor = ? AND sample = ? AND {LIVE}",
 }
@@ -202,6 +213,21 @@ class Store:
         """Withdraw an answer (an assessor's undo): the row is kept, marked withdrawn, and no longer read."""
         with self._transaction():
             self.database.execute(SQL["withdraw"], (time.time(), request_id, judge, assessor, sample))
+
+    def keep_batch(self, key: str, provider: str, batch_id: str) -> None:
+        """Keep the id of a batch sent (an LLM judge's batch mode) under ``key``, the hash of its requests."""
+        with self._transaction():
+            self.database.execute(SQL["keep_batch"], (key, provider, batch_id, time.time()))
+
+    def forget_batch(self, key: str) -> None:
+        """Forget the batch of ``key``, read back (its answers stored)."""
+        with self._transaction():
+            self.database.execute(SQL["forget_batch"], (key,))
+
+    def batch(self, key: str) -> str | None:
+        """The id of the batch sent with the requests of ``key`` and not read back yet, or ``None``."""
+        row = self.database.execute(SQL["batch"], (key,)).fetchone()
+        return None if row is None else row[0]
 
     # -- reading -------------------------------------------------------------------------------------------------
 

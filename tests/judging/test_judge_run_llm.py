@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 from conftest import run_cli
 from judging.chat_server import ChatServer
+from judging.efforts import make_effort
 
 
 def test_judge_run_with_the_llm_judge_stores_every_answer_of_both_orders(tmp_path):
@@ -33,19 +34,6 @@ def test_judge_run_with_the_llm_judge_stores_every_answer_of_both_orders(tmp_pat
     assert status == 0 and len(out.splitlines()) == 3 and all(line.endswith(" =") for line in out.splitlines())
 
 
-def _effort(tmp_path, selector: str, docs: dict[str, int]) -> tuple[str, list[str]]:
-    """An effort of ``selector`` over ``docs`` graded docs per query; the texts' options of the LLM judge."""
-    with open(tmp_path / "qrels.txt", "w") as qrels, open(tmp_path / "docs.tsv", "w") as texts:
-        for q, n in docs.items():
-            qrels.writelines(f"{q} 0 {q}d{d} {1 + d % 3}\n" for d in range(n))
-            texts.writelines(f"{q}d{d}\tpassage {d} of {q}\n" for d in range(n))
-    (tmp_path / "queries.tsv").write_text("".join(f"{q}\tquestion {q}\n" for q in docs))
-    store = str(tmp_path / "effort.sqlite")
-    _, err, status = run_cli(["judge", "plan", store, "--selector", selector, "--qrels", str(tmp_path / "qrels.txt")])
-    assert status == 0, err
-    return store, [f"queries={tmp_path / 'queries.tsv'}", f"documents={tmp_path / 'docs.tsv'}"]
-
-
 def _run_llm(store: str, url: str, *options: str, cache: str | None = None) -> tuple[str, str, int]:
     given = ["model=test-model", f"base_url={url}", *options]
     cached = ["--cache", cache] if cache else []
@@ -57,7 +45,7 @@ def test_a_query_asks_its_next_round_without_waiting_for_a_slow_query(tmp_path):
     of its own (binary insertion: one question a round)."""
     import time
 
-    store, texts = _effort(tmp_path, "insertion", {"fast": 6, "slow": 3})
+    store, texts = make_effort(tmp_path, "insertion", {"fast": 6, "slow": 3})
 
     def answer(messages):
         if "question slow" in messages[-1]["content"]:
@@ -78,7 +66,7 @@ def test_a_query_asks_its_next_round_without_waiting_for_a_slow_query(tmp_path):
 
 
 def test_judge_run_keeps_concurrency_requests_in_flight_and_no_more(tmp_path):
-    store, texts = _effort(tmp_path, "all", {"q1": 8, "q2": 8})  # 56 pairs, 112 prompts
+    store, texts = make_effort(tmp_path, "all", {"q1": 8, "q2": 8})  # 56 pairs, 112 prompts
     with ChatServer(lambda messages: "2", delay=0.05) as server:
         _, err, status = _run_llm(store, server.url, "concurrency=5", *texts)
     assert status == 0, err
@@ -88,7 +76,7 @@ def test_judge_run_keeps_concurrency_requests_in_flight_and_no_more(tmp_path):
 def test_judge_run_and_status_report_prompts_attempts_retries_failures_tokens_and_cost(tmp_path):
     from judging.chat_server import tokens
 
-    store, texts = _effort(tmp_path, "all", {"q1": 3})  # 3 pairs, 6 prompts
+    store, texts = make_effort(tmp_path, "all", {"q1": 3})  # 3 pairs, 6 prompts
     with ChatServer(
         lambda messages: "Passage 2", faults=lambda messages, asked: "503" if asked == 0 else None
     ) as server:
@@ -116,7 +104,7 @@ def test_a_second_effort_with_the_answer_cache_sends_nothing_and_exports_the_sam
     (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
     exports, sent = [], []
     for folder in ("a", "b"):
-        store, texts = _effort(tmp_path / folder, "insertion", {"q1": 5, "q2": 4})
+        store, texts = make_effort(tmp_path / folder, "insertion", {"q1": 5, "q2": 4})
         with ChatServer(lambda messages: "Passage 1" if len(messages[-1]["content"]) % 2 else "2") as server:
             out, err, status = _run_llm(store, server.url, "price_per_1k=1", *texts, cache=cache)
             sent.append(sum(server.asked.values()))
@@ -139,7 +127,7 @@ def test_a_changed_prompt_model_or_sampling_option_misses_the_cache(tmp_path, ch
     (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
     sent = []
     for folder, options in (("a", []), ("b", [changed])):
-        store, texts = _effort(tmp_path / folder, "all", {"q1": 3})
+        store, texts = make_effort(tmp_path / folder, "all", {"q1": 3})
         with ChatServer(lambda messages: "1") as server:
             _, err, status = _run_llm(store, server.url, *texts, *options, cache=cache)
             sent.append(sum(server.asked.values()))
@@ -148,7 +136,7 @@ def test_a_changed_prompt_model_or_sampling_option_misses_the_cache(tmp_path, ch
 
 
 def test_the_answer_cache_is_never_a_judging_store(tmp_path):
-    store, texts = _effort(tmp_path, "all", {"q1": 3})
+    store, texts = make_effort(tmp_path, "all", {"q1": 3})
     with ChatServer(lambda messages: "1") as server:
         _, err, status = _run_llm(store, server.url, *texts, cache=store)
     assert status == 2 and "a judging store, not an answer cache" in err and len(err.strip().splitlines()) == 1
