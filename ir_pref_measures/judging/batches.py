@@ -193,7 +193,7 @@ def judge_in_batches(judge, pairs: Sequence, on_answer=None, done=()) -> list:
                 results = client.results(batch) if state == "ended" else {}
                 for k in chunk:
                     index, prompt = asked[k]
-                    answers[index] = judge.from_batch(prompt, results.get(str(k)), f"batch {batch_id} {state}")
+                    answers[index] = judge.from_batch(prompt, results.get(str(k)), state)
                     if on_answer is not None:
                         on_answer(answers[index])
                 if judge.ledger is not None:

@@ -481,8 +481,9 @@ class LLMJudge:
         """The answer of ``prompt`` from its batch ``result`` (:func:`.batches.judge_in_batches`): a reply read as
         a synchronous one is, at the batch price; none (``state`` says why) a transport failure."""
         if result is None or result[0] is None:
-            self.usage.failures[state] = self.usage.failures.get(state, 0) + 1
-            return self._failed(prompt, result[1] if result else f"no result in {state}", "transport", 1)
+            kind = f"batch {state}" if result is None else "batch request failed"
+            self.usage.failures[kind] = self.usage.failures.get(kind, 0) + 1
+            return self._failed(prompt, result[1] if result else f"no result: the batch {state}", "transport", 1)
         raw, tokens_in, tokens_out = result
         self.usage.attempts += 1
         cost = self._count(tokens_in, tokens_out, batch=True)

@@ -184,8 +184,9 @@ def test_a_failed_batch_is_no_answer_and_the_next_run_sends_it_again(tmp_path):
     store, texts = effort(tmp_path, "all")
     with BatchServer(answer, failing=(0,)) as batches:
         options = ["mode=batch", "poll=0.05", *texts]
-        _, err, status = run_cli(judge_run(store, batches.url, options))
+        out, err, status = run_cli(judge_run(store, batches.url, options))
         assert status == 0, err
+        assert "failed attempts: batch failed 32;" in out
         assert run_cli(["judge", "status", store])[0].count("unusable transport\t32") == 1  # 16 pairs, both orders
         _, err, status = run_cli(judge_run(store, batches.url, options))
         assert status == 0, err
