@@ -238,6 +238,7 @@ def _add_judge_options(parser) -> None:
     parser.add_argument("--requests", help="files: where the questions for people are written")
     parser.add_argument("--answers", help="files: the people's judgments")
     parser.add_argument("--assessor", help="files: the assessor's name, stored with each answer")
+    parser.add_argument("--cache", help="llm: an answer cache shared by efforts (a SQLite file, or a PostgreSQL URL)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="any judge's option")
     for add, _ in JUDGE_OPTIONS.values():
         if add is not None:
@@ -287,21 +288,27 @@ def _plan(args) -> None:
 def _judge_of(args):
     from ir_pref_measures.judging import effort
 
+    extra = key_values(args.option)
+    if getattr(args, "cache", None):
+        extra["cache"] = args.cache
     options_of = JUDGE_OPTIONS.get(args.judge, (None, lambda a: {}))[1]
-    return effort.make_judge(args.judge, **(options_of(args) | key_values(args.option)))
+    return effort.make_judge(args.judge, **(options_of(args) | extra))
 
 
 def _run(args) -> None:
     from ir_pref_measures.judging import effort
 
+    judge = _judge_of(args)
     try:
-        report = effort.run(args.store, _judge_of(args), args.budget, args.verbose)
+        report = effort.run(args.store, judge, args.budget, args.verbose)
     except KeyboardInterrupt as stop:  # Ctrl-C: every answer received is stored
         raise Stopped(_interrupted(args.store, getattr(stop, "report", None)), status=130) from None
     lines = [f"asked {report.asked}, answered {report.answered}, already stored {report.stored}"]
     lines.append(f"reused {report.reused}; queries done {len(report.done)}, at the budget {len(report.budget)}")
     if report.waiting:
         lines.append(f"waiting for answers: {len(report.waiting)} queries ({', '.join(report.waiting[:5])}...)")
+    if hasattr(judge, "usage"):
+        lines.append(_usage_line(judge.usage))
     if report.unanswered:
         warnings.warn(
             f"{report.unanswered} prompt(s) got no reply (transport failures, kept as such): run the same command "
@@ -309,6 +316,17 @@ def _run(args) -> None:
             stacklevel=1,
         )
     sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _usage_line(usage) -> str:
+    """What an LLM judge spent in this run: prompts, attempts, retries, failures by kind, tokens and cost."""
+    failures = ", ".join(f"{kind} {n}" for kind, n in sorted(usage.failures.items())) or "none"
+    return (
+        f"usage: {usage.prompts} prompts ({usage.failed} without an answer, {usage.cached} from the cache), "
+        f"{usage.attempts} attempts, "
+        f"{usage.retries} retries, failed attempts: {failures}; tokens {usage.tokens_in} in, {usage.tokens_out} "
+        f"out; cost {usage.cost:.6g}"
+    )
 
 
 def _interrupted(store: str, report) -> str:

@@ -48,6 +48,7 @@ OWN_OPTIONS = {
     "judge_seed": (("simulated", "replay"), 0),
     "qrels": (("simulated", "replay"), None),
     "prefs_format": (("replay",), None),
+    "cache": (("llm",), None),
 }
 # option -> (the selectors it belongs to, its default), refused with another selector in the same way
 SELECTOR_OPTIONS = {

@@ -229,7 +229,8 @@ def status(path: str | os.PathLike) -> dict[str, object]:
     answers by kind of failure (``unusable transport``: prompts without a reply and no answer since, asked again by
     the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``); where pairs were asked in
     both orders, the judges' ``position consistency`` and ``preference fairness``
-    (:mod:`ir_pref_measures.judges.position`, four decimals)."""
+    (:mod:`ir_pref_measures.judges.position`, four decimals); for an effort judged by an LLM, its ``usage`` as
+    stored (:meth:`Store.usage`: prompts, attempts, retries, tokens in and out, cost, answers cached)."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         found: dict[str, object] = {**dict(store.settings()), **store.counts()}
@@ -243,7 +244,9 @@ def status(path: str | os.PathLike) -> dict[str, object]:
         if instances(shown):
             bias["position consistency"] = round(position_consistency(shown), 4)
             bias["preference fairness"] = round(preference_fairness(shown), 4)
-        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures | bias
+        usage = store.usage()
+        paid = {f"usage {name}": value for name, value in usage.items()} if usage["attempts"] or usage["cached"] else {}
+        return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures | bias | paid
 
 
 def export(

@@ -23,7 +23,11 @@ at once.
 
 The base URL and the key come from the options or the environment (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``); the
 key is never logged, stored or shown (a reply or a message repeating it has it replaced by ``[key]``). Tokens are
-counted from each response's ``usage``; with a price per 1,000 tokens the judge also counts the cost.
+counted from each response's ``usage``; with a price per 1,000 tokens the judge also counts the cost. With an
+answer ``cache`` (:mod:`~ir_pref_measures.judging.cache`), a prompt whose reply is kept there is not sent: its
+answer is read from the kept reply, marked ``cached``, at no cost; each reply received is kept there. In batch mode
+(``mode="batch"``) the prompts go as the provider's batches instead, at half the price
+(:mod:`~ir_pref_measures.judging.batches`).
 """
 
 from __future__ import annotations
@@ -35,20 +39,26 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ir_pref_measures.errors import InputError, Stopped
 from ir_pref_measures.judging import database
+from ir_pref_measures.judging.batches import BATCH_URLS, PROVIDERS, BatchClient, judge_in_batches
+from ir_pref_measures.judging.cache import AnswerCache, cache_key
 from ir_pref_measures.judging.confidence import p_first
 from ir_pref_measures.judging.presets import Preset, preset
 from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.redact import redact
 from ir_pref_measures.judging.texts import Texts
 from ir_pref_measures.progress import progress
+
+if TYPE_CHECKING:
+    from ir_pref_measures.judging.stream import Stream
 
 RETRIED_STATUS = (408, 409, 429)  # and every 5xx
 FATAL_STATUS = (401, 403, 404)
@@ -90,7 +100,12 @@ OPTIONS: dict[str, tuple[Callable[[str], object], object, str]] = {
     ),
     "name": (_text, "llm", "the judge id stored with each answer"),
     "logprobs": (int, 0, "top log-probabilities asked per token (0: none); each answer's p(first) is read from them"),
+    "cache": (_text, None, "an answer cache shared by efforts: a SQLite file (made if missing) or a PostgreSQL URL"),
+    "mode": (_text, "sync", "sync (a request per prompt) or batch (the provider's batch API, at half the price)"),
+    "batch_api": (_text, "openai", "batch mode: the provider's batch API, openai or anthropic"),
+    "poll": (float, 30.0, "batch mode: seconds between two polls of a batch"),
 }
+BATCH_SHARE = 0.5  # the share of the price a batch API charges
 
 
 class EndpointError(Stopped):
@@ -111,6 +126,7 @@ class Usage:
     cost: float = 0.0
     failed: int = 0
     failures: dict[str, int] = field(default_factory=dict)  # failed attempts by kind (HTTP 429, timeout, ...)
+    cached: int = 0  # prompts answered from the answer cache (counted in prompts, at no cost)
 
 
 @dataclass(frozen=True)
@@ -153,6 +169,10 @@ class LLMJudge:
         seed: int = 0,
         send_seed: bool = False,
         name: str = "llm",
+        cache: str | os.PathLike | None = None,
+        mode: str = "sync",
+        batch_api: str = "openai",
+        poll: float = 30.0,
         progress: bool = False,
         logprobs: int = 0,
     ) -> None:
@@ -187,6 +207,16 @@ class LLMJudge:
                 "the LLM judge has no endpoint: give base_url (or set OPENAI_BASE_URL) for a local server, "
                 "or api_key (or set OPENAI_API_KEY) for OpenAI"
             )
+        if mode not in ("sync", "batch"):
+            raise InputError(f"option mode of the LLM judge: {mode!r} is not sync or batch")
+        if batch_api not in PROVIDERS:
+            raise InputError(f"option batch_api of the LLM judge: {batch_api!r} is not one of {', '.join(PROVIDERS)}")
+        if not (isinstance(poll, int | float) and math.isfinite(poll) and poll >= 0):
+            raise InputError(f"option poll of the LLM judge: {poll!r} is not a number of seconds >= 0")
+        self.mode, self.batch_api, self.poll = mode, batch_api, float(poll)
+        self.ledger = None  # where batch ids are kept (the effort's store: keep_batches_in)
+        self._batch_tokens = [0, 0]  # tokens in and out paid at the batch price
+        self.cache = AnswerCache(cache) if cache else None
         self._rng = np.random.default_rng(seed)
         self._tls = None
         self._streak = 0  # prompts in a row without a reply
@@ -205,12 +235,25 @@ class LLMJudge:
     ) -> list[Answer]:
         """One :class:`Answer` per prompt: for each pair in order, each order of the preset, each sample
         (``on_answer`` and ``done`` as in :meth:`ajudge`)."""
+        if self.mode == "batch":
+            return judge_in_batches(self, pairs, on_answer, done)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self.ajudge(pairs, on_answer, done))
         with ThreadPoolExecutor(1) as worker:  # inside a running loop (a notebook): a thread runs its own loop
             return worker.submit(asyncio.run, self.ajudge(pairs, on_answer, done)).result()
+
+    @property
+    def streams(self) -> bool:
+        """Whether a judging run may stream its prompts (:meth:`stream`): in sync mode; in batch mode a run asks
+        each sweep's prompts as batches."""
+        return self.mode == "sync"
+
+    def keep_batches_in(self, ledger) -> None:
+        """Keep the ids of the batches sent in ``ledger`` (a :class:`~ir_pref_measures.judging.store.Store`), so
+        that a run stopped while its batches are processed resumes polling them and sends none again."""
+        self.ledger = ledger
 
     def prompts_of(self, pair: Pair) -> list[tuple[Pair, int]]:
         """The prompts of ``pair``: ``(pair as shown, sample)`` for each order of the preset and each sample."""
@@ -226,29 +269,25 @@ class LLMJudge:
         (a shared pool of many connections costs several times the CPU per request), take the prompts in turn.
         ``on_answer(answer)`` is called with each answer as it arrives; the prompts of ``done`` (``(pair as
         shown, sample)``, answered before) are not asked and not returned."""
-        prompts = [p for p in self._prompts(pairs) if (p.pair, p.sample) not in done]
-        answers: list[Answer | None] = [self._missing(p) if p.missing else None for p in prompts]
-        if on_answer is not None:
-            for answer in answers:
-                if answer is not None:
-                    on_answer(answer)
-        waiting = collections.deque(i for i, prompt in enumerate(prompts) if not prompt.missing)
+        asked, at_once = self.split(pairs, done)
+        answers: list[Answer | None] = [None] * (len(asked) + len(at_once))
+        for index, answer in at_once:
+            answers[index] = answer
+            if on_answer is not None:
+                on_answer(answer)
+        waiting = collections.deque(asked)
         bar = progress(len(waiting), f"LLM judge ({self.model})", self.show_progress)
 
-        async def work() -> None:
-            client = self._client()
-            try:
-                while waiting:
-                    index = waiting.popleft()
-                    answer = await self._ask(client, prompts[index])
-                    answers[index] = answer
-                    if on_answer is not None:
-                        on_answer(answer)
-                    bar.update(1)
-            finally:
-                await client.close()
+        async def take() -> tuple[int, _Prompt] | None:
+            return waiting.popleft() if waiting else None
 
-        workers = [asyncio.ensure_future(work()) for _ in range(min(self.concurrency, len(waiting)))]
+        def give(index: int, answer: Answer) -> None:
+            answers[index] = answer
+            if on_answer is not None:
+                on_answer(answer)
+            bar.update(1)
+
+        workers = [asyncio.ensure_future(self.work(take, give)) for _ in range(min(self.concurrency, len(waiting)))]
         try:
             await asyncio.gather(*workers)
         finally:
@@ -257,9 +296,37 @@ class LLMJudge:
             with contextlib.suppress(BaseException):
                 await asyncio.gather(*workers, return_exceptions=True)
             bar.close()
-        asked = [answer for answer in answers if answer is not None]
-        assert len(asked) == len(answers), "every prompt has its answer once the workers are done"
-        return asked
+        return [a for a in answers if a is not None]
+
+    def split(
+        self, pairs: Sequence[Pair], done: Collection[tuple[Pair, int]] = ()
+    ) -> tuple[list[tuple[int, _Prompt]], list[tuple[int, Answer]]]:
+        """The prompts of ``pairs`` (those of ``done`` left out), numbered in order, split into those to ask and
+        the answers given at once: the ``unusable`` answer of each prompt whose text is missing."""
+        prompts = [p for p in self._prompts(pairs) if (p.pair, p.sample) not in done]
+        asked = [(i, p) for i, p in enumerate(prompts) if not p.missing]
+        return asked, [(i, self._missing(p)) for i, p in enumerate(prompts) if p.missing]
+
+    async def work(
+        self, take: Callable[[], Awaitable[tuple[Any, _Prompt] | None]], give: Callable[[Any, Answer], None]
+    ) -> None:
+        """One worker: a client with one kept-alive connection (a shared pool of many connections costs several
+        times the CPU per request) asks the prompts ``take`` hands out, ``(key, prompt)``, until it hands out
+        ``None``, and gives each answer to ``give(key, answer)`` as it arrives."""
+        client = self._client()
+        try:
+            while (taken := await take()) is not None:
+                key, prompt = taken
+                give(key, await self._ask(client, prompt))
+        finally:
+            await client.close()
+
+    def stream(self) -> Stream:
+        """A stream of prompts to this judge for a whole run (:class:`~ir_pref_measures.judging.stream.Stream`):
+        pairs submitted at any time, ``concurrency`` requests in flight across all of them."""
+        from ir_pref_measures.judging.stream import Stream
+
+        return Stream(self)
 
     # -- the prompts --
 
@@ -314,7 +381,8 @@ class LLMJudge:
             http_client=DefaultAsyncHttpxClient(limits=limits, timeout=self.timeout, verify=self._tls),
         )
 
-    def _request(self, prompt: _Prompt) -> dict:
+    def request(self, prompt: _Prompt) -> dict:
+        """The chat request of ``prompt``: model, messages and the sampling options."""
         request: dict[str, object] = {"model": self.model, "messages": [dict(m) for m in prompt.messages]}
         if self.temperature is not None:
             request["temperature"] = self.temperature
@@ -328,7 +396,13 @@ class LLMJudge:
 
     async def _ask(self, client, prompt: _Prompt) -> Answer:
         """One prompt asked until an answer is read or the attempts are spent."""
-        request = self._request(prompt)
+        request = self.request(prompt)
+        key = cache_key(request, prompt.sample) if self.cache is not None else ""
+        kept = self.cache.get(key) if self.cache is not None else None
+        if kept is not None:  # paid for before
+            self.usage.prompts += 1
+            self.usage.cached += 1
+            return self._reply(prompt, kept[0], cached=True)
         failure = _Failure("", "")
         unreachable = 0  # attempts in a row that could not connect
         for attempt in range(self.attempts):
@@ -349,21 +423,21 @@ class LLMJudge:
                     )
                 if not failure.retried:
                     self._streak = 0  # a reply, refusing this prompt only
-                    return self._failed(prompt, failure.detail, "request")
+                    return self._failed(prompt, failure.detail, "request", attempt + 1)
                 continue
             self._streak = 0
             raw, tokens_in, tokens_out, logprobs = result
-            self._count(tokens_in, tokens_out)
-            answer = self.preset.read(raw)
-            return self._answer(
+            cost = self._count(tokens_in, tokens_out)
+            if self.cache is not None:
+                self.cache.put(key, self.model, self._redact(raw), tokens_in, tokens_out)
+            return self._reply(
                 prompt,
-                answer,
-                raw=raw,
-                reason="the response could not be read as an answer" if answer == "unusable" else "",
+                raw,
                 tokens_in=tokens_in,
                 tokens_out=tokens_out,
                 latency=time.perf_counter() - start,
-                failure="content" if answer == "unusable" else "",
+                attempts=attempt + 1,
+                cost=cost,
                 p_first=p_first(logprobs, self.preset.labels) if self.logprobs else None,
             )
         self._streak += 1
@@ -374,7 +448,7 @@ class LLMJudge:
                 "received are kept)"
             )
         reason = f"no answer after {self.attempts} attempt(s); the last: {failure.detail}"
-        return self._failed(prompt, reason, "transport")
+        return self._failed(prompt, reason, "transport", self.attempts)
 
     async def _attempt(self, client, request: dict) -> tuple[str, int, int, object] | _Failure:
         """One request: the response's text and token counts, or why it failed (and whether to retry)."""
@@ -409,15 +483,38 @@ class LLMJudge:
         delay = float(self._rng.uniform(0.0, bound)) if bound > 0 else 0.0
         return max(delay, min(self.max_backoff, retry_after))
 
+    def batch_client(self) -> BatchClient:
+        """The client of the batch endpoints of ``batch_api`` at ``base_url`` (else the provider's)."""
+        return BatchClient(self.batch_api, self.base_url or BATCH_URLS[self.batch_api], self._api_key, self.timeout)
+
+    def from_batch(self, prompt: _Prompt, result: tuple | None, state: str) -> Answer:
+        """The answer of ``prompt`` from its batch ``result`` (:func:`.batches.judge_in_batches`): a reply read as
+        a synchronous one is, at the batch price; none (``state`` says why) a transport failure."""
+        if result is None or result[0] is None:
+            kind = f"batch {state}" if result is None else "batch request failed"
+            self.usage.failures[kind] = self.usage.failures.get(kind, 0) + 1
+            return self._failed(prompt, result[1] if result else f"no result: the batch {state}", "transport", 1)
+        raw, tokens_in, tokens_out = result
+        self.usage.attempts += 1
+        cost = self._count(tokens_in, tokens_out, batch=True)
+        return self._reply(prompt, raw, tokens_in=tokens_in, tokens_out=tokens_out, attempts=1, cost=cost)
+
+    def _reply(self, prompt: _Prompt, raw: str, **details) -> Answer:
+        """The answer read from a reply's text ``raw`` (``unusable``, a ``content`` failure, when it reads as none)."""
+        answer = self.preset.read(raw)
+        unusable = answer == "unusable"
+        reason = "the response could not be read as an answer" if unusable else ""
+        return self._answer(prompt, answer, raw=raw, reason=reason, failure="content" if unusable else "", **details)
+
     def _missing(self, prompt: _Prompt) -> Answer:
         """The ``unusable`` answer of a prompt not asked: a text is missing."""
         return self._answer(prompt, "unusable", reason=prompt.missing, failure="text")
 
-    def _failed(self, prompt: _Prompt, reason: str, failure: str) -> Answer:
+    def _failed(self, prompt: _Prompt, reason: str, failure: str, attempts: int) -> Answer:
         """The ``unusable`` answer of a prompt that got no answer, with the kind of ``failure``."""
         self.usage.prompts += 1
         self.usage.failed += 1
-        return self._answer(prompt, "unusable", reason=reason, failure=failure)
+        return self._answer(prompt, "unusable", reason=reason, failure=failure, attempts=attempts)
 
     @property
     def url(self) -> str:
@@ -428,11 +525,22 @@ class LLMJudge:
         """``text`` with the key replaced by ``[key]`` in every form (:func:`~.redact.redact`)."""
         return redact(text, self._api_key) if self._api_key and text else text
 
-    def _count(self, tokens_in: int, tokens_out: int) -> None:
+    def _count(self, tokens_in: int, tokens_out: int, batch: bool = False) -> float:
+        """Count an answered prompt's tokens (paid at the batch price, :data:`BATCH_SHARE`, with ``batch``); its
+        cost. The cost of the usage is computed from the totals, so it does not depend on the answers' order."""
         self.usage.prompts += 1
         self.usage.tokens_in += tokens_in
         self.usage.tokens_out += tokens_out
-        self.usage.cost = (self.usage.tokens_in * self.price_in + self.usage.tokens_out * self.price_out) / 1000
+        if batch:
+            self._batch_tokens = [self._batch_tokens[0] + tokens_in, self._batch_tokens[1] + tokens_out]
+        batched = self.cost(*self._batch_tokens)
+        synced = self.cost(self.usage.tokens_in - self._batch_tokens[0], self.usage.tokens_out - self._batch_tokens[1])
+        self.usage.cost = synced + batched * BATCH_SHARE
+        return self.cost(tokens_in, tokens_out) * (BATCH_SHARE if batch else 1.0)
+
+    def cost(self, tokens_in: int, tokens_out: int) -> float:
+        """The price of ``tokens_in`` input and ``tokens_out`` output tokens at ``price_per_1k``."""
+        return (tokens_in * self.price_in + tokens_out * self.price_out) / 1000
 
 
 def _read_completion(body) -> tuple[str, int, int, object]:

@@ -1,15 +1,19 @@
 """The judging loop: selector -> questions (stored first) -> judge -> answers (stored) -> verdicts -> selector.
 
 Queries advance together, one round each per sweep (in query id order), so that one call of the judge gets the
-questions of every query at once (an LLM judge answers them concurrently). Before a question goes to the judge it
-is a request row of the store; its answers are stored as they come: a judge that hands its answers back as they
-arrive (it has ``prompts_of``, as the LLM judge) has each stored at once, in a transaction of its own; another
+questions of every query at once. A judge that streams (its ``streams`` is true, as the LLM judge's in sync mode:
+:class:`~ir_pref_measures.judging.stream.Stream`) is pipelined instead, unless a total budget is shared among the
+queries: each query has its round in flight and asks its next round as soon as its own answers are in, so the
+judge's requests in flight are those of every query and round at once and no query waits for the slowest (a total
+budget keeps the sweeps, which share it in query order whatever the answers' timing). Before a question goes to the
+judge it is a request row of the store; its answers are stored as they come: a judge that hands its answers back as
+they arrive (it has ``prompts_of``, as the LLM judge) has each stored at once, in a transaction of its own; another
 judge's answers are stored as soon as its call returns. A run is resumable: it replays the selector from the first
-round, taking the verdict of every question the store has answered, and asks only the rest, so a run stopped at
-any moment (Ctrl-C, ``kill -9``) and started again asks no stored question again and ends with the same store as
-a run that was never stopped. A question is answered when it has an answer to each of its prompts
-(``prompts_of``; any answer for a judge without it); a transport failure (no reply) is no answer: the query
-waits, and a resumed run asks that prompt again.
+round, taking the verdict of every question the store has answered, and asks only the rest, so a run stopped at any
+moment (Ctrl-C, ``kill -9``) and started again asks no stored question again and ends with the same store as a run
+that was never stopped. A question is answered when it has an answer to each of its prompts (``prompts_of``; any
+answer for a judge without it); a transport failure (no reply) is no answer: the query waits, and a resumed run asks
+that prompt again.
 
 **Budget**: an ``int`` is the total number of questions of the effort; a ``float`` in ``(0, 1]`` is a share of
 each query's all-pairs cost ``n (n - 1) / 2`` (rounded up); a mapping gives each query its number. The last round
@@ -23,6 +27,7 @@ differently).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from collections import defaultdict
@@ -137,6 +142,12 @@ def _run(store, selector, judge, budget, rule, reask, asked_by, verbose, report:
     active = list(per_query)
     expected = min(total, sum(per_query.values()), sum(all_pairs_cost(selector.pools).values()))
     with progress(int(expected), "judging", verbose) as bar:
+        if hasattr(judge, "keep_batches_in"):
+            judge.keep_batches_in(store)
+        if getattr(judge, "streams", False) and math.isinf(total):
+            with judge.stream() as stream:
+                pipeline = _Pipeline(store, selector, judge, stream, rule, reask, asked_by, report, answers, bar)
+                return pipeline.run(per_query)
         while active:
             sweep: list[tuple[str, list[Pair]]] = []
             cut: list[str] = []
@@ -252,3 +263,130 @@ def _match(needed: Sequence[Request], got: Sequence[Answer], answers: Mapping[in
     for request_id, answer in rows:
         if answer.failure != TRANSPORT:
             answers[request_id].append(answer)
+
+
+@dataclass
+class _Round:
+    """A query's round being judged: ``number``, its ``pairs``, the verdicts ``reused`` (by position), the
+    ``requests`` stored (by pair), those ``needed`` from the judge and the answers still ``expected``; ``last``
+    when the budget cut it."""
+
+    number: int
+    pairs: list[Pair]
+    last: bool
+    reused: dict[int, Verdict] = field(default_factory=dict)
+    requests: dict[Pair, Request] = field(default_factory=dict)
+    needed: list[Request] = field(default_factory=list)
+    expected: int = 0
+
+
+class _Pipeline:
+    """The judging loop of a judge that streams (``streams``, as the LLM judge in sync mode) under per-query budgets:
+    every query has its own round in flight, and a query's next round is asked as soon as its own answers are in,
+    so the judge has the questions of every query at once and none waits for the slowest. What is asked, stored
+    and reported is what the sweeps of :func:`_run` ask, store and report; only the order of the rows differs."""
+
+    def __init__(self, store, selector, judge, stream, rule, reask, asked_by, report, answers, bar) -> None:
+        self.store, self.selector, self.judge, self.stream = store, selector, judge, stream
+        self.rule, self.reask, self.asked_by, self.report, self.answers, self.bar = (
+            rule, reask, asked_by, report, answers, bar,
+        )  # fmt: skip
+        self.open: dict[str, _Round] = {}
+        self.asking: dict[tuple[str, frozenset], Request] = {}  # the requests in flight by query and unordered pair
+        self.left: dict[str, float] = {}
+
+    def run(self, per_query: dict[str, float]) -> RunReport:
+        self.left = dict(per_query)
+        for q in per_query:
+            self.advance(q)
+        try:
+            while self.open:
+                self.receive(self.stream.answers(timeout=0.5))
+        except KeyboardInterrupt:  # what has arrived is stored before the run stops
+            with contextlib.suppress(Exception):
+                self.receive(self.stream.answers(timeout=0))
+            raise
+        return self.report
+
+    def advance(self, q: str) -> None:
+        """Ask ``q``'s next rounds until one needs the judge, or ``q`` is done, at its budget or waiting."""
+        report = self.report
+        while True:
+            history = report.history[q]
+            left = self.left[q]
+            pairs = self.selector.next_round(q, history) if left > 0 else []
+            if not pairs:
+                (report.done if left > 0 else report.budget).append(q)
+                return
+            round = _Round(len(history), pairs[: int(min(left, len(pairs)))], left < len(pairs))
+            earlier = _earlier(history) if not self.reask else {}
+            new = []
+            for k, pair in enumerate(round.pairs):
+                verdict = earlier.get(frozenset((pair.first, pair.second)))
+                if verdict is not None:
+                    round.reused[k] = _as_asked(verdict, pair, round.number)
+                    report.reused += 1
+                else:
+                    new.append(pair)
+            requests = self.store.ask(new, round.number, getattr(self.judge, "name", ""), self.asked_by)
+            round.requests = {r.pair: r for r in requests}
+            self.left[q] -= len(requests)
+            round.needed = [r for r in requests if not _answered(self.judge, r, self.answers)]
+            report.stored += len(requests) - len(round.needed)
+            report.asked += len(round.needed)
+            self.bar.update(len(new))
+            if round.needed:
+                done = {(a.pair, a.sample) for r in round.needed for a in self.answers.get(r.id, ())}
+                self.asking.update((_unordered(r.pair), r) for r in round.needed)
+                round.expected = self.stream.submit([r.pair for r in round.needed], done)
+                self.open[q] = round
+                return
+            if not self.settle(q, round):
+                return
+
+    def receive(self, got: Sequence[Answer]) -> None:
+        """Store the answers ``got`` (one transaction) and move on each query whose round they complete."""
+        rows = []
+        for answer in got:
+            request = self.asking.get(_unordered(answer.pair))
+            if request is None:
+                raise ValueError(f"the judge answered a question it was not asked: {answer.pair}")
+            rows.append((request.id, answer))
+        if not rows:
+            return
+        self.store.record(rows)
+        for request_id, answer in rows:
+            if answer.failure == TRANSPORT:
+                self.report.unanswered += 1
+            else:
+                self.answers[request_id].append(answer)
+                self.report.received += 1
+            self.open[answer.pair.query_id].expected -= 1
+        for q in sorted({answer.pair.query_id for answer in got}):
+            round = self.open[q]
+            if round.expected == 0:
+                del self.open[q]
+                for request in round.needed:
+                    del self.asking[_unordered(request.pair)]
+                self.report.answered += sum(1 for r in round.needed if _answered(self.judge, r, self.answers))
+                if self.settle(q, round):
+                    self.advance(q)
+
+    def settle(self, q: str, round: _Round) -> bool:
+        """Add ``round``'s verdicts to ``q``'s history; whether ``q`` goes on (not waiting, not at its budget)."""
+        if any(not _answered(self.judge, r, self.answers) for r in round.requests.values()):
+            self.report.waiting.append(q)
+            return False
+        self.report.history[q].append(
+            [
+                round.reused.get(k) or combine(p, self.answers[round.requests[p].id], self.rule, round.number)
+                for k, p in enumerate(round.pairs)
+            ]
+        )
+        if round.last:
+            self.report.budget.append(q)
+        return not round.last
+
+
+def _unordered(pair: Pair) -> tuple[str, frozenset]:
+    return pair.query_id, frozenset((pair.first, pair.second))

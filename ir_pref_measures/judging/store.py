@@ -11,10 +11,14 @@ Four tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`; the web de
 * ``answers``: one row per answer, never updated: the request it answers, query and docs *in the order this
   answer was shown*, judge, model, prompt hash, sample, answer, raw text, reason, tokens, latency, time, assessor,
   ``failure``, the kind of failure of an ``unusable`` answer (``transport``, ``content``, ``request``,
-  ``text``; empty otherwise), and ``p_first``, the judge's probability that the doc shown first is preferred
-  (``NULL`` when it gives none). Unique per ``(request, judge, assessor, sample, first, failure)``: a retry or a
-  double submit never doubles an answer;
-* ``withdrawn``: the answers an assessor took back (undo), kept in ``answers`` and no longer read.
+  ``text``; empty otherwise), ``p_first``, the judge's probability that the doc shown first is preferred
+  (``NULL`` when it gives none), the HTTP ``attempts`` it took and its ``cost`` (an LLM judge's; 0 otherwise), and
+  ``cached`` (1 when it was taken from an answer cache, paid for before: cost 0). Unique per ``(request, judge,
+  assessor, sample, first, failure)``: a retry or a double submit never doubles an answer;
+* ``withdrawn``: the answers an assessor took back (undo), kept in ``answers`` and no longer read;
+* ``batches``: the batches an LLM judge in batch mode has sent and not read back yet, by the hash of their
+  requests (the provider, the batch id, when sent), so that a run stopped while they are processed polls them
+  again and sends nothing twice (:mod:`ir_pref_measures.judging.batches`).
 
 A ``transport`` failure (no reply received: connection failed, timeouts, 5xx or 429 after every attempt) is not an
 answer: it is kept as a row (the first one of each prompt) but not read as an answer (:meth:`Store.answers`), so a
@@ -50,8 +54,11 @@ SCHEMA = (
         model TEXT NOT NULL, prompt_hash TEXT NOT NULL, sample INTEGER NOT NULL, answer TEXT NOT NULL,
         raw TEXT NOT NULL, reason TEXT NOT NULL, tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL,
         latency REAL NOT NULL, answered_at REAL NOT NULL, assessor TEXT NOT NULL, failure TEXT NOT NULL DEFAULT '',
-        p_first REAL, UNIQUE (request_id, judge, assessor, sample, first, failure))""",
+        p_first REAL, attempts INTEGER NOT NULL DEFAULT 0, cost REAL NOT NULL DEFAULT 0,
+        cached INTEGER NOT NULL DEFAULT 0, UNIQUE (request_id, judge, assessor, sample, first, failure))""",
     "CREATE INDEX IF NOT EXISTS answers_request ON answers (request_id)",
+    """CREATE TABLE IF NOT EXISTS batches (
+        key TEXT PRIMARY KEY, provider TEXT NOT NULL, batch_id TEXT NOT NULL, sent_at REAL NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS withdrawn (
         answer_id INTEGER PRIMARY KEY REFERENCES answers (id), request_id INTEGER NOT NULL,
         withdrawn_at REAL NOT NULL)""",
@@ -60,7 +67,14 @@ TRANSPORT = "transport"  # the failure that is not an answer (protocol.FAILURES)
 # an answer withdrawn (undo) is kept, not read; a transport failure is kept, not read as an answer
 LIVE = f"id NOT IN (SELECT answer_id FROM withdrawn) AND failure <> '{TRANSPORT}'"
 ANSWER_FIELDS = "query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason, tokens_in, "
-ANSWER_FIELDS += "tokens_out, latency, answered_at, assessor, failure, p_first"
+ANSWER_FIELDS += "tokens_out, latency, answered_at, assessor, failure, p_first, attempts, cost, cached"
+# the columns added after the first stores were made, each with its definition (:func:`_migrate`)
+ADDED_COLUMNS = {
+    "p_first": "REAL",
+    "attempts": "INTEGER NOT NULL DEFAULT 0",
+    "cost": "REAL NOT NULL DEFAULT 0",
+    "cached": "INTEGER NOT NULL DEFAULT 0",
+}
 # the failure of a row stored before the column existed, read from its reason (the LLM judge's wording)
 OLD_FAILURE = (
     "CASE WHEN answer <> 'unusable' THEN '' WHEN reason LIKE 'no answer after %' THEN 'transport' "
@@ -73,7 +87,7 @@ SQL = {  # every statement, with ?-style placeholders
     "ask": "INSERT INTO requests (query_id, first, second, round, judge, asked_by, asked_at) "
     "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (query_id, round, first, second) DO NOTHING",
     "request_id": "SELECT id FROM requests WHERE query_id = ? AND round = ? AND first = ? AND second = ?",
-    "answer": f"INSERT INTO answers (request_id, {ANSWER_FIELDS}) VALUES (?{', ?' * 17}) "
+    "answer": f"INSERT INTO answers (request_id, {ANSWER_FIELDS}) VALUES (?{', ?' * 20}) "
     "ON CONFLICT (request_id, judge, assessor, sample, first, failure) DO NOTHING",
     "requests": "SELECT id, query_id, first, second, round, judge, asked_by, asked_at FROM requests "
     "ORDER BY query_id, round, id",
@@ -90,6 +104,13 @@ SQL = {  # every statement, with ?-style placeholders
     "GROUP BY failure ORDER BY failure",
     "transport": f"SELECT request_id, {ANSWER_FIELDS} FROM answers WHERE failure = '{TRANSPORT}' "
     "AND id NOT IN (SELECT answer_id FROM withdrawn) ORDER BY request_id, id",
+    "usage": "SELECT COUNT(*), COALESCE(SUM(attempts), 0), COALESCE(SUM(CASE WHEN attempts > 1 THEN attempts - 1 "
+    "ELSE 0 END), 0), COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0), COALESCE(SUM(cost), 0), "
+    "COALESCE(SUM(cached), 0) FROM answers WHERE id NOT IN (SELECT answer_id FROM withdrawn)",
+    "batch": "SELECT batch_id FROM batches WHERE key = ?",
+    "keep_batch": "INSERT INTO batches (key, provider, batch_id, sent_at) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (key) DO NOTHING",
+    "forget_batch": "DELETE FROM batches WHERE key = ?",
     "withdraw": "INSERT INTO withdrawn (answer_id, request_id, withdrawn_at) SELECT id, request_id, ? FROM answers "
     f"WHERE request_id = ? AND judge = ? AND assessor = ? AND sample = ? AND {LIVE}",
 }
@@ -185,6 +206,7 @@ class Store:
         rows = [
             (request_id, a.pair.query_id, a.pair.first, a.pair.second, a.judge, a.model, a.prompt_hash, a.sample)
             + (a.answer, a.raw, a.reason, a.tokens_in, a.tokens_out, a.latency, now, a.assessor, a.failure, a.p_first)
+            + (a.attempts, a.cost, int(a.cached))
             for request_id, a in answered
         ]
         with self._transaction():
@@ -194,6 +216,21 @@ class Store:
         """Withdraw an answer (an assessor's undo): the row is kept, marked withdrawn, and no longer read."""
         with self._transaction():
             self.database.execute(SQL["withdraw"], (time.time(), request_id, judge, assessor, sample))
+
+    def keep_batch(self, key: str, provider: str, batch_id: str) -> None:
+        """Keep the id of a batch sent (an LLM judge's batch mode) under ``key``, the hash of its requests."""
+        with self._transaction():
+            self.database.execute(SQL["keep_batch"], (key, provider, batch_id, time.time()))
+
+    def forget_batch(self, key: str) -> None:
+        """Forget the batch of ``key``, read back (its answers stored)."""
+        with self._transaction():
+            self.database.execute(SQL["forget_batch"], (key,))
+
+    def batch(self, key: str) -> str | None:
+        """The id of the batch sent with the requests of ``key`` and not read back yet, or ``None``."""
+        row = self.database.execute(SQL["batch"], (key,)).fetchone()
+        return None if row is None else row[0]
 
     # -- reading -------------------------------------------------------------------------------------------------
 
@@ -219,6 +256,13 @@ class Store:
         since (asked again by the next run)."""
         return dict(self.database.execute(SQL["failures"]).fetchall())
 
+    def usage(self) -> dict[str, float]:
+        """What the stored answers cost: ``prompts`` (answer rows, a transport failure's included), HTTP
+        ``attempts`` and ``retries`` (attempts after each prompt's first), ``tokens in`` and ``tokens out``, the
+        ``cost`` and the answers ``cached`` (taken from an answer cache, at no cost)."""
+        names = ("prompts", "attempts", "retries", "tokens in", "tokens out", "cost", "cached")
+        return dict(zip(names, self.database.execute(SQL["usage"]).fetchone(), strict=True))
+
     def counts(self) -> dict[str, int]:
         """``requests``, ``answers`` and ``unanswered`` requests."""
         requests, answers, unanswered = self.database.execute(SQL["counts"]).fetchone()
@@ -227,14 +271,16 @@ class Store:
 
 def _migrate(database) -> None:
     """Bring an older store up to date: made before the ``failure`` column, the column added to the answers and to
-    their unique key, each row's kind read from its reason (:data:`OLD_FAILURE`); made before ``p_first``, the
-    column added, empty (``NULL``: no probability) for the answers stored."""
-    columns = database.columns("answers")
-    if "failure" not in columns:
+    their unique key, each row's kind read from its reason (:data:`OLD_FAILURE`); then the columns of
+    :data:`ADDED_COLUMNS` it lacks added (``p_first``: empty, no probability; ``attempts``, ``cost``, ``cached``: 0
+    for the rows stored before)."""
+    if "failure" not in database.columns("answers"):
         database.add_key_column("answers", SCHEMA[2], "failure", "TEXT NOT NULL DEFAULT ''", OLD_FAILURE)
         database.execute(SCHEMA[3])  # the index, gone with SQLite's old table
-    if "p_first" not in database.columns("answers"):  # SQLite's rebuilt table has it; PostgreSQL's altered one not
-        database.execute("ALTER TABLE answers ADD COLUMN p_first REAL")
+    present = database.columns("answers")  # SQLite's rebuilt table has them all; PostgreSQL's altered one not
+    for column, definition in ADDED_COLUMNS.items():
+        if column not in present:
+            database.execute(f"ALTER TABLE answers ADD COLUMN {column} {definition}")
 
 
 def _request(row) -> Request:
@@ -244,8 +290,9 @@ def _request(row) -> Request:
 
 def _stored(row) -> StoredAnswer:
     request_id, query_id, first, second, judge, model, prompt_hash, sample, answer, raw, reason = row[:11]
-    tokens_in, tokens_out, latency, answered_at, assessor, failure, p_first = row[11:]
+    tokens_in, tokens_out, latency, answered_at, assessor, failure, p_first, attempts, cost, cached = row[11:]
     pair = Pair(query_id, first, second)
     fields = dict(model=model, prompt_hash=prompt_hash, raw=raw, reason=reason, assessor=assessor, failure=failure)
-    fields.update(tokens_in=tokens_in, tokens_out=tokens_out, latency=latency, p_first=p_first)
+    fields.update(tokens_in=tokens_in, tokens_out=tokens_out, latency=latency, p_first=p_first, attempts=attempts)
+    fields.update(cost=cost, cached=bool(cached))
     return StoredAnswer(request_id, Answer(pair, answer, judge, sample, **fields), answered_at)

@@ -9,8 +9,9 @@ or ``None`` to answer. Faults: ``429`` (with ``Retry-After: 0``), ``500``, ``503
 response), ``slow`` (the right answer after ``slow`` seconds, within the client's timeout); ``echo`` (not drawn
 among :data:`FAULTS`) is a 400 whose message repeats the request's ``Authorization`` header. A request asking for
 ``logprobs`` gets the choice's ``logprobs`` object that ``logprobs(messages, top_logprobs)`` returns, when given.
-It counts requests and answers per prompt, and the requests in flight at most (``peak``). Run as a script
-(``python chat_server.py --delay 0.05``) it answers ``1`` to everything and prints its URL.
+It counts requests and answers per prompt, and the requests in flight at most (``peak``); ``GET /v1/stats`` tells
+them (``in_flight``, ``peak``, ``asked``). Run as a script (``python chat_server.py --delay 0.05``) it answers
+``1`` to everything and prints its URL.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def tokens(text: str) -> int:
 
 
 class _Server(ThreadingHTTPServer):
-    request_queue_size = 128  # connections waiting to be accepted (socketserver's default is 5)
+    request_queue_size = 1024  # connections waiting to be accepted (socketserver's default is 5)
     daemon_threads = True
 
     def handle_error(self, request, client_address) -> None:
@@ -90,6 +91,13 @@ class ChatServer:
 
             def log_message(self, *args) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                if self.path != "/v1/stats":
+                    return self._send(404, {"error": {"message": f"no route {self.path}"}})
+                with server.lock:
+                    stats = {"in_flight": server.in_flight, "peak": server.peak, "asked": sum(server.asked.values())}
+                return self._send(200, stats)
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))

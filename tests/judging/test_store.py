@@ -149,3 +149,43 @@ def test_exports_read_back_by_the_package(tmp_path, store_location):
         assert shown["preference"].tolist() == [-1, 1, 0, -2, -2]
         assert written["shown"][1] == ["the shown format cannot state 1 unusable answers: left out"]
         assert [v.outcome for v in verdicts(store)] == ["first", "second", "tie", "bad-second", "bad-first", None]
+
+
+def test_attempts_cost_and_the_cache_mark_come_back_as_stored(store_location):
+    paid = Answer(PAIRS[0], "first", "llm", model="m", tokens_in=40, tokens_out=1, attempts=3, cost=0.0125)
+    reused = Answer(PAIRS[0].swapped(), "second", "llm", model="m", attempts=0, cached=True)
+    with Store(store_location) as store:
+        (request,) = store.ask(PAIRS[:1], 0, "llm")
+        store.record([(request.id, paid), (request.id, reused)])
+    with Store(store_location) as store:
+        assert [row.answer for row in store.answers()] == [paid, reused]
+
+
+def test_a_store_made_before_attempts_cost_and_cached_gets_them(tmp_path):
+    """A store whose answers have no ``attempts``, ``cost`` or ``cached`` column gets them when opened, its rows
+    read as 0 (unknown attempts, no cost recorded, not from a cache); its answers are kept."""
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            """CREATE TABLE effort (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE requests (id INTEGER PRIMARY KEY, query_id TEXT NOT NULL, first TEXT NOT NULL,
+                second TEXT NOT NULL, round INTEGER NOT NULL, judge TEXT NOT NULL, asked_by TEXT NOT NULL,
+                asked_at REAL NOT NULL, UNIQUE (query_id, round, first, second));
+            CREATE TABLE answers (id INTEGER PRIMARY KEY, request_id INTEGER NOT NULL REFERENCES requests (id),
+                query_id TEXT NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL, judge TEXT NOT NULL,
+                model TEXT NOT NULL, prompt_hash TEXT NOT NULL, sample INTEGER NOT NULL, answer TEXT NOT NULL,
+                raw TEXT NOT NULL, reason TEXT NOT NULL, tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL,
+                latency REAL NOT NULL, answered_at REAL NOT NULL, assessor TEXT NOT NULL,
+                failure TEXT NOT NULL DEFAULT '', UNIQUE (request_id, judge, assessor, sample, first, failure));
+            INSERT INTO requests VALUES (1, 'q1', 'd1', 'd2', 0, 'llm', '', 0);
+            INSERT INTO answers VALUES (1, 1, 'q1', 'd1', 'd2', 'llm', 'm', 'h', 0, 'first', '1', '', 7, 1, 0.1, 0,
+                '', '');"""
+        )
+    with Store(path) as store:
+        (row,) = store.answers()
+        assert (row.answer.answer, row.answer.tokens_in, row.answer.attempts, row.answer.cost) == ("first", 7, 0, 0)
+        assert row.answer.cached is False
+        store.record([(1, Answer(PAIRS[0].swapped(), "second", "llm", attempts=2, cost=0.5, cached=True))])
+        assert [(r.answer.attempts, r.answer.cost, r.answer.cached) for r in store.answers()][1] == (2, 0.5, True)

@@ -33,7 +33,7 @@ SMOKE = {  # script -> its arguments at a tiny size
     "bench_judging.py": ["--repeat", "1"],
     "bench_large_query.py": ["--only", "graded-only", "--cap-gb", "4", "--timeout", "120"],
     "bench_leaderboard.py": ["--systems", "5", "--battles", "1000", "--queries", "10", "--rounds", "10"],
-    "bench_llm_judge.py": ["--judgments", "100", "--concurrency", "4", "--delay", "0.001"],
+    "bench_llm_judge.py": ["--quick"],
     "bench_pair_memory.py": ["--docs", "300", "--questions", "10"],
     "bench_pgc.py": ["--queries", "5"],
     "bench_ppref.py": ["--queries", "5"],
