@@ -202,7 +202,7 @@ def add_parser(subparsers) -> None:
         help="the LLM judge's options (model, base_url, queries, documents, concurrency, ...) and preset (umbrela)",
     )  # fmt: skip
     grade.add_argument("-o", "--output", help="the qrels file to write (default: standard output)")
-    grade.set_defaults(action=_grade)
+    grade.set_defaults(handler=partial(run, _grade))
 
 
 def run(action: Callable[[argparse.Namespace], None], args: argparse.Namespace) -> None:
