@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ir_pref_measures.judges import align, subsample_experiment
+from ir_pref_measures.agreement import align, subsample_experiment
 
 RUNS = ("p_bm25", "uogTrPot5", "NLE_P_v1")
 

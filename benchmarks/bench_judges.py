@@ -79,7 +79,7 @@ def measure_one(variant: str, paths: dict[str, str], samples: int) -> dict:
     import scipy.stats  # noqa: F401  (imported by the diagnostics)
     from sklearn.metrics import cohen_kappa_score
 
-    from ir_pref_measures.judges import panel as judges
+    from ir_pref_measures.agreement import panel as judges
     from ir_pref_measures.parsing.preferences import is_judging_log, judging_log_columns, preference_columns
 
     start = time.perf_counter()

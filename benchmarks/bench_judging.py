@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures.judging import runner
-from ir_pref_measures.judging.combine import combine
 from ir_pref_measures.judging.judges import SimulatedJudge
+from ir_pref_measures.judging.rules import combine
 from ir_pref_measures.judging.selectors import RatingDriven, TopK, random_pairs
 from ir_pref_measures.judging.store import Store
 

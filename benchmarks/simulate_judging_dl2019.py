@@ -47,7 +47,7 @@ from ir_pref_measures.judging.selectors import (
     random_pairs,
     read_grades,
 )
-from ir_pref_measures.judging.simulate import all_judged, judged_depth_pools, plot, simulate, summary
+from ir_pref_measures.judging.simulation import all_judged, judged_depth_pools, plot, simulate, summary
 from ir_pref_measures.loading.sources import ranking
 
 WINDOWS = (2, 5, 10)

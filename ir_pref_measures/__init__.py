@@ -5,7 +5,7 @@
 it is (a post-import hook, :mod:`~ir_pref_measures.adapters.registration`), so that a process that does not use
 ir_measures does not import it. Every name of the documentation is here: the measure objects (``ppref``,
 ``APpref``, ``PGC``, ...), the readers and loaders, ``compare``, ``Experiment``, the statistical tests, leaderboards;
-and the concept packages ``stats``, ``comparison``, ``leaderboards``, ``judges``, ``experiment``, ``meta``, ``dask``
+and the concept packages ``stats``, ``comparison``, ``leaderboards``, ``agreement``, ``experiment``, ``meta``, ``dask``
 with their own ``__all__``. Every name but ``InputError`` is imported on first use, so that ``import
 ir_pref_measures`` loads neither ir_measures nor numpy, pyarrow, pandas, scipy, matplotlib or Dask.
 """
@@ -29,7 +29,7 @@ _register_with_ir_measures()  # now if ir_measures is imported, else as soon as 
 if TYPE_CHECKING:  # imported on first use (below); type checkers and IDEs see them here
     from ir_measures.measures.base import Measure as _Measure
 
-    from ir_pref_measures import comparison, dask, experiment, judges, judging, leaderboards, meta, stats
+    from ir_pref_measures import agreement, comparison, dask, experiment, judging, leaderboards, meta, stats
     from ir_pref_measures.comparison.fusion import aggregate
     from ir_pref_measures.comparison.pairwise import compare
     from ir_pref_measures.comparison.rbo import rbo_runs
@@ -131,8 +131,9 @@ _MEASURE_NAMES = (
 _LAZY = {  # name -> (module, attribute; None: the module itself); the same names as the imports above
     **{
         name: (f"ir_pref_measures.{name}", None)
-        for name in ("comparison", "dask", "experiment", "judges", "judging", "leaderboards", "meta", "stats")
+        for name in ("agreement", "comparison", "dask", "experiment", "judging", "leaderboards", "meta", "stats")
     },
+    "judges": ("ir_pref_measures.judges", None),  # deprecated: agreement, under its old name (warns once)
     "plots": ("ir_pref_measures.meta.plots", None),
     "aggregate": ("ir_pref_measures.comparison.fusion", "aggregate"),
     "compare": ("ir_pref_measures.comparison.pairwise", "compare"),
@@ -235,10 +236,10 @@ __all__ = [
     "battles_from_values",
     "plots",
     # the concept packages
+    "agreement",
     "comparison",
     "dask",
     "experiment",
-    "judges",
     "judging",
     "leaderboards",
     "meta",

@@ -380,7 +380,7 @@ def _simulate(args) -> None:
     from ir_pref_measures.judging.effort import build_selector
     from ir_pref_measures.judging.judges import ReplayJudge, SimulatedJudge, read_recorded
     from ir_pref_measures.judging.selectors import TopK, read_grades
-    from ir_pref_measures.judging.simulate import BUDGETS, all_judged, judged_depth_pools, plot, simulate, summary
+    from ir_pref_measures.judging.simulation import BUDGETS, all_judged, judged_depth_pools, plot, simulate, summary
 
     grades = read_grades(args.qrels)  # the options were checked first (judge_checks)
     if args.judge == "replay":

@@ -1,5 +1,5 @@
 """``ir-pref-measures judges``: agreement and reliability of preference judges
-(:mod:`ir_pref_measures.judges.panel`).
+(:mod:`ir_pref_measures.agreement.panel`).
 
 Judges are ``NAME=SOURCE`` (a preference file, ``log:PATH`` for a judging log, graded qrels, an ir_datasets ID).
 The tables printed: agreement of every two judges, reliability across all of them, per-judge diagnostics, and
@@ -70,8 +70,8 @@ def _named(specs: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> None:
+    from ir_pref_measures.agreement import panel as judges
     from ir_pref_measures.experiment.render import plain, render
-    from ir_pref_measures.judges import panel as judges
 
     named = _named(args.judges)
     if len(named) < 2:

@@ -1,5 +1,5 @@
 """``ir-pref-measures ppi``: prediction-powered evaluation with people's and an LLM's judgments
-(:mod:`ir_pref_measures.judges.ppi`, :mod:`ir_pref_measures.leaderboards.ppi`).
+(:mod:`ir_pref_measures.agreement.ppi`, :mod:`ir_pref_measures.leaderboards.ppi`).
 
 Runs: ``ppi PEOPLE=SOURCE LLM=SOURCE --runs RUN... -m MEASURE``: per run (and with ``--pairs`` per difference of
 two runs) the mean of the measure under people's judgments, with the PPI++ interval next to the people-only one.
@@ -7,7 +7,7 @@ two runs) the mean of the measure under people's judgments, with the PPI++ inter
 judged; ``--experiment R`` repeats random samples of ``--sample-size`` queries R times and reports coverage.
 Planning: with ``--width W``, ``--difference D`` (and ``--power``) or ``--budget B``, and ``--costs PEOPLE LLM``,
 the people's queries are a pilot, and each row plans the cheapest numbers of queries for people and for the LLM
-alone (:func:`ir_pref_measures.judges.ppi_plan`).
+alone (:func:`ir_pref_measures.agreement.ppi_plan`).
 A judging store: ``ppi --store STORE --runs RUN...`` reads the LLM's and people's answers of an effort
 (:func:`ir_pref_measures.judging.store_ppi_table`); ``--choose K`` draws the queries for people first
 (``--rule uncertainty`` or ``uniform``) and keeps the draw in the store
@@ -126,9 +126,9 @@ def _store_table(args: argparse.Namespace):
 def _runs_table(args: argparse.Namespace):
     import numpy as np
 
+    from ir_pref_measures.agreement import ppi
+    from ir_pref_measures.agreement.panel import align
     from ir_pref_measures.commands.judges import _named
-    from ir_pref_measures.judges import ppi
-    from ir_pref_measures.judges.panel import align
 
     if args.choose or args.llm_judge or args.people_judge != "people":
         raise InputError("--choose, --llm-judge and --people-judge read a judging store: give --store STORE")

@@ -6,7 +6,7 @@ shown``: every answer, the doc shown first listed first; :func:`llm_answers`). A
 ``judge run``) holds every answer of its judge: a pair asked in
 both orders has an answer per order, a judge sampled several times one per sample. A pair is **unsure**
 (:func:`unsure`) when its usable answers, read relative to the pair asked
-(:func:`~ir_pref_measures.judging.combine.vote`; a bad mark counted as a preference for the other doc), do not all
+(:func:`~ir_pref_measures.judging.rules.vote`; a bad mark counted as a preference for the other doc), do not all
 give the same outcome (its two orders disagree, or its samples split: first, second or tie), or when it has answers
 and none is usable. A pair never answered (a
 run stopped by its budget) is not unsure: it has no answer to doubt. A ``shown`` export holds no unusable answer
@@ -28,9 +28,9 @@ from collections.abc import Collection, Iterable, Sequence
 
 from ir_pref_measures.errors import user_stacklevel
 from ir_pref_measures.judging import database
-from ir_pref_measures.judging.combine import DEFAULT_RULE, SIDES, Verdict, combine, vote
-from ir_pref_measures.judging.export import verdicts
+from ir_pref_measures.judging.exports import verdicts
 from ir_pref_measures.judging.protocol import Answer, Pair
+from ir_pref_measures.judging.rules import DEFAULT_RULE, SIDES, Verdict, combine, vote
 from ir_pref_measures.judging.selectors.adjudication import Adjudication
 from ir_pref_measures.judging.store import Store
 

@@ -18,15 +18,15 @@ import json
 import os
 from collections.abc import Sequence
 
+from ir_pref_measures.agreement.position import instances, position_consistency, preference_fairness
 from ir_pref_measures.choices import LISTED, PLAN_SELECTORS, SELECTORS
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judges.position import instances, position_consistency, preference_fairness
 from ir_pref_measures.judging import database, runner
-from ir_pref_measures.judging.combine import DEFAULT_RULE, RULES
-from ir_pref_measures.judging.export import export_lines, verdict_lines
+from ir_pref_measures.judging.exports import export_lines, verdict_lines
 from ir_pref_measures.judging.gold import flagged_assessors
 from ir_pref_measures.judging.judges import JUDGES
 from ir_pref_measures.judging.protocol import Judge
+from ir_pref_measures.judging.rules import DEFAULT_RULE, RULES
 from ir_pref_measures.judging.selectors import (
     UNIFORM,
     AllPairs,
@@ -229,7 +229,7 @@ def status(path: str | os.PathLike) -> dict[str, object]:
     answers by kind of failure (``unusable transport``: prompts without a reply and no answer since, asked again by
     the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``); where pairs were asked in
     both orders, the judges' ``position consistency`` and ``preference fairness``
-    (:mod:`ir_pref_measures.judges.position`, four decimals); for an effort judged by an LLM, its ``usage`` as
+    (:mod:`ir_pref_measures.agreement.position`, four decimals); for an effort judged by an LLM, its ``usage`` as
     stored (:meth:`Store.usage`: prompts, attempts, retries, tokens in and out, cost, answers cached)."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
@@ -259,7 +259,7 @@ def export(
     exclude_flagged: bool = False,
     with_llm: bool = False,
 ) -> list[str]:
-    """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.export`), by its rule; with
+    """The effort's judgments in ``format`` (:mod:`ir_pref_measures.judging.exports`), by its rule; with
     ``consistent``, those that agree with an order fitted to them; an effort of the ``list`` selector in the order
     of its list; a ``log`` with the documents' ``texts`` writes ties and unusable questions as ``judge.py`` does;
     with a tie ``band``, questions with p(first) in both orders have the verdict of their soft preference; with

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.combine import SIDES, vote
 from ir_pref_measures.judging.protocol import Answer, Pair
+from ir_pref_measures.judging.rules import SIDES, vote
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS gold (

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.combine import FLIPPED
 from ir_pref_measures.judging.protocol import Answer, Judge, Pair
+from ir_pref_measures.judging.rules import FLIPPED
 from ir_pref_measures.judging.selectors.base import stable_hash
 
 

@@ -1,7 +1,7 @@
 """How many judgments per topic: the fidelity of the systems' ordering as a function of the judgments per topic,
 and the knee of that curve.
 
-The simulator (:func:`ir_pref_measures.judging.simulate.simulate`) runs each selector over a grid of per-topic
+The simulator (:func:`ir_pref_measures.judging.simulation.simulate`) runs each selector over a grid of per-topic
 budgets (questions per query) and seeds; the curve is, for each budget, the mean over the seeds of the judgments
 asked per topic, of Kendall's tau and of tau_AP with the ordering under all judgments, and their standard
 deviations over the seeds. Its knee is where more judgments stop paying: Kneedle (Satopaa, Albrecht, Irwin and
@@ -92,8 +92,8 @@ def judgments_per_topic(
 ):
     """The simulator's table (every seed) and :func:`curve` of ``selectors`` over the per-topic budgets
     ``per_topic`` (questions per query; at least 3, distinct); the other arguments as for
-    :func:`ir_pref_measures.judging.simulate.simulate`."""
-    from ir_pref_measures.judging.simulate import simulate
+    :func:`ir_pref_measures.judging.simulation.simulate`."""
+    from ir_pref_measures.judging.simulation import simulate
 
     grid = sorted(per_topic)
     if len(set(grid)) < 3 or len(set(grid)) != len(grid) or grid[0] < 1:

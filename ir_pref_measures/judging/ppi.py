@@ -4,16 +4,15 @@ The store of an effort holds every judge's answers (:mod:`~ir_pref_measures.judg
 ``judge run``, people's from ``judge serve`` (judge ``people``, :data:`~ir_pref_measures.judging.web.desk.JUDGE`).
 :func:`judge_frames` combines each judge's answers to each question by the effort's rule into one preference table
 per judge; :func:`store_ppi_table` aligns them and gives, per run and per pair of runs, the measure's
-prediction-powered interval with its effective sample size (:func:`~ir_pref_measures.judges.ppi.ppi_table`).
+prediction-powered interval with its effective sample size (:func:`~ir_pref_measures.agreement.ppi.ppi_table`).
 
-Which queries people judge decides whether the interval is valid. :func:`choose_for_people` draws them from the
-LLM's answers (uniformly, or proportional to the LLM's uncertainty, :func:`~ir_pref_measures.judges.ppi.choose_queries`)
-and keeps the draw in the store's settings (``ppi.sample``: the rule, the chosen queries and every query's
-probability); :func:`store_ppi_table` then uses the chosen queries (a uniform draw, given its size, is a simple
-random sample: PPI++; an uncertainty draw with the inverse-probability weights of the active estimator), and leaves
-out, with a warning that counts them, people's answers on other queries. Without a stored draw,
-the queries people judged are taken as a uniform random sample of those the LLM judged.
-"""
+Which queries people judge decides whether the interval is valid. :func:`choose_for_people` draws them from the LLM's
+answers (uniformly, or proportional to the LLM's uncertainty, :func:`~ir_pref_measures.agreement.ppi.choose_queries`)
+and keeps the draw in the store's settings (``ppi.sample``: the rule, the chosen queries and every query's probability);
+:func:`store_ppi_table` then uses the chosen queries (a uniform draw, given its size, is a simple random sample: PPI++;
+an uncertainty draw with the inverse-probability weights of the active estimator), and leaves out, with a warning that
+counts them, people's answers on other queries. Without a stored draw, the queries people judged are taken as a uniform
+random sample of those the LLM judged."""
 
 from __future__ import annotations
 
@@ -24,9 +23,9 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.combine import DEFAULT_RULE, combine
 from ir_pref_measures.judging.database import check_existing
-from ir_pref_measures.judging.simulate import preference_frame
+from ir_pref_measures.judging.rules import DEFAULT_RULE, combine
+from ir_pref_measures.judging.simulation import preference_frame
 from ir_pref_measures.judging.store import Store
 
 if TYPE_CHECKING:  # pandas and the judges' layer are imported where used: importing the judging package stays light
@@ -38,7 +37,7 @@ SAMPLE = "ppi.sample"  # the setting that keeps the draw of the people's queries
 
 def judge_frames(store: Store) -> dict[str, pd.DataFrame]:
     """Per judge of the store, its verdicts (each question's answers of that judge combined by the effort's rule)
-    as a preference table (:func:`~ir_pref_measures.judging.simulate.preference_frame`)."""
+    as a preference table (:func:`~ir_pref_measures.judging.simulation.preference_frame`)."""
     rule = store.settings().get("rule", DEFAULT_RULE)
     answers: dict[str, dict[int, list]] = defaultdict(lambda: defaultdict(list))
     for row in store.answers():
@@ -75,11 +74,11 @@ def choose_for_people(
     topk: int | None = None,
 ) -> tuple[pd.Index, pd.Series]:
     """Draw the queries people are to judge from the LLM's answers in the store at ``path``
-    (:func:`~ir_pref_measures.judges.ppi.choose_queries`: ``size`` expected, by ``rule``, with ``seed``) and keep
+    (:func:`~ir_pref_measures.agreement.ppi.choose_queries`: ``size`` expected, by ``rule``, with ``seed``) and keep
     the draw in the store (``ppi.sample``; a store keeps its first draw: another is refused). Returns the chosen
     queries and every query's probability."""
-    from ir_pref_measures.judges.panel import align
-    from ir_pref_measures.judges.ppi import choose_queries, llm_values
+    from ir_pref_measures.agreement.panel import align
+    from ir_pref_measures.agreement.ppi import choose_queries, llm_values
 
     check_existing(path)
     with Store(path) as store:
@@ -104,14 +103,14 @@ def store_ppi_table(
     pairs: bool = False,
     topk: int | None = None,
 ) -> pd.DataFrame:
-    """The prediction-powered table (:func:`~ir_pref_measures.judges.ppi.ppi_table`: per run and with ``pairs``
+    """The prediction-powered table (:func:`~ir_pref_measures.agreement.ppi.ppi_table`: per run and with ``pairs``
     per pair of runs, the interval and its effective sample size) from the answers in the store at ``path``:
     ``people``'s (default the web desk's) and ``llm``'s (default the store's one other judge). A draw kept by
     :func:`choose_for_people` gives the people's queries and their probabilities (module docstring)."""
     import pandas as pd
 
-    from ir_pref_measures.judges.panel import align
-    from ir_pref_measures.judges.ppi import ppi_table, ppi_values
+    from ir_pref_measures.agreement.panel import align
+    from ir_pref_measures.agreement.ppi import ppi_table, ppi_values
 
     check_existing(path)
     with Store(path) as store:

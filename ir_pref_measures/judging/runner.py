@@ -35,8 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.combine import DEFAULT_RULE, FLIPPED, Verdict, combine
 from ir_pref_measures.judging.protocol import Answer, Judge, Pair
+from ir_pref_measures.judging.rules import DEFAULT_RULE, FLIPPED, Verdict, combine
 from ir_pref_measures.judging.selectors.base import Selector, all_pairs_cost
 from ir_pref_measures.judging.store import TRANSPORT, Request, Store
 from ir_pref_measures.progress import progress

@@ -9,7 +9,7 @@
 * :func:`query_differences`: per query, each run's value minus the baseline's, sorted (the bar plots of papers);
 * :func:`engine_scatter`: per query, one engine's score against the other's, Kendall's tau in the title (Luo
   2021, Fig. 5.9);
-* :func:`agreement_heatmap`: a statistic of every two judges (:func:`ir_pref_measures.judges.panel.matrix`), one
+* :func:`agreement_heatmap`: a statistic of every two judges (:func:`ir_pref_measures.agreement.panel.matrix`), one
   cell each, the value written in it.
 
 Each returns a :class:`matplotlib.figure.Figure` built with the object API (no pyplot, so the process's

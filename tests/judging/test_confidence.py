@@ -14,7 +14,7 @@ from conftest import run_cli
 from hypothesis import given
 from judging.chat_server import ChatServer
 
-from ir_pref_measures.judges import position_consistency, preference_fairness
+from ir_pref_measures.agreement import position_consistency, preference_fairness
 from ir_pref_measures.judging import Pair, SimulatedJudge, Store, preset, soft_outcome, soft_preference
 
 pytest.importorskip("openai")

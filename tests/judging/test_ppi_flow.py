@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from ir_pref_measures import judging
+from ir_pref_measures.agreement import align, llm_values
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judges import align, llm_values
 from ir_pref_measures.judging import Answer, SimulatedJudge, Store
 
 QUERIES = [f"q{k:02d}" for k in range(40)]

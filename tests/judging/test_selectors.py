@@ -83,7 +83,7 @@ def test_same_seed_same_questions_other_seed_other_questions(name):
 
 SCRIPT = """
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.combine import combine
+from ir_pref_measures.judging.rules import combine
 from ir_pref_measures.judging.judges import SimulatedJudge
 from ir_pref_measures.judging.selectors import TopK, RatingDriven
 grades = {"q": {f"d{i}": float(i % 3) for i in range(15)}}

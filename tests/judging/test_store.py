@@ -11,7 +11,7 @@ import pytest
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import Answer, Pair, export_lines
-from ir_pref_measures.judging.export import verdicts
+from ir_pref_measures.judging.exports import verdicts
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.parsing.preferences import read_judging_log, read_preferences
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ir_pref_measures.judging import Pair, Verdict
-from ir_pref_measures.judging.simulate import preference_frame
+from ir_pref_measures.judging.simulation import preference_frame
 
 GRADES = {f"q{q}": {f"d{d}": float((d * (q + 3)) % 5) for d in range(12)} for q in range(4)}
 

@@ -125,7 +125,7 @@ def test_the_docs_say_what_the_dl19_judge_files_are():
     shorter passage; differences.md documents NumRel and the seventh field of a run line."""
     from conftest import ROOT
 
-    judges = (ROOT / "docs" / "judges.md").read_text()
+    judges = (ROOT / "docs" / "agreement.md").read_text()
     assert "seven GPT-4o judges" not in judges
     assert "self-consistency" in judges and "win of the shorter passage" in judges and "**one** judge" in judges
     differences = (ROOT / "docs" / "differences.md").read_text()

@@ -19,7 +19,7 @@ from conftest import ROOT
 import ir_pref_measures as ipm
 
 SECTIONS = ("Parameters", "Returns")
-CONCEPTS = ("comparison", "dask", "experiment", "judges", "judging", "leaderboards", "meta", "stats")
+CONCEPTS = ("agreement", "comparison", "dask", "experiment", "judging", "leaderboards", "meta", "stats")
 PAGES = ("README.md", *sorted(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md")))
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 NAME_IN_TEXT = re.compile(r"\b(?:ipm|ir_pref_measures)\.([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?")
@@ -32,9 +32,9 @@ ALLOWED = {
     "compare kernel's own relevant docs and comparisons",
     ("tests/measures/test_pairwise.py", "ir_pref_measures.comparison.pairwise"): "the kernels against compare's "
     "default measure list",
-    ("tests/judges/test_panel.py", "ir_pref_measures.judges.coefficients"): "the kappa and alpha kernels against "
+    ("tests/agreement/test_panel.py", "ir_pref_measures.agreement.coefficients"): "the kappa and alpha kernels against "
     "scikit-learn and krippendorff",
-    ("tests/judges/test_panel.py", "ir_pref_measures.judges.sources"): "judges read from votes and grades",
+    ("tests/agreement/test_panel.py", "ir_pref_measures.agreement.sources"): "judges read from votes and grades",
     ("tests/leaderboards/test_boards.py", "ir_pref_measures.leaderboards.ratings"): "the rating kernels against "
     "FastChat's reference output",
     ("tests/leaderboards/test_boards.py", "ir_pref_measures.leaderboards.intervals"): "the bootstrap's weights",
@@ -72,7 +72,7 @@ ALLOWED = {
     ("tests/reliability/test_judging_inputs.py", "ir_pref_measures.judging.selectors.pairs"): "the lazy pair order",
     ("tests/judging/test_selectors.py", "ir_pref_measures.judging.selectors.rating"): "the systems' disagreement "
     "weights, against their definition",
-    ("tests/judging/test_store.py", "ir_pref_measures.judging.export"): "the verdicts behind every export",
+    ("tests/judging/test_store.py", "ir_pref_measures.judging.exports"): "the verdicts behind every export",
     ("tests/judging/test_topk.py", "ir_pref_measures.judging.selectors.topk"): "prefj.py's candidates",
     ("tests/judging/web/server.py", "ir_pref_measures.judging.web"): "the web interface's server, run by the tests",
     ("tests/judging/web/test_app.py", "ir_pref_measures.judging.database"): "the database URL's connection",
@@ -86,9 +86,10 @@ ALLOWED = {
     ("tests/leaderboards/test_ppi.py", "ir_pref_measures.leaderboards.ratings"): "the points matrix of the fits",
     ("tests/leaderboards/test_sparse_ratings.py", "ir_pref_measures.leaderboards.ratings"): "the dense fit, the "
     "oracle of the sparse one",
-    ("tests/oracles/graded_systems.py", "ir_pref_measures.judging.simulate"): "the preferences of a simulated effort",
+    ("tests/oracles/graded_systems.py", "ir_pref_measures.judging.simulation"): "the preferences of a simulated effort",
     ("tests/reliability/test_bad_output.py", "ir_pref_measures.experiment.render"): "the renderer on odd tables",
-    ("tests/reliability/test_newer_features.py", "ir_pref_measures.judges.panel"): "the panel's functions on odd input",
+    ("tests/reliability/test_newer_features.py", "ir_pref_measures.agreement.panel"): "the panel's functions on "
+    "odd input",
     ("tests/reliability/test_newer_features.py", "ir_pref_measures.leaderboards.boards"): "battles encoded on odd "
     "input",
 }

@@ -89,7 +89,7 @@ def test_the_concept_packages_import_scipy_stats_when_used():
     """``scipy.stats`` takes most of a second to import: the statistics, experiment, leaderboard, comparison, judge
     and meta-evaluation packages import it inside the functions that use it (a test, an interval), not with their
     modules, so that ``leaderboard``, ``experiment`` and ``tukey_hsd`` do not pay for it before they need it."""
-    packages = ("stats", "experiment", "leaderboards", "comparison", "judges", "meta")
+    packages = ("stats", "experiment", "leaderboards", "comparison", "agreement", "meta")
     code = f"import sys\nfor name in {packages!r}:\n    __import__('ir_pref_measures.' + name)\n"
     code += "print('scipy.stats' in sys.modules)"
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", check=False)

@@ -28,8 +28,8 @@ from oracles.bt import bradley_terry as direct_bradley_terry
 from oracles.tied_rbo import direct as direct_rbo
 
 import ir_pref_measures as ipm
+from ir_pref_measures.agreement import panel
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judges import panel
 from ir_pref_measures.leaderboards import rate
 from ir_pref_measures.leaderboards.boards import encoded
 from ir_pref_measures.measures.tied_rbo import rbo, rbo_of_scores

@@ -18,8 +18,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.combine import Verdict
 from ir_pref_measures.judging.protocol import Pair
+from ir_pref_measures.judging.rules import Verdict
 
 History = Sequence[Sequence[Verdict]]
 

@@ -44,8 +44,8 @@ from itertools import chain
 import numpy as np
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.combine import Verdict
 from ir_pref_measures.judging.protocol import Pair
+from ir_pref_measures.judging.rules import Verdict
 from ir_pref_measures.judging.selectors.base import History, query_rng, shown, top_ranks
 
 

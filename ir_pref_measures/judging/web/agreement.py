@@ -2,8 +2,8 @@
 
 Input: each assessor's label per question (``{assessor: {request_id: label}}``, a label ``1`` for the doc listed
 first, ``0`` a tie, ``-1`` the other; a bad mark read as a preference for the other doc), each question's label
-oriented so that ``1`` prefers the doc of the smaller id (as :func:`ir_pref_measures.judges.align` orients them),
-so the statistics equal ``ipm.judges.reliability`` on the same answers:
+oriented so that ``1`` prefers the doc of the smaller id (as :func:`ir_pref_measures.agreement.align` orients them),
+so the statistics equal ``ipm.agreement.reliability`` on the same answers:
 
 * :func:`reliability`: Fleiss' kappa (Gwet's form where questions have different numbers of assessors; J. L.
   Fleiss, Psychological Bulletin 76(5), 1971) and Krippendorff's alpha, nominal (K. Krippendorff, *Computing
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ir_pref_measures.judges.coefficients import (
+from ir_pref_measures.agreement.coefficients import (
     LABELS,
     cohen_kappa,
     coincidences,

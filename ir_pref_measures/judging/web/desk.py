@@ -34,9 +34,9 @@ import numpy as np
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import gold as gold_rules
-from ir_pref_measures.judging.combine import SIDES, combine, vote
 from ir_pref_measures.judging.gold import GoldPair
 from ir_pref_measures.judging.protocol import Answer, Pair
+from ir_pref_measures.judging.rules import SIDES, combine, vote
 from ir_pref_measures.judging.selectors.base import Selector, stable_hash
 from ir_pref_measures.judging.store import Request, Store, StoredAnswer
 from ir_pref_measures.judging.texts import QueryText, Texts
@@ -581,14 +581,14 @@ class Desk:
     def formats(self) -> list[str]:
         """The export formats (:func:`ir_pref_measures.judging.store.export`) but ``soft``: people give no
         probabilities."""
-        from ir_pref_measures.judging.export import FORMATS
+        from ir_pref_measures.judging.exports import FORMATS
 
         return [name for name in FORMATS if name != "soft"]
 
     def export(self, format: str, exclude_flagged: bool = False) -> str:
         """The people's judgments in ``format`` (one of :meth:`formats`); with ``exclude_flagged``, without the
         answers of the assessors flagged on gold pairs."""
-        from ir_pref_measures.judging.export import export_lines
+        from ir_pref_measures.judging.exports import export_lines
 
         with self._reader_lock:  # read on a connection of its own: the assessors are not kept waiting
             if self._reader is None:

@@ -218,10 +218,10 @@ def test_the_live_fleiss_kappa_and_krippendorff_alpha_equal_ipm_judges_on_the_sa
         )
         for name in names
     }
-    table = ipm.judges.reliability(ipm.judges.align(frames), samples=10).set_index("statistic")["value"]
+    table = ipm.agreement.reliability(ipm.agreement.align(frames), samples=10).set_index("statistic")["value"]
     assert live["fleiss_kappa"] == pytest.approx(table["Fleiss kappa"], abs=1e-12)
     assert live["krippendorff_alpha"] == pytest.approx(table["Krippendorff alpha"], abs=1e-12)
-    assert live["pairs"] == ipm.judges.reliability(ipm.judges.align(frames), samples=10)["pairs"].iloc[0]
+    assert live["pairs"] == ipm.agreement.reliability(ipm.agreement.align(frames), samples=10)["pairs"].iloc[0]
 
 
 def test_the_admin_page_shows_the_reliability_once_pairs_are_shared(server):

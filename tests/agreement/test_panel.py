@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
 
+from ir_pref_measures.agreement import coefficients as kernels
+from ir_pref_measures.agreement import panel as judges
+from ir_pref_measures.agreement.sources import Grades, Votes
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judges import coefficients as kernels
-from ir_pref_measures.judges import panel as judges
-from ir_pref_measures.judges.sources import Grades, Votes
 from ir_pref_measures.parsing.preferences import read_judging_log
 
 DL = "dl_llm_prefs_arabzadeh"

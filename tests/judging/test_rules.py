@@ -6,7 +6,7 @@ import pytest
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import Answer, Pair
-from ir_pref_measures.judging.combine import combine, vote
+from ir_pref_measures.judging.rules import combine, vote
 
 PAIR = Pair("q", "a", "b")
 READING = {1: "first", -1: "second", 0: "unusable"}  # judge.py's x / y: 1 = Passage 1, -1 = Passage 2, 0 unusable

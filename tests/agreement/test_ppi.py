@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ir_pref_measures.agreement import align
+from ir_pref_measures.agreement.ppi import ppi_table, ppi_values, subsample_experiment
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judges import align
-from ir_pref_measures.judges.ppi import ppi_table, ppi_values, subsample_experiment
 from ir_pref_measures.stats import ppi_mean
 
 QUERIES = [f"q{k:02d}" for k in range(30)]

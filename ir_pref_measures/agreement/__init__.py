@@ -1,7 +1,7 @@
 """Agreement and reliability of preference judges (people, LLMs, graded qrels): judges aligned on the pairs they
 share, agreement, reliability, intransitive triads, position bias, and each judge's ordering of runs."""
 
-from ir_pref_measures.judges.panel import (
+from ir_pref_measures.agreement.panel import (
     Aligned,
     agreement,
     align,
@@ -11,8 +11,8 @@ from ir_pref_measures.judges.panel import (
     system_agreement,
     triads,
 )
-from ir_pref_measures.judges.position import position_consistency, preference_fairness
-from ir_pref_measures.judges.ppi import (
+from ir_pref_measures.agreement.position import position_consistency, preference_fairness
+from ir_pref_measures.agreement.ppi import (
     choose_queries,
     judged_by_both,
     llm_uncertainty,

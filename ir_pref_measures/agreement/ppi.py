@@ -1,7 +1,7 @@
 """Prediction-powered evaluation of runs: people's judgments of some queries and an LLM's of all of them.
 
 The unit is the query. People judged a random sample of the queries, an LLM judged every query (the people's
-included): :func:`ppi_values` takes the judges :func:`~ir_pref_measures.judges.panel.align` aligned, evaluates each
+included): :func:`ppi_values` takes the judges :func:`~ir_pref_measures.agreement.panel.align` aligned, evaluates each
 run under each judge's labels (one label per pair: the aligned majority) and returns the per-query values that
 prediction-powered inference needs: the measure under people's judgments on the sampled queries (``Y``), under the
 LLM's on the same queries (``Yhat``) and under the LLM's on the queries people did not judge (``Yhat_unlabelled``).
@@ -29,10 +29,10 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from ir_pref_measures.agreement.panel import MISSING, Aligned
+from ir_pref_measures.agreement.sources import Votes, judgments_of
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.runs import runs_at_depth
-from ir_pref_measures.judges.panel import MISSING, Aligned
-from ir_pref_measures.judges.sources import Votes, judgments_of
 from ir_pref_measures.stats.ppi import CONFIDENCE, classical_mean, ppi_mean
 from ir_pref_measures.stats.ppi_active import UNIFORM_SHARE, active_ppi_mean, inclusion_probabilities
 

@@ -51,16 +51,16 @@ class Grades:
     grade: np.ndarray
 
 
-Judge = Votes | Grades
+Labels = Votes | Grades
 
 
-def judges(named: Mapping[str, object], *, format: str | None = None) -> dict[str, Judge]:
+def judges(named: Mapping[str, object], *, format: str | None = None) -> dict[str, Labels]:
     """Each source of ``{name: source}`` read as a judge (module docstring); a :class:`Judgments` with several
     groups gives one judge per group, named ``name/group``. ``format``: the preference files' format where
     detection cannot tell."""
     if not isinstance(named, Mapping) or not named:
         raise InputError("give the judges as a mapping {name: source} with at least one source")
-    out: dict[str, Judge] = {}
+    out: dict[str, Labels] = {}
     for name, source in named.items():
         if not isinstance(name, str) or not name or any(c.isspace() for c in name):
             raise InputError(f"a judge name must be a non-empty string without spaces, not {name!r}")
@@ -147,11 +147,11 @@ def _grades(table) -> Grades:
     )
 
 
-def _group_judges(name: str, found: Judgments) -> dict[str, Judge]:
+def _group_judges(name: str, found: Judgments) -> dict[str, Labels]:
     """One judge per judgment group: its explicit preferences and ties as votes (order unknown), and its grades
     as a graded judge when it has no explicit judgment."""
     groups = found.groups
-    out: dict[str, Judge] = {}
+    out: dict[str, Labels] = {}
     for group in groups:
         part = found.group(group) if len(groups) > 1 else found
         key = name if len(groups) == 1 else f"{name}/{group}"
@@ -168,7 +168,7 @@ def _group_judges(name: str, found: Judgments) -> dict[str, Judge]:
     return out
 
 
-def judgments_of(judge: Judge) -> Judgments:
+def judgments_of(judge: Labels) -> Judgments:
     """A judge's judgments as :class:`Judgments`, for the measures: votes as explicit preferences and ties
     (every vote kept, multiplicity included), grades as graded qrels."""
     import pandas as pd

@@ -4,7 +4,7 @@
   one column per judge: ``1`` the first doc preferred, ``0`` a tie, ``-1`` the second preferred, missing where the
   judge did not judge the pair. ``a > b`` and ``b < a`` are the same judgment; a pair judged several times by one
   judge takes the label given most often, a tie when labels share the top count (``majority="net"``: the sign of
-  its wins minus its losses; :func:`~ir_pref_measures.judges.coefficients.majority`); a graded judge labels every
+  its wins minus its losses; :func:`~ir_pref_measures.agreement.coefficients.majority`); a graded judge labels every
   pair of docs it grades among the pairs the other judges judged (a > b iff grade(a) > grade(b), equal grades a
   tie).
 * :func:`agreement`: for every two judges, on the pairs both judged: agree (the same label, ties included),
@@ -19,9 +19,9 @@
 * :func:`system_agreement`: per judge, the ordering of runs under a measure and its Kendall's tau and tau_AP
   against the ordering under reference judgments (:mod:`ir_pref_measures.meta.evaluation`).
 
-References: J. Cohen 1960, 1968; J. L. Fleiss 1971; K. Krippendorff 2011 (:mod:`ir_pref_measures.judges.coefficients`);
-H. Arabzadeh, C. L. A. Clarke, SIGIR 2025 (GPT-4o preference judgments against people); X. Yan et al., SIGIR 2022
-(human preferences on TREC DL 2021).
+References: J. Cohen 1960, 1968; J. L. Fleiss 1971; K. Krippendorff 2011
+(:mod:`ir_pref_measures.agreement.coefficients`); H. Arabzadeh, C. L. A. Clarke, SIGIR 2025 (GPT-4o preference
+judgments against people); X. Yan et al., SIGIR 2022 (human preferences on TREC DL 2021).
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ import numpy as np
 import pandas as pd
 
 from ir_pref_measures import arguments
+from ir_pref_measures.agreement import coefficients as kernels
+from ir_pref_measures.agreement.sources import Grades, Labels, Votes, judges, judgments_of
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judges import coefficients as kernels
-from ir_pref_measures.judges.sources import Grades, Judge, Votes, judges, judgments_of
 from ir_pref_measures.model.ids import intern, unique_sorted
 from ir_pref_measures.stats.paired import CONFIDENCE, bootstrap_sums
 
@@ -95,17 +95,17 @@ class Aligned:
 
 
 def align(
-    sources: Mapping[str, object] | Mapping[str, Judge], *, format: str | None = None, majority: str = "plurality"
+    sources: Mapping[str, object] | Mapping[str, Labels], *, format: str | None = None, majority: str = "plurality"
 ) -> Aligned:
-    """The judges ``{name: source}`` (:func:`ir_pref_measures.judges.sources.judges`: files, ir_datasets IDs,
+    """The judges ``{name: source}`` (:func:`ir_pref_measures.agreement.sources.judges`: files, ir_datasets IDs,
     tables, judgment groups) aligned on their pairs (module docstring). ``format``: the preference files' format
     where detection cannot tell; ``majority``: how a pair judged several times by one judge gets its label,
     ``"plurality"`` (the label given most often, a tie when the top count is shared) or ``"net"`` (the sign of
-    wins minus losses, tie votes abstaining; :func:`~ir_pref_measures.judges.coefficients.majority`). Every pair any
+    wins minus losses, tie votes abstaining; :func:`~ir_pref_measures.agreement.coefficients.majority`). Every pair any
     judge judged is a row."""
     if majority not in kernels.MAJORITY_RULES:
         raise InputError(f"unknown majority rule {majority!r}", expected=" or ".join(kernels.MAJORITY_RULES))
-    read: Mapping[str, Judge] = {n: j for n, j in sources.items() if isinstance(j, Votes | Grades)}
+    read: Mapping[str, Labels] = {n: j for n, j in sources.items() if isinstance(j, Votes | Grades)}
     if len(read) < len(sources):
         read = judges(sources, format=format)
     names = list(read)
@@ -147,7 +147,7 @@ def align(
     return Aligned(names, query_vocabulary, doc_vocabulary, query, doc_a, second % n_docs, labels, encoded)
 
 
-def _doc_parts(judge: Judge) -> list[np.ndarray]:
+def _doc_parts(judge: Labels) -> list[np.ndarray]:
     return [judge.doc_a, judge.doc_b] if isinstance(judge, Votes) else [judge.doc_id]
 
 

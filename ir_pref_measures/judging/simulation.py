@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import runner
-from ir_pref_measures.judging.combine import Verdict
 from ir_pref_measures.judging.protocol import Judge
+from ir_pref_measures.judging.rules import Verdict
 from ir_pref_measures.judging.selectors.base import Selector, all_pairs_cost
 from ir_pref_measures.judging.store import Store
 

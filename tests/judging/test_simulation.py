@@ -9,7 +9,7 @@ from oracles.graded_systems import GRADES, runs, truth, write_files
 
 from ir_pref_measures.commands import main
 from ir_pref_measures.judging import AllPairs, Pair, SimulatedJudge, TopK, Verdict, random_pairs
-from ir_pref_measures.judging.simulate import COLUMNS, judged_depth_pools, preference_frame, simulate, summary
+from ir_pref_measures.judging.simulation import COLUMNS, judged_depth_pools, preference_frame, simulate, summary
 
 
 def test_preference_frame_states_wins_and_ties():

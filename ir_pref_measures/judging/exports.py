@@ -1,7 +1,7 @@
 """Export a judging store to the judgment formats the package reads.
 
 The combined formats hold one line per answered question, its answers combined by the effort's rule
-(:mod:`~ir_pref_measures.judging.combine`), in query, round and asking order:
+(:mod:`~ir_pref_measures.judging.rules`), in query, round and asking order:
 
 ==========  ===========================================================================================
 carterette  ``qid a b -1`` (a preferred; a and b as shown), ``qid a b 0`` (a tie), ``qid a NA -2`` (a bad)
@@ -35,10 +35,10 @@ from collections import defaultdict
 from collections.abc import Callable, Collection
 
 from ir_pref_measures.errors import InputError, user_stacklevel
-from ir_pref_measures.judging.combine import DEFAULT_RULE, Verdict, combine
 from ir_pref_measures.judging.confidence import orders_p_first, soft_outcome, soft_preference
 from ir_pref_measures.judging.presets import clarke_line
 from ir_pref_measures.judging.protocol import Pair
+from ir_pref_measures.judging.rules import DEFAULT_RULE, Verdict, combine
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import Texts
 

@@ -1,0 +1,24 @@
+"""Deprecated: :mod:`ir_pref_measures.agreement` under its old name, kept for one release.
+
+``ipm.judges`` and ``import ir_pref_measures.judges`` (and its submodules ``panel``, ``coefficients``, ``position``,
+``ppi``, ``sources``) give the objects of :mod:`ir_pref_measures.agreement`; the first import in a process warns
+(``DeprecationWarning``) once, as every module body runs once per process.
+"""
+
+import sys as _sys
+import warnings as _warnings
+
+from ir_pref_measures import agreement as _agreement
+from ir_pref_measures.agreement import *  # noqa: F403
+from ir_pref_measures.agreement import coefficients, panel, position, ppi, sources
+
+__all__ = list(_agreement.__all__)
+
+for _module in (coefficients, panel, position, ppi, sources):
+    _sys.modules[f"{__name__}.{_module.__name__.rsplit('.', 1)[1]}"] = _module
+
+_warnings.warn(
+    "ir_pref_measures.judges is deprecated: it is ir_pref_measures.agreement (ipm.agreement) now",
+    DeprecationWarning,
+    stacklevel=2,
+)

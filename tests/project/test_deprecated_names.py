@@ -1,0 +1,47 @@
+"""Renamed public names keep their old name for one release: the old name gives the same object as the new one and
+warns (``DeprecationWarning``) once per process, however often it is used. Each case runs in a fresh interpreter
+(a process that imported the old name before would not warn again)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+# old spelling -> the same object under its new name (expressions after `import ir_pref_measures as ipm`)
+CASES = {
+    "ipm.judges": ("ipm.judges.align", "ipm.agreement.align"),
+    "import ir_pref_measures.judges": (
+        "__import__('ir_pref_measures.judges').judges.reliability",
+        "ipm.agreement.reliability",
+    ),
+    "from ir_pref_measures.judges.panel import align": (
+        "__import__('ir_pref_measures.judges.panel', fromlist=['align']).align",
+        "ipm.agreement.align",
+    ),
+}
+
+PROGRAM = """
+import warnings
+warnings.simplefilter("always")
+import ir_pref_measures as ipm
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    objects = [{old} for _ in range(3)]
+deprecations = [w for w in caught if issubclass(w.category, DeprecationWarning)]
+print(len(deprecations))
+print(all(o is {new} for o in objects))
+print(deprecations[0].message if deprecations else "")
+"""
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_old_name_warns_once_and_gives_the_same_object(case):
+    old, new = CASES[case]
+    code = PROGRAM.format(old=old, new=new)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", check=False)
+    assert done.returncode == 0, done.stderr
+    count, same, message = done.stdout.splitlines()
+    assert (count, same) == ("1", "True")
+    assert "deprecated" in message
