@@ -24,7 +24,7 @@ import pandas as pd
 
 from ir_pref_measures.judging import runner
 from ir_pref_measures.judging.judges import SimulatedJudge
-from ir_pref_measures.judging.rules import combine
+from ir_pref_measures.judging.rules import combine_answers
 from ir_pref_measures.judging.selectors import RatingDriven, TopK, random_pairs
 from ir_pref_measures.judging.store import Store
 
@@ -76,14 +76,14 @@ def rating_next(
     filler = RatingDriven(pools, seed=3, batch=200)
     while sum(len(r) for r in history) < verdicts:
         pairs = filler.next_round("q", history)
-        history.append([combine(p, judge.judge([p]), round=len(history)) for p in pairs])
+        history.append([combine_answers(p, judge.judge([p]), round=len(history)) for p in pairs])
     selector = RatingDriven(pools, seed=3, batch=1, runs=runs)
     start = time.perf_counter()
     pairs = selector.next_round("q", history)  # a fresh selector (a resumed run): the fit from zero
     fresh = time.perf_counter() - start
     elapsed = 0.0
     for _ in range(steps):  # pair by pair: each call fits one verdict more, from the last fit
-        history = [*history, [combine(p, judge.judge([p]), round=len(history)) for p in pairs]]
+        history = [*history, [combine_answers(p, judge.judge([p]), round=len(history)) for p in pairs]]
         start = time.perf_counter()
         pairs = selector.next_round("q", history)
         elapsed += time.perf_counter() - start

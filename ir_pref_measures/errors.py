@@ -1,11 +1,12 @@
 """The one exception type for bad input, the one for a command stopped by a service or an interrupt, and where a
-warning about the input points (:func:`user_stacklevel`)."""
+warning about the input points (:func:`user_stacklevel`); the warning of a renamed public name (:func:`renamed`)."""
 
 from __future__ import annotations
 
 import os
 import sys
 import types
+import warnings
 
 LINE_LIMIT = 200  # characters of an offending line shown in a message
 
@@ -63,3 +64,14 @@ def user_stacklevel() -> int:
         frame = frame.f_back
         level += 1
     return level
+
+
+_RENAMED: set[str] = set()  # the old names that warned in this process
+
+
+def renamed(old: str, new: str) -> None:
+    """Warn (``DeprecationWarning``) that the public name ``old`` is ``new`` now, once per process: a renamed name
+    keeps its old spelling, for the same object, for one release."""
+    if old not in _RENAMED:
+        _RENAMED.add(old)
+        warnings.warn(f"{old} is deprecated: it is {new} now", DeprecationWarning, stacklevel=user_stacklevel())

@@ -6,19 +6,15 @@
 """
 
 import sys as _sys
-import warnings as _warnings
 
 from ir_pref_measures import agreement as _agreement
 from ir_pref_measures.agreement import *  # noqa: F403
 from ir_pref_measures.agreement import coefficients, panel, position, ppi, sources
+from ir_pref_measures.errors import renamed as _renamed
 
 __all__ = list(_agreement.__all__)
 
 for _module in (coefficients, panel, position, ppi, sources):
     _sys.modules[f"{__name__}.{_module.__name__.rsplit('.', 1)[1]}"] = _module
 
-_warnings.warn(
-    "ir_pref_measures.judges is deprecated: it is ir_pref_measures.agreement (ipm.agreement) now",
-    DeprecationWarning,
-    stacklevel=2,
-)
+_renamed("ir_pref_measures.judges", "ir_pref_measures.agreement (ipm.agreement)")

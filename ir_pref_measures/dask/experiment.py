@@ -19,7 +19,7 @@ CLIENT_DOC = """
 """
 
 
-@functools.wraps(front.Experiment)
+@functools.wraps(front.Experiment, assigned=("__name__", "__doc__"))  # its own __module__ and __qualname__
 def Experiment(*args: Any, client: Any = None, **kwargs: Any) -> Any:
     if client is not None:
         if kwargs.get("per_query") is not None:

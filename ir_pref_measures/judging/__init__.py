@@ -13,7 +13,7 @@ from ir_pref_measures.judging.per_topic import judgments_per_topic, knee, knees
 from ir_pref_measures.judging.ppi import choose_for_people, judge_frames, store_ppi_table
 from ir_pref_measures.judging.presets import clarke_lines, preset
 from ir_pref_measures.judging.protocol import ANSWERS, Answer, Judge, Pair
-from ir_pref_measures.judging.rules import Verdict, combine, register_rule
+from ir_pref_measures.judging.rules import Verdict, combine_answers, register_rule
 from ir_pref_measures.judging.runner import run as loop
 from ir_pref_measures.judging.selectors import (
     AllPairs,
@@ -56,7 +56,7 @@ __all__ = [
     "Verdict",
     "choose_for_people",
     "clarke_lines",
-    "combine",
+    "combine_answers",
     "depth_pools",
     "export",
     "export_lines",
@@ -91,7 +91,13 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """``web`` (the interface for people; its server needs the ``[web]`` extra), imported on first use."""
+    """``web`` (the interface for people; its server needs the ``[web]`` extra), imported on first use; ``combine``,
+    the old name of :func:`combine_answers` (warns once; removed in the next release)."""
+    if name == "combine":
+        from ir_pref_measures.errors import renamed
+
+        renamed("ir_pref_measures.judging.combine", "combine_answers (ipm.combine combines judgment sets)")
+        return combine_answers
     if name == "web":
         import importlib
 

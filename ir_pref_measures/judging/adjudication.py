@@ -30,7 +30,7 @@ from ir_pref_measures.errors import user_stacklevel
 from ir_pref_measures.judging import database
 from ir_pref_measures.judging.exports import verdicts
 from ir_pref_measures.judging.protocol import Answer, Pair
-from ir_pref_measures.judging.rules import DEFAULT_RULE, SIDES, Verdict, combine, vote
+from ir_pref_measures.judging.rules import DEFAULT_RULE, SIDES, Verdict, combine_answers, vote
 from ir_pref_measures.judging.selectors.adjudication import Adjudication
 from ir_pref_measures.judging.store import Store
 
@@ -106,7 +106,7 @@ def adjudicated_verdicts(
     answered comes after."""
     found = llm_verdicts(llm)
     if found is None:
-        found = [combine(pair, given, rule) for pair, given in llm_answers(llm)]
+        found = [combine_answers(pair, given, rule) for pair, given in llm_answers(llm)]
     people_verdicts = {_key(v.pair): v for v in verdicts(people, rule, excluded)}
     out = [people_verdicts.pop(_key(v.pair), v) for v in found]
     return out + list(people_verdicts.values())

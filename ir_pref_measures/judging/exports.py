@@ -38,7 +38,7 @@ from ir_pref_measures.errors import InputError, user_stacklevel
 from ir_pref_measures.judging.confidence import orders_p_first, soft_outcome, soft_preference
 from ir_pref_measures.judging.presets import clarke_line
 from ir_pref_measures.judging.protocol import Pair
-from ir_pref_measures.judging.rules import DEFAULT_RULE, Verdict, combine
+from ir_pref_measures.judging.rules import DEFAULT_RULE, Verdict, combine_answers
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import Texts
 
@@ -63,7 +63,7 @@ def verdicts(
         if soft is not None and band is not None:
             found.append(Verdict(r.pair, soft_outcome(*soft, band), r.round))
         else:
-            found.append(combine(r.pair, answers[r.id], rule, r.round))
+            found.append(combine_answers(r.pair, answers[r.id], rule, r.round))
     return found
 
 

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.llm import UNREACHABLE_ATTEMPTS, EndpointError, LLMJudge, _Failure, make_judge
+from ir_pref_measures.judging.llm import UNREACHABLE_ATTEMPTS, EndpointError, LLMJudge, _Failure, llm_judge_from_options
 from ir_pref_measures.judging.texts import Texts
 
 UMBRELA_SYSTEM = "You are a helpful assistant."
@@ -187,14 +187,15 @@ class LLMGrader:
 
     @classmethod
     def from_options(cls, options: Mapping[str, object]) -> LLMGrader:
-        """A grader from command-line style options: the LLM judge's (:func:`~ir_pref_measures.judging.llm.make_judge`:
-        ``model``, ``base_url``, ``queries``, ``documents``, ...; values as text or typed) and ``preset``, a name of
-        :data:`GRADED_PRESETS` (``umbrela`` by default)."""
+        """A grader from command-line style options: the LLM judge's
+        (:func:`~ir_pref_measures.judging.llm.llm_judge_from_options`: ``model``, ``base_url``, ``queries``,
+        ``documents``, ...; values as text or typed) and ``preset``, a name of :data:`GRADED_PRESETS` (``umbrela`` by
+        default)."""
         options = dict(options)
         preset = options.pop("preset", "umbrela")
         grader = cls.__new__(cls)
         grader.preset = graded_preset(preset if isinstance(preset, str | GradedPreset) else str(preset))
-        grader.transport = make_judge(options)
+        grader.transport = llm_judge_from_options(options)
         grader.texts = grader.transport.texts
         return grader
 

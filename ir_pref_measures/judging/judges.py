@@ -250,11 +250,11 @@ def _replay(judgments, seed: int = 0, format: str | None = None, qrels=None) -> 
 
 
 def _llm(**options) -> Judge:
-    """The LLM judge (:func:`ir_pref_measures.judging.llm.make_judge`: ``model``, ``queries``, ``documents``, ...;
-    the ``llm`` extra), imported only when asked for."""
-    from ir_pref_measures.judging.llm import make_judge
+    """The LLM judge (:func:`ir_pref_measures.judging.llm.llm_judge_from_options`: ``model``, ``queries``,
+    ``documents``, ...; the ``llm`` extra), imported only when asked for."""
+    from ir_pref_measures.judging.llm import llm_judge_from_options
 
-    return make_judge(options)
+    return llm_judge_from_options(options)
 
 
 register_judge("simulated", _simulated)

@@ -77,7 +77,7 @@ def true_or_false(value: str) -> bool:
     return value.lower() in ("true", "yes", "1")
 
 
-# name -> (the type of a value given as text, default, meaning): the options of make_judge (and `judge run`)
+# name -> (the type of a value given as text, default, meaning): the options of llm_judge_from_options (and `judge run`)
 OPTIONS: dict[str, tuple[Callable[[str], object], object, str]] = {
     "model": (_text, None, "the model name the endpoint serves (required)"),
     "preset": (_text, "arabzadeh-clarke", "a preset name, or a prompt template with {query}, {first}, {second}"),
@@ -602,7 +602,7 @@ def _prices(value: float | tuple[float, float] | str) -> tuple[float, float]:
     return prices[0], prices[1]
 
 
-def make_judge(options: dict) -> LLMJudge:
+def llm_judge_from_options(options: dict) -> LLMJudge:
     """An :class:`LLMJudge` from command-line style options (:data:`OPTIONS`, values as strings or typed), with
     ``texts`` (a :class:`Texts`) or ``queries`` and ``documents`` (a file or an ir_datasets ID each, see
     :func:`~ir_pref_measures.judging.texts.load_texts`)."""
@@ -634,3 +634,13 @@ def _typed(name: str, value):
         return kind(value)
     except ValueError:
         raise InputError(f"option {name} of the LLM judge: {value!r} is not a {kind.__name__}") from None
+
+
+def __getattr__(name: str):
+    """``make_judge``: the old name of :func:`llm_judge_from_options` (warns once; removed in the next release)."""
+    if name == "make_judge":
+        from ir_pref_measures.errors import renamed
+
+        renamed("ir_pref_measures.judging.llm.make_judge", "llm_judge_from_options")
+        return llm_judge_from_options
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.database import check_existing
-from ir_pref_measures.judging.rules import DEFAULT_RULE, combine
+from ir_pref_measures.judging.rules import DEFAULT_RULE, combine_answers
 from ir_pref_measures.judging.simulation import preference_frame
 from ir_pref_measures.judging.store import Store
 
@@ -44,7 +44,9 @@ def judge_frames(store: Store) -> dict[str, pd.DataFrame]:
         answers[row.answer.judge][row.request_id].append(row.answer)
     requests = store.requests()
     return {
-        judge: preference_frame([combine(r.pair, given[r.id], rule, r.round) for r in requests if r.id in given])
+        judge: preference_frame(
+            [combine_answers(r.pair, given[r.id], rule, r.round) for r in requests if r.id in given]
+        )
         for judge, given in sorted(answers.items())
     }
 

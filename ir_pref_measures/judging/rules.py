@@ -118,7 +118,7 @@ def register_rule(name: str, rule: Callable[[Sequence[str]], str | None]) -> Non
     RULES[name] = rule
 
 
-def combine(pair: Pair, answers: Sequence[Answer], rule: str = DEFAULT_RULE, round: int = 0) -> Verdict:
+def combine_answers(pair: Pair, answers: Sequence[Answer], rule: str = DEFAULT_RULE, round: int = 0) -> Verdict:
     """The :class:`Verdict` of ``answers`` to the question ``pair`` under the combination ``rule``."""
     if rule not in RULES:
         raise InputError(f"unknown combination rule {rule!r}", expected=f"one of {', '.join(RULES)}")

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.protocol import Answer, Judge, Pair
-from ir_pref_measures.judging.rules import DEFAULT_RULE, FLIPPED, Verdict, combine
+from ir_pref_measures.judging.rules import DEFAULT_RULE, FLIPPED, Verdict, combine_answers
 from ir_pref_measures.judging.selectors.base import Selector, all_pairs_cost
 from ir_pref_measures.judging.store import TRANSPORT, Request, Store
 from ir_pref_measures.progress import progress
@@ -198,7 +198,8 @@ def _run(store, selector, judge, budget, rule, reask, asked_by, verbose, report:
                     continue
                 report.history[q].append(
                     [
-                        verdicts.get((q, k)) or combine(p, answers[requested[(p, rounds[q])].id], rule, rounds[q])
+                        verdicts.get((q, k))
+                        or combine_answers(p, answers[requested[(p, rounds[q])].id], rule, rounds[q])
                         for k, p in enumerate(pairs)
                     ]
                 )
@@ -379,7 +380,7 @@ class _Pipeline:
             return False
         self.report.history[q].append(
             [
-                round.reused.get(k) or combine(p, self.answers[round.requests[p].id], self.rule, round.number)
+                round.reused.get(k) or combine_answers(p, self.answers[round.requests[p].id], self.rule, round.number)
                 for k, p in enumerate(round.pairs)
             ]
         )

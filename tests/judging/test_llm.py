@@ -17,7 +17,7 @@ from oracles.judge_py import Exchange, at_line, read_transcript, reading
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import Judge, Pair, QueryText, Texts, clarke_lines, preset
-from ir_pref_measures.judging.llm import OPTIONS, EndpointError, LLMJudge, make_judge
+from ir_pref_measures.judging.llm import OPTIONS, EndpointError, LLMJudge, llm_judge_from_options
 from ir_pref_measures.judging.presets import ARABZADEH_CLARKE_SYSTEM
 from ir_pref_measures.judging.texts import MISSING
 
@@ -283,7 +283,7 @@ def test_the_judge_protocol_and_make_judge_options(tmp_path):
     (tmp_path / "q.tsv").write_text("q\tq?\n")
     (tmp_path / "d.tsv").write_text("a\tA\nb\tBB\n")
     with ChatServer(lambda m: "1") as server:
-        judge = make_judge(
+        judge = llm_judge_from_options(
             {
                 "model": "m",
                 "base_url": server.url,
@@ -309,7 +309,7 @@ def test_the_judge_protocol_and_make_judge_options(tmp_path):
         ({"model": "m", "base_url": "http://x", "concurrency": 0}, "concurrency"),
     ]:
         with pytest.raises(InputError, match=message):
-            make_judge({"texts": Texts({}, {}), **options})
+            llm_judge_from_options({"texts": Texts({}, {}), **options})
 
 
 def test_judge_runs_inside_a_running_event_loop():

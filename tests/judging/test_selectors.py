@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging import SimulatedJudge, Store, combine, loop
+from ir_pref_measures.judging import SimulatedJudge, Store, combine_answers, loop
 from ir_pref_measures.judging.selectors import (
     AllPairs,
     BinaryInsertion,
@@ -42,7 +42,7 @@ def drive(selector, judge, query: str, limit: int = 10_000):
         if not pairs:
             break
         asked += pairs
-        history.append([combine(p, judge.judge([p]), round=len(history)) for p in pairs])
+        history.append([combine_answers(p, judge.judge([p]), round=len(history)) for p in pairs])
     return history, asked
 
 
@@ -83,7 +83,7 @@ def test_same_seed_same_questions_other_seed_other_questions(name):
 
 SCRIPT = """
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.rules import combine
+from ir_pref_measures.judging.rules import combine_answers
 from ir_pref_measures.judging.judges import SimulatedJudge
 from ir_pref_measures.judging.selectors import TopK, RatingDriven
 grades = {"q": {f"d{i}": float(i % 3) for i in range(15)}}
@@ -93,7 +93,7 @@ for selector in (TopK(grades, 5, k=2, f=5, p=3), RatingDriven({"q": sorted(grade
     for _ in range(6):
         pairs = selector.next_round("q", history)
         print(pairs)
-        history.append([combine(p, judge.judge([p])) for p in pairs])
+        history.append([combine_answers(p, judge.judge([p])) for p in pairs])
 """
 
 
@@ -179,7 +179,7 @@ def test_rating_driven_warm_fits_choose_what_a_fresh_selector_chooses(seed):
     for _ in range(120):
         pairs = live.next_round("q0", history)
         assert pairs == RatingDriven(pools, seed=seed, batch=1).next_round("q0", history)
-        history.append([combine(p, judge.judge([p]), round=len(history)) for p in pairs])
+        history.append([combine_answers(p, judge.judge([p]), round=len(history)) for p in pairs])
     fit = live.ratings("q0", history)
     points = np.array([v.points() for r in history for v in r])
     played = points.sum(axis=1) > 0

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import testdata_path
 
-from ir_pref_measures.judging import Answer, Pair, TopK, combine, read_grades
+from ir_pref_measures.judging import Answer, Pair, TopK, combine_answers, read_grades
 from ir_pref_measures.judging.selectors.topk import candidates
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "judging" / "prefj_cast2019.json"
@@ -37,7 +37,7 @@ class Oracle:
 def complete(selector, judge, query):
     history = []
     while pairs := selector.next_round(query, history):
-        history.append([combine(p, judge.judge([p]), round=len(history)) for p in pairs])
+        history.append([combine_answers(p, judge.judge([p]), round=len(history)) for p in pairs])
     return history
 
 
@@ -108,7 +108,7 @@ def test_prefs_and_ties_counting_half():
     for p in pairs:
         pair = {p.first, p.second}
         outcome = "tie" if pair == {"a", "b"} else ("first" if "c" not in (p.first,) else "second")
-        verdicts.append(combine(p, [Answer(p, outcome, "j")]))
+        verdicts.append(combine_answers(p, [Answer(p, outcome, "j")]))
     # a-b tie; a and b each beat c: a 1.5, b 1.5, c 0
     assert selector.state("q", [verdicts]).topk == {"a": 1.5, "b": 1.5}
     assert selector.prefs("q", [verdicts]) == {"a": 102.5, "b": 102.5, "c": 1.0, "z": 0.0}
@@ -119,7 +119,7 @@ def test_all_tied_stage_one_goes_to_stage_two():
     selector = TopK(grades, seed=0)
     history = []
     while pairs := selector.next_round("q", history):
-        history.append([combine(p, [Answer(p, "tie", "j")]) for p in pairs])
+        history.append([combine_answers(p, [Answer(p, "tie", "j")]) for p in pairs])
     assert [len(r) for r in history][-1] == 66  # stage 1 kept every doc; then all pairs of the twelve
     assert len(history) == 2 and set(selector.state("q", history).topk) == set(grades["q"])
 

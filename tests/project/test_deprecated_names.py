@@ -20,6 +20,11 @@ CASES = {
         "__import__('ir_pref_measures.judges.panel', fromlist=['align']).align",
         "ipm.agreement.align",
     ),
+    "ir_pref_measures.judging.llm.make_judge": (
+        "__import__('ir_pref_measures.judging.llm', fromlist=['make_judge']).make_judge",
+        "__import__('ir_pref_measures.judging.llm', fromlist=['x']).llm_judge_from_options",
+    ),
+    "ipm.judging.combine": ("ipm.judging.combine", "ipm.judging.combine_answers"),
 }
 
 PROGRAM = """

@@ -273,3 +273,13 @@ def test_a_type_checker_sees_every_public_name(tmp_path):
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert len(errors) == 1 and "not_a_public_name" in errors[0], out + err
     assert status == 1
+
+
+def test_every_public_function_and_class_says_where_it_lives():
+    """``__module__`` and ``__qualname__`` of every function and class of ``ipm`` name it (``help()``, ``pickle``
+    and the docs tools find it there), not a module it was copied from."""
+    for name in ipm.__all__:
+        value = getattr(ipm, name)
+        if inspect.isfunction(value) or inspect.isclass(value):
+            home = importlib.import_module(value.__module__)
+            assert getattr(home, value.__qualname__, None) is value, name

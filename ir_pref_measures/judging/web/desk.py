@@ -36,7 +36,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import gold as gold_rules
 from ir_pref_measures.judging.gold import GoldPair
 from ir_pref_measures.judging.protocol import Answer, Pair
-from ir_pref_measures.judging.rules import SIDES, combine, vote
+from ir_pref_measures.judging.rules import SIDES, combine_answers, vote
 from ir_pref_measures.judging.selectors.base import Selector, stable_hash
 from ir_pref_measures.judging.store import Request, Store, StoredAnswer
 from ir_pref_measures.judging.texts import QueryText, Texts
@@ -388,7 +388,7 @@ class Desk:
         kept = self._verdicts.setdefault(query_id, {})
         for k in range(last + 1):
             if k not in kept:
-                kept[k] = [combine(r.pair, self._people(r.id), self.rule, k) for r in rounds.get(k, ())]
+                kept[k] = [combine_answers(r.pair, self._people(r.id), self.rule, k) for r in rounds.get(k, ())]
         pairs = self.selector.next_round(query_id, [kept[k] for k in range(last + 1)])
         if not pairs:
             self._exhausted.add(query_id)
