@@ -28,6 +28,7 @@ from ir_pref_measures.judging.selectors import (
     read_pairs,
 )
 from ir_pref_measures.judging.simulate import simulate
+from ir_pref_measures.judging.simulation import Simulation, simulate_effort
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import QueryText, Texts, load_texts
 
@@ -50,6 +51,7 @@ __all__ = [
     "RatingDriven",
     "ReplayJudge",
     "SimulatedJudge",
+    "Simulation",
     "Store",
     "Texts",
     "TopK",
@@ -82,6 +84,7 @@ __all__ = [
     "run",
     "selector_of",
     "simulate",
+    "simulate_effort",
     "soft_outcome",
     "soft_preference",
     "status",
