@@ -370,7 +370,7 @@ def _simulate(args) -> None:
 
 
 def _grade(args) -> None:
-    from ir_pref_measures.judging.graded import LLMGrader, qrels_lines
+    from ir_pref_measures.judging import LLMGrader, qrels_lines
     from ir_pref_measures.loading.sources import qrels_table
 
     table = qrels_table(args.qrels)
