@@ -35,7 +35,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.judges.llm import UNREACHABLE_ATTEMPTS, EndpointError, LLMJudge, _Failure, make_judge
+from ir_pref_measures.judging.judges.llm import UNREACHABLE_ATTEMPTS, LLMJudge, make_judge
+from ir_pref_measures.judging.judges.transport import EndpointError, Failure
 from ir_pref_measures.judging.texts import Texts
 
 UMBRELA_SYSTEM = "You are a helpful assistant."
@@ -201,7 +202,7 @@ class LLMGrader:
 
     @property
     def usage(self):
-        """What the grader has spent (:class:`~ir_pref_measures.judging.judges.llm.Usage`)."""
+        """What the grader has spent (:class:`~ir_pref_measures.judging.judges.usage.Usage`)."""
         return self.transport.usage
 
     def grade(self, pairs: Sequence[tuple[str, str]]) -> list[Label | None]:
@@ -236,7 +237,7 @@ class LLMGrader:
             return None
         judge = self.transport
         request = {"model": judge.model, "messages": self.preset.messages(query.title, passage), **self.preset.sampling}
-        failure = _Failure("", "")
+        failure = Failure("", "")
         unreachable = 0  # attempts in a row that could not connect
         for attempt in range(judge.attempts):
             if attempt:
@@ -244,7 +245,7 @@ class LLMGrader:
                 await asyncio.sleep(judge._delay(attempt, failure.wait))
             judge.usage.attempts += 1
             result = await judge._attempt(client, request)
-            if isinstance(result, _Failure):
+            if isinstance(result, Failure):
                 failure = result
                 judge.usage.failures[failure.kind] = judge.usage.failures.get(failure.kind, 0) + 1
                 unreachable = unreachable + 1 if failure.unreachable else 0

@@ -41,17 +41,27 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ir_pref_measures.errors import InputError, Stopped
+from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import database
 from ir_pref_measures.judging.judges.batches import BATCH_URLS, PROVIDERS, BatchClient, judge_in_batches
 from ir_pref_measures.judging.judges.cache import AnswerCache, cache_key
 from ir_pref_measures.judging.judges.confidence import p_first
 from ir_pref_measures.judging.judges.presets import Preset, preset
+from ir_pref_measures.judging.judges.transport import (
+    FATAL_STATUS,
+    RETRIED_STATUS,
+    EndpointError,
+    Failure,
+    message,
+    read_completion,
+    retry_after,
+)
+from ir_pref_measures.judging.judges.usage import BATCH_SHARE, Usage, prices
 from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.redact import redact
 from ir_pref_measures.judging.texts import Texts
@@ -60,8 +70,6 @@ from ir_pref_measures.progress import progress
 if TYPE_CHECKING:
     from ir_pref_measures.judging.judges.stream import Stream
 
-RETRIED_STATUS = (408, 409, 429)  # and every 5xx
-FATAL_STATUS = (401, 403, 404)
 UNREACHABLE_ATTEMPTS = 3  # attempts of one prompt in a row that cannot connect (refused, DNS, TLS): the run stops
 FAILED_PROMPTS = 8  # prompts in a row without a reply after every attempt: the run stops
 NO_KEY = "no-key"  # sent to a local endpoint when no key is given (the openai client insists on one)
@@ -105,37 +113,6 @@ OPTIONS: dict[str, tuple[Callable[[str], object], object, str]] = {
     "batch_api": (_text, "openai", "batch mode: the provider's batch API, openai or anthropic"),
     "poll": (float, 30.0, "batch mode: seconds between two polls of a batch"),
 }
-BATCH_SHARE = 0.5  # the share of the price a batch API charges
-
-
-class EndpointError(Stopped):
-    """The endpoint refuses every request (a wrong key, a model it does not serve, a wrong URL) or cannot be
-    reached: one line naming the URL (never the key)."""
-
-
-@dataclass
-class Usage:
-    """What a judge has spent: prompts answered, HTTP attempts, retries, tokens, cost, the prompts that stayed
-    without an answer after every attempt (``failed``) and the failed attempts by kind."""
-
-    prompts: int = 0
-    attempts: int = 0
-    retries: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float = 0.0
-    failed: int = 0
-    failures: dict[str, int] = field(default_factory=dict)  # failed attempts by kind (HTTP 429, timeout, ...)
-    cached: int = 0  # prompts answered from the answer cache (counted in prompts, at no cost)
-
-
-@dataclass(frozen=True)
-class _Failure:
-    kind: str
-    detail: str
-    retried: bool = True
-    wait: float = 0.0  # seconds the endpoint asked to wait (Retry-After)
-    unreachable: bool = False  # no connection made (refused, DNS, TLS)
 
 
 @dataclass(frozen=True)
@@ -195,7 +172,7 @@ class LLMJudge:
         self.name = name
         self.samples, self.concurrency, self.attempts = samples, concurrency, attempts
         self.timeout, self.backoff, self.max_backoff = float(timeout), float(backoff), float(max_backoff)
-        self.price_in, self.price_out = _prices(price_per_1k)
+        self.price_in, self.price_out = prices(price_per_1k)
         self.temperature, self.max_tokens = temperature, max_tokens
         self.seed, self.send_seed = seed, send_seed
         self.logprobs = logprobs  # top log-probabilities asked per token: p(first) (judging.confidence)
@@ -403,7 +380,7 @@ class LLMJudge:
             self.usage.prompts += 1
             self.usage.cached += 1
             return self._reply(prompt, kept[0], cached=True)
-        failure = _Failure("", "")
+        failure = Failure("", "")
         unreachable = 0  # attempts in a row that could not connect
         for attempt in range(self.attempts):
             if attempt:
@@ -412,7 +389,7 @@ class LLMJudge:
             self.usage.attempts += 1
             start = time.perf_counter()
             result = await self._attempt(client, request)
-            if isinstance(result, _Failure):
+            if isinstance(result, Failure):
                 failure = result
                 self.usage.failures[failure.kind] = self.usage.failures.get(failure.kind, 0) + 1
                 unreachable = unreachable + 1 if failure.unreachable else 0
@@ -450,31 +427,31 @@ class LLMJudge:
         reason = f"no answer after {self.attempts} attempt(s); the last: {failure.detail}"
         return self._failed(prompt, reason, "transport", self.attempts)
 
-    async def _attempt(self, client, request: dict) -> tuple[str, int, int, object] | _Failure:
+    async def _attempt(self, client, request: dict) -> tuple[str, int, int, object] | Failure:
         """One request: the response's text and token counts, or why it failed (and whether to retry)."""
         import httpx
         import openai
 
         try:
             response = await client.post("/chat/completions", body=request, cast_to=httpx.Response)
-            return _read_completion(json.loads(response.content))
+            return read_completion(json.loads(response.content))
         except openai.APIStatusError as error:
             status = error.status_code
             if status in FATAL_STATUS:
                 hint = "check base_url and the model name" if status == 404 else "check the key"
-                detail = self._redact(" ".join(_message(error).split()))
+                detail = self._redact(" ".join(message(error).split()))
                 raise EndpointError(f"{self.url} refused the request: HTTP {status} ({detail}); {hint}") from None
             retried = status in RETRIED_STATUS or status >= 500
-            wait = _retry_after(error) if status == 429 else 0.0
-            return _Failure(f"HTTP {status}", f"HTTP {status}: {_message(error)}", retried, wait)
+            wait = retry_after(error) if status == 429 else 0.0
+            return Failure(f"HTTP {status}", f"HTTP {status}: {message(error)}", retried, wait)
         except openai.APITimeoutError:
-            return _Failure("timeout", f"timeout after {self.timeout:g} s")
+            return Failure("timeout", f"timeout after {self.timeout:g} s")
         except openai.APIConnectionError as error:
             cause = error.__cause__ or error
             detail = f"connection failed ({type(cause).__name__})"
-            return _Failure("connection", detail, unreachable=isinstance(cause, httpx.ConnectError))
+            return Failure("connection", detail, unreachable=isinstance(cause, httpx.ConnectError))
         except (ValueError, TypeError, KeyError) as error:  # json's errors are ValueErrors
-            return _Failure("malformed", f"malformed response ({error})")
+            return Failure("malformed", f"malformed response ({error})")
 
     def _delay(self, attempt: int, retry_after: float) -> float:
         """Full jitter: uniform in [0, min(max_backoff, backoff * 2**(attempt - 1))], at least a 429's
@@ -543,63 +520,11 @@ class LLMJudge:
         return (tokens_in * self.price_in + tokens_out * self.price_out) / 1000
 
 
-def _read_completion(body) -> tuple[str, int, int, object]:
-    """The text of a chat completion's first choice (``""`` for a choice without content), its token counts and
-    its ``logprobs`` (``None`` when absent); a body that is not a chat completion raises ``ValueError``."""
-    choices = body.get("choices") if isinstance(body, dict) else None
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise ValueError("no choices in the response")
-    message = choices[0].get("message")
-    content = message.get("content") if isinstance(message, dict) else 0
-    if content is not None and not isinstance(content, str):
-        raise ValueError("no text in the response's first choice")
-    usage = body.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    counts = _count_of(usage, "prompt_tokens"), _count_of(usage, "completion_tokens")
-    return content or "", *counts, choices[0].get("logprobs")
-
-
-def _count_of(usage: dict, name: str) -> int:
-    value = usage.get(name)
-    return value if isinstance(value, int) and value >= 0 else 0
-
-
-def _retry_after(error) -> float:
-    """The seconds of a ``Retry-After`` header (0 when absent or a date)."""
-    try:
-        return max(0.0, float(error.response.headers.get("retry-after", "0")))
-    except (AttributeError, TypeError, ValueError):
-        return 0.0
-
-
-def _message(error) -> str:
-    body = getattr(error, "body", None)
-    if isinstance(body, dict):
-        body = body.get("message", body)
-    return str(body or error)[:200]
-
-
 def _preset(value: str | Preset) -> Preset:
     try:
         return preset(value)
     except ValueError as error:
         raise InputError(f"option preset of the LLM judge: {error}") from None
-
-
-def _prices(value: float | tuple[float, float] | str) -> tuple[float, float]:
-    """``price_per_1k`` as (input, output) prices of 1,000 tokens."""
-    parts: list = (
-        value.split(",") if isinstance(value, str) else list(value) if isinstance(value, list | tuple) else [value] * 2
-    )
-    try:
-        prices = [float(p) for p in parts]
-    except (TypeError, ValueError):
-        prices = []
-    if len(prices) == 1:
-        prices *= 2
-    if len(prices) != 2 or not all(math.isfinite(p) and p >= 0 for p in prices):
-        raise InputError(f"option price_per_1k of the LLM judge: {value!r} is not a price or 'input,output' prices")
-    return prices[0], prices[1]
 
 
 def make_judge(options: dict) -> LLMJudge:
