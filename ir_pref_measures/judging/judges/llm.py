@@ -35,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import json
 import math
 import os
 import time
@@ -53,13 +52,10 @@ from ir_pref_measures.judging.judges.cache import AnswerCache, cache_key
 from ir_pref_measures.judging.judges.confidence import p_first
 from ir_pref_measures.judging.judges.presets import Preset, preset
 from ir_pref_measures.judging.judges.transport import (
-    FATAL_STATUS,
-    RETRIED_STATUS,
     EndpointError,
     Failure,
-    message,
-    read_completion,
-    retry_after,
+    delay,
+    post_chat,
 )
 from ir_pref_measures.judging.judges.usage import BATCH_SHARE, Usage, prices
 from ir_pref_measures.judging.protocol import Answer, Pair
@@ -428,37 +424,12 @@ class LLMJudge:
         return self._failed(prompt, reason, "transport", self.attempts)
 
     async def _attempt(self, client, request: dict) -> tuple[str, int, int, object] | Failure:
-        """One request: the response's text and token counts, or why it failed (and whether to retry)."""
-        import httpx
-        import openai
-
-        try:
-            response = await client.post("/chat/completions", body=request, cast_to=httpx.Response)
-            return read_completion(json.loads(response.content))
-        except openai.APIStatusError as error:
-            status = error.status_code
-            if status in FATAL_STATUS:
-                hint = "check base_url and the model name" if status == 404 else "check the key"
-                detail = self._redact(" ".join(message(error).split()))
-                raise EndpointError(f"{self.url} refused the request: HTTP {status} ({detail}); {hint}") from None
-            retried = status in RETRIED_STATUS or status >= 500
-            wait = retry_after(error) if status == 429 else 0.0
-            return Failure(f"HTTP {status}", f"HTTP {status}: {message(error)}", retried, wait)
-        except openai.APITimeoutError:
-            return Failure("timeout", f"timeout after {self.timeout:g} s")
-        except openai.APIConnectionError as error:
-            cause = error.__cause__ or error
-            detail = f"connection failed ({type(cause).__name__})"
-            return Failure("connection", detail, unreachable=isinstance(cause, httpx.ConnectError))
-        except (ValueError, TypeError, KeyError) as error:  # json's errors are ValueErrors
-            return Failure("malformed", f"malformed response ({error})")
+        """One request to the endpoint (:func:`~.transport.post_chat`)."""
+        return await post_chat(client, request, self.url, self.timeout, self._redact)
 
     def _delay(self, attempt: int, retry_after: float) -> float:
-        """Full jitter: uniform in [0, min(max_backoff, backoff * 2**(attempt - 1))], at least a 429's
-        ``Retry-After`` (capped at max_backoff)."""
-        bound = min(self.max_backoff, self.backoff * 2 ** (attempt - 1))
-        delay = float(self._rng.uniform(0.0, bound)) if bound > 0 else 0.0
-        return max(delay, min(self.max_backoff, retry_after))
+        """The wait before ``attempt`` (:func:`~.transport.delay`, with the judge's backoff and generator)."""
+        return delay(attempt, retry_after, self.backoff, self.max_backoff, self._rng)
 
     def batch_client(self) -> BatchClient:
         """The client of the batch endpoints of ``batch_api`` at ``base_url`` (else the provider's)."""

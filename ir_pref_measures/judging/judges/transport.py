@@ -5,7 +5,11 @@ completion (its text, token counts and log-probabilities) from an OpenAI-compati
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
 
 from ir_pref_measures.errors import Stopped
 
@@ -65,3 +69,42 @@ def message(error) -> str:
     if isinstance(body, dict):
         body = body.get("message", body)
     return str(body or error)[:200]
+
+
+async def post_chat(
+    client, request: dict, url: str, timeout: float, redact: Callable[[str], str]
+) -> tuple[str, int, int, object] | Failure:
+    """One chat request of ``client`` to ``url``: the response's text, token counts and log-probabilities, or why
+    it failed (and whether to retry); an endpoint refusing every request (:data:`FATAL_STATUS`) raises
+    :class:`EndpointError`, its message passed through ``redact``."""
+    import httpx
+    import openai
+
+    try:
+        response = await client.post("/chat/completions", body=request, cast_to=httpx.Response)
+        return read_completion(json.loads(response.content))
+    except openai.APIStatusError as error:
+        status = error.status_code
+        if status in FATAL_STATUS:
+            hint = "check base_url and the model name" if status == 404 else "check the key"
+            detail = redact(" ".join(message(error).split()))
+            raise EndpointError(f"{url} refused the request: HTTP {status} ({detail}); {hint}") from None
+        retried = status in RETRIED_STATUS or status >= 500
+        wait = retry_after(error) if status == 429 else 0.0
+        return Failure(f"HTTP {status}", f"HTTP {status}: {message(error)}", retried, wait)
+    except openai.APITimeoutError:
+        return Failure("timeout", f"timeout after {timeout:g} s")
+    except openai.APIConnectionError as error:
+        cause = error.__cause__ or error
+        detail = f"connection failed ({type(cause).__name__})"
+        return Failure("connection", detail, unreachable=isinstance(cause, httpx.ConnectError))
+    except (ValueError, TypeError, KeyError) as error:  # json's errors are ValueErrors
+        return Failure("malformed", f"malformed response ({error})")
+
+
+def delay(attempt: int, retry_after: float, backoff: float, max_backoff: float, rng: np.random.Generator) -> float:
+    """The wait before ``attempt``, full jitter: uniform in [0, min(max_backoff, backoff * 2**(attempt - 1))],
+    at least a 429's ``Retry-After`` (capped at max_backoff)."""
+    bound = min(max_backoff, backoff * 2 ** (attempt - 1))
+    wait = float(rng.uniform(0.0, bound)) if bound > 0 else 0.0
+    return max(wait, min(max_backoff, retry_after))
