@@ -50,7 +50,7 @@ def stop(server: subprocess.Popen) -> None:
 
 def library(args) -> tuple[float, int, float]:
     """Wall seconds, prompts and judge CPU seconds of ``LLMJudge.judge``."""
-    from ir_pref_measures.judging.llm import LLMJudge
+    from ir_pref_measures.judging.judges.llm import LLMJudge
     from ir_pref_measures.judging.protocol import Pair
     from ir_pref_measures.judging.texts import QueryText, Texts
 

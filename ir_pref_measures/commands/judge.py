@@ -65,7 +65,6 @@ def _files_options(args) -> dict:
     return {"requests": args.requests, "judgments": args.answers, "assessor": args.assessor or ""}
 
 
-FULL_DEPTH = 1000  # the rating selector's depth for a measure without a cutoff: a whole TREC run
 FALLBACK_HELP = "replay: a pair never recorded gets a fair coin (sim.py, the default) or the --qrels grade order"
 
 JUDGE_OPTIONS: dict[str, tuple[Callable | None, Callable]] = {
@@ -302,7 +301,7 @@ def _run(args) -> None:
     try:
         report = effort.run(args.store, judge, args.budget, args.verbose)
     except KeyboardInterrupt as stop:  # Ctrl-C: every answer received is stored
-        raise Stopped(_interrupted(args.store, getattr(stop, "report", None)), status=130) from None
+        raise Stopped(effort.interrupted(args.store, getattr(stop, "report", None)), status=130) from None
     lines = [f"asked {report.asked}, answered {report.answered}, already stored {report.stored}"]
     lines.append(f"reused {report.reused}; queries done {len(report.done)}, at the budget {len(report.budget)}")
     if report.waiting:
@@ -326,26 +325,6 @@ def _usage_line(usage) -> str:
         f"{usage.attempts} attempts, "
         f"{usage.retries} retries, failed attempts: {failures}; tokens {usage.tokens_in} in, {usage.tokens_out} "
         f"out; cost {usage.cost:.6g}"
-    )
-
-
-def _interrupted(store: str, report) -> str:
-    """The line of a run stopped by Ctrl-C: what the store keeps, and how to resume."""
-    from ir_pref_measures.judging import database
-    from ir_pref_measures.judging.store import Store
-
-    this_run = f" ({report.received} received by this run)" if report is not None else ""
-    try:
-        if not database.exists(store):
-            return "interrupted before anything was stored"
-        with Store(store) as opened:
-            counts = opened.counts()
-    except (InputError, OSError):
-        return f"interrupted{this_run}: every answer received is stored; run the same command again to resume"
-    answered = counts["requests"] - counts["unanswered"]
-    return (
-        f"interrupted: {database.shown(store)} keeps {counts['answers']} answers to {answered} of {counts['requests']} "
-        f"questions{this_run}; run the same command again to resume"
     )
 
 
@@ -376,82 +355,22 @@ def _export(args) -> None:
 
 def _simulate(args) -> None:
     check_outputs({"--output": args.output, "--plot": args.plot}, {"--runs": args.runs, "--qrels": args.qrels})
-    from ir_pref_measures.experiment.runs import runs_at_depth
-    from ir_pref_measures.judging.effort import build_selector
-    from ir_pref_measures.judging.judges import ReplayJudge, SimulatedJudge, read_recorded
-    from ir_pref_measures.judging.selectors import TopK, read_grades
-    from ir_pref_measures.judging.simulation import BUDGETS, all_judged, judged_depth_pools, plot, simulate, summary
+    from ir_pref_measures.judging.simulated_effort import simulate_effort
 
-    grades = read_grades(args.qrels)  # the options were checked first (judge_checks)
-    if args.judge == "replay":
-        if not args.judgments:
-            raise InputError("the replay judge needs --judgments")
-        recorded = read_recorded(args.judgments, args.prefs_format)
-        fallback = grades if args.fallback == "qrels" else None
-
-        def judge(seed):
-            return ReplayJudge(recorded, seed, fallback=fallback)
-    else:
-
-        def judge(seed):
-            return SimulatedJudge(grades, seed, noise=args.noise)
-
-    runs = dict(zip(args.runs, args.runs, strict=True))
-    if args.depth:  # what the measure sees: the runs' pools over the judged topics
-        pools, candidates = judged_depth_pools(runs, grades, args.depth)
-    else:
-        pools, candidates = TopK(grades).pools, grades  # every selector judges the top-k candidates
-    depth = _depth(args.measure)
-    selectors = {name: _maker(build_selector, name, pools, candidates, runs, depth) for name in args.selectors}
-    truth = f"{args.prefs_format}:{args.truth}" if args.truth and args.prefs_format else args.truth
-    if truth is None:
-        truth = all_judged(pools, judge(0))
-    runs = runs_at_depth(args.runs, args.topk)
-    if args.per_topic:
-        table = _per_topic(args, selectors, judge, runs, truth, pools)
-    else:
-        table = simulate(
-            selectors, judge, runs, truth, pools=pools, budgets=args.budgets or list(BUDGETS),
-            seeds=range(args.seeds), measure=args.measure,
-        )  # fmt: skip
-        sys.stdout.write(summary(table, spread=True).round(4).to_string() + "\n")
-    if args.output:
-        write_text(args.output, table.to_csv(index=False))
-    if args.plot:
-        plot(table, args.plot)
-
-
-def _per_topic(args, selectors, judge, runs, truth, pools):
-    """The per-topic curve and each selector's knee written; the table of every seed returned."""
-    from ir_pref_measures.judging import per_topic
-
-    if args.budgets:
-        raise InputError("give --budgets (shares of the pairs) or --per-topic (judgments per topic), not both")
-    table, curve = per_topic.judgments_per_topic(
-        selectors, judge, runs, truth, pools=pools, per_topic=args.per_topic, seeds=range(args.seeds),
-        measure=args.measure,
+    found = simulate_effort(
+        args.qrels, args.runs, args.selectors, judge=args.judge, noise=args.noise, judgments=args.judgments,
+        prefs_format=args.prefs_format, fallback=args.fallback, depth=args.depth, measure=args.measure,
+        truth=args.truth, topk=args.topk, budgets=args.budgets, per_topic=args.per_topic, seeds=args.seeds,
     )  # fmt: skip
-    lines = [curve.round(4).to_string(index=False)]
-    for name, at in per_topic.knees(curve).items():
-        lines.append(f"knee {name}: {'none' if at is None else at} judgments per topic")
-    sys.stdout.write("\n".join(lines) + "\n")
-    return table
-
-
-def _maker(build_selector, name, pools, candidates, runs, depth):
-    batch = 50 if name == "random" else None
-    return lambda seed: build_selector(name, seed, pools, candidates, batch, runs=runs, depth=depth)
-
-
-def _depth(measure: str) -> int:
-    """The depth the measure sees: its cutoff, else :data:`FULL_DEPTH`."""
-    from ir_pref_measures.measures.names import parse_measure
-
-    return parse_measure(measure).params.get("cutoff") or FULL_DEPTH
+    sys.stdout.write(found.text)
+    if args.output:
+        write_text(args.output, found.table.to_csv(index=False))
+    if args.plot:
+        found.plot(args.plot)
 
 
 def _grade(args) -> None:
-    from ir_pref_measures.judging.graded import LLMGrader, qrels_lines
+    from ir_pref_measures.judging import LLMGrader, qrels_lines
     from ir_pref_measures.loading.sources import qrels_table
 
     table = qrels_table(args.qrels)
@@ -525,7 +444,7 @@ def _gold_options(args, selector) -> dict:
     if args.gold:
         pairs += gold.gold_from_file(args.gold, args.gold_format)
     if args.gold_qrels:
-        from ir_pref_measures.judging.selectors.base import read_grades
+        from ir_pref_measures.judging import read_grades
 
         gap = gold.GAP if args.gold_gap is None else args.gold_gap
         pairs += gold.gold_from_qrels(read_grades(args.gold_qrels), selector.pools, gap)
@@ -537,8 +456,7 @@ def _gold_options(args, selector) -> dict:
 def _serve(args) -> None:
     import importlib.util
 
-    from ir_pref_measures.judging.effort import selector_of
-    from ir_pref_measures.judging.store import Store
+    from ir_pref_measures.judging.effort import open_planned
     from ir_pref_measures.judging.texts import load_texts
 
     missing = [m for m in ("starlette", "uvicorn", "jinja2", "multipart") if importlib.util.find_spec(m) is None]
@@ -546,11 +464,7 @@ def _serve(args) -> None:
         raise InputError(f"judge serve needs the web extra ({', '.join(missing)}): pip install 'ir-pref-measures[web]'")
     from ir_pref_measures.judging import web
 
-    store = Store(args.store)
-    settings = store.settings()
-    if "selector" not in settings:
-        raise InputError("the store has no plan: make one first (ir-pref-measures judge plan)", path=store.path)
-    selector = selector_of(settings)
+    store, settings, selector = open_planned(args.store)
     desk = web.open_desk(
         store, selector, args.assessors, load_texts(args.queries, args.docs),
         seed=int(settings["seed"]), overlap=args.overlap, rule=settings.get("rule", "majority"),

@@ -174,10 +174,9 @@ def _serve(args) -> None:
 def effort_inputs(store: str) -> dict[str, list[str]]:
     """The files the effort at ``store`` reads (its qrels, its runs), as ``{label: paths}``; an ir_datasets ID names
     no file."""
-    from ir_pref_measures.judging.store import Store
+    from ir_pref_measures.judging.effort import stored_settings
 
-    with Store(store) as opened:
-        settings = opened.settings()
+    settings = stored_settings(store)
     found: dict[str, list[str]] = {}
     if settings.get("qrels") and not settings["qrels"].startswith("irds:"):
         found["--qrels of the effort"] = [settings["qrels"]]

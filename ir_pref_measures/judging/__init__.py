@@ -2,16 +2,23 @@
 store that loses nothing, the simulator of judging strategies and the web interface for people (``web``, the
 ``[web]`` extra; ``LLMJudge`` needs the ``[llm]`` extra when it asks)."""
 
-from ir_pref_measures.judging.confidence import soft_outcome, soft_preference
 from ir_pref_measures.judging.effort import export, make_judge, plan, run, selector_of, status
 from ir_pref_measures.judging.exports import export_lines
 from ir_pref_measures.judging.gold import GoldPair, gold_from_file, gold_from_qrels
-from ir_pref_measures.judging.graded import GRADED_PRESETS, GradedPreset, Label, LLMGrader, qrels_lines, read_umbrela
 from ir_pref_measures.judging.judges import FilesJudge, ReplayJudge, SimulatedJudge, register_judge
-from ir_pref_measures.judging.llm import LLMJudge
+from ir_pref_measures.judging.judges.confidence import soft_outcome, soft_preference
+from ir_pref_measures.judging.judges.graded import (
+    GRADED_PRESETS,
+    GradedPreset,
+    Label,
+    LLMGrader,
+    qrels_lines,
+    read_umbrela,
+)
+from ir_pref_measures.judging.judges.llm import LLMJudge
+from ir_pref_measures.judging.judges.presets import clarke_lines, preset
 from ir_pref_measures.judging.per_topic import judgments_per_topic, knee, knees
 from ir_pref_measures.judging.ppi import choose_for_people, judge_frames, store_ppi_table
-from ir_pref_measures.judging.presets import clarke_lines, preset
 from ir_pref_measures.judging.protocol import ANSWERS, Answer, Judge, Pair
 from ir_pref_measures.judging.rules import Verdict, combine_answers, register_rule
 from ir_pref_measures.judging.runner import run as loop
@@ -27,6 +34,7 @@ from ir_pref_measures.judging.selectors import (
     read_grades,
     read_pairs,
 )
+from ir_pref_measures.judging.simulated_effort import Simulation, simulate_effort
 from ir_pref_measures.judging.simulation import simulate
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import QueryText, Texts, load_texts
@@ -50,6 +58,7 @@ __all__ = [
     "RatingDriven",
     "ReplayJudge",
     "SimulatedJudge",
+    "Simulation",
     "Store",
     "Texts",
     "TopK",
@@ -82,6 +91,7 @@ __all__ = [
     "run",
     "selector_of",
     "simulate",
+    "simulate_effort",
     "soft_outcome",
     "soft_preference",
     "status",

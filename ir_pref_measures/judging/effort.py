@@ -206,6 +206,38 @@ def _settings(store: Store) -> dict[str, str]:
     return settings
 
 
+def stored_settings(path: str | os.PathLike) -> dict[str, str]:
+    """The settings the effort at ``path`` stores (its plan's, once planned)."""
+    with Store(path) as store:
+        return store.settings()
+
+
+def open_planned(path: str | os.PathLike) -> tuple[Store, dict[str, str], Selector]:
+    """The store of the effort at ``path`` (open: the caller closes it), its plan's settings and the selector they
+    describe; an error if the store has no plan."""
+    store = Store(path)
+    settings = _settings(store)
+    return store, settings, selector_of(settings)
+
+
+def interrupted(path: str, report: runner.RunReport | None = None) -> str:
+    """The line of a run stopped by Ctrl-C: what the store keeps (with what the run's ``report`` received), and
+    how to resume."""
+    this_run = f" ({report.received} received by this run)" if report is not None else ""
+    try:
+        if not database.exists(path):
+            return "interrupted before anything was stored"
+        with Store(path) as opened:
+            counts = opened.counts()
+    except (InputError, OSError):
+        return f"interrupted{this_run}: every answer received is stored; run the same command again to resume"
+    answered = counts["requests"] - counts["unanswered"]
+    return (
+        f"interrupted: {database.shown(path)} keeps {counts['answers']} answers to {answered} of {counts['requests']} "
+        f"questions{this_run}; run the same command again to resume"
+    )
+
+
 def run(
     path: str | os.PathLike, judge: Judge, budget: int | float | None = None, verbose: bool = False
 ) -> runner.RunReport:

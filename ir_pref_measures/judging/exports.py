@@ -12,7 +12,7 @@ log         Clarke's judging log: ``@ qid winner loser !``, ``@ qid a b =`` (a t
 shown       every answer, not combined, in the order shown (``carterette`` lines, the doc shown first listed
             first), for position bias (``ir-pref-measures judges``); an ``unusable`` answer cannot be written
 soft        ``qid a b P``: the soft preference P(a > b) of a question asked both ways whose answers carry p(first)
-            (:mod:`~ir_pref_measures.judging.confidence`), six decimals; a question without it cannot be written
+            (:mod:`~ir_pref_measures.judging.judges.confidence`), six decimals; a question without it cannot be written
 ==========  ===========================================================================================
 
 What a format cannot state is left out with a warning that counts it; nothing is dropped silently. ``log`` and
@@ -21,11 +21,11 @@ drop the ties, which the closure of the measures would use. With ``consistent``,
 order fitted to each query's verdicts are left out (:func:`consistent_verdicts`), with a warning that counts them.
 
 Given the documents' texts, ``log`` writes as Arabzadeh and Clarke's ``judge.py`` does
-(:func:`~ir_pref_measures.judging.presets.clarke_line`): a tie with the shorter text first (the second doc first
+(:func:`~ir_pref_measures.judging.judges.presets.clarke_line`): a tie with the shorter text first (the second doc first
 when the lengths are equal), a question without a usable answer with the doc whose text is present first. An
 ``order`` (a key of each question) replaces the query, round and asking order: the ``list`` selector's list order.
 With a tie ``band``, a question whose answers carry p(first) in both orders has the verdict of its soft preference
-(:func:`~ir_pref_measures.judging.confidence.soft_outcome`) rather than of the rule.
+(:func:`~ir_pref_measures.judging.judges.confidence.soft_outcome`) rather than of the rule.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from collections import defaultdict
 from collections.abc import Callable, Collection
 
 from ir_pref_measures.errors import InputError, user_stacklevel
-from ir_pref_measures.judging.confidence import orders_p_first, soft_outcome, soft_preference
-from ir_pref_measures.judging.presets import clarke_line
+from ir_pref_measures.judging.judges.confidence import orders_p_first, soft_outcome, soft_preference
+from ir_pref_measures.judging.judges.presets import clarke_line
 from ir_pref_measures.judging.protocol import Pair
 from ir_pref_measures.judging.rules import DEFAULT_RULE, Verdict, combine_answers
 from ir_pref_measures.judging.store import Store
@@ -50,7 +50,7 @@ def verdicts(
 ) -> list[Verdict]:
     """The verdict of every answered request of ``store`` under ``rule``, by query, round and asking order; the
     answers of the ``excluded`` assessors left out; with a tie ``band``, a question with p(first) in both orders has
-    the verdict of its P(a > b) (:func:`~ir_pref_measures.judging.confidence.soft_outcome`)."""
+    the verdict of its P(a > b) (:func:`~ir_pref_measures.judging.judges.confidence.soft_outcome`)."""
     answers = defaultdict(list)
     for row in store.answers():
         if row.answer.assessor not in excluded:

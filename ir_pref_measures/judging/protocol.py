@@ -44,9 +44,9 @@ class Answer:
     ``unusable`` answer (``transport``: no reply received, asked again by a resumed run; ``content``: a reply that
     reads as no answer; ``request``: the prompt refused; ``text``: a text missing), empty otherwise; ``p_first`` is
     the judge's probability that the doc shown first is preferred, where it gives one (an LLM's log-probabilities:
-    :mod:`ir_pref_measures.judging.confidence`), else ``None``; ``attempts`` counts the HTTP requests an LLM judge
-    made for it, ``cost`` is its price, and ``cached`` marks an answer taken from an answer cache (paid for before:
-    cost 0)."""
+    :mod:`ir_pref_measures.judging.judges.confidence`), else ``None``; ``attempts`` counts the HTTP requests an LLM
+    judge made for it, ``cost`` is its price, and ``cached`` marks an answer taken from an answer cache (paid for
+    before: cost 0)."""
 
     pair: Pair
     answer: str

@@ -2,7 +2,7 @@
 
 Queries advance together, one round each per sweep (in query id order), so that one call of the judge gets the
 questions of every query at once. A judge that streams (its ``streams`` is true, as the LLM judge's in sync mode:
-:class:`~ir_pref_measures.judging.stream.Stream`) is pipelined instead, unless a total budget is shared among the
+:class:`~ir_pref_measures.judging.judges.stream.Stream`) is pipelined instead, unless a total budget is shared among the
 queries: each query has its round in flight and asks its next round as soon as its own answers are in, so the
 judge's requests in flight are those of every query and round at once and no query waits for the slowest (a total
 budget keeps the sweeps, which share it in query order whatever the answers' timing). Before a question goes to the

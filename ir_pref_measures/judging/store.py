@@ -18,7 +18,7 @@ Four tables (plain SQL, ``?`` placeholders, all of it in :data:`SQL`; the web de
 * ``withdrawn``: the answers an assessor took back (undo), kept in ``answers`` and no longer read;
 * ``batches``: the batches an LLM judge in batch mode has sent and not read back yet, by the hash of their
   requests (the provider, the batch id, when sent), so that a run stopped while they are processed polls them
-  again and sends nothing twice (:mod:`ir_pref_measures.judging.batches`).
+  again and sends nothing twice (:mod:`ir_pref_measures.judging.judges.batches`).
 
 A ``transport`` failure (no reply received: connection failed, timeouts, 5xx or 429 after every attempt) is not an
 answer: it is kept as a row (the first one of each prompt) but not read as an answer (:meth:`Store.answers`), so a

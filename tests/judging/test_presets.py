@@ -4,6 +4,7 @@ count, and the checks on user templates."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 
 import numpy as np
@@ -156,3 +157,18 @@ def test_user_templates_are_checked_and_hashed():
     assert set(RULES) == {"arabzadeh-clarke", "majority"} and preset(AC) is AC
     narrative = PRESETS["narrative"].messages(QueryText("t", "d", "n"), "A", "B")[-1]["content"]
     assert "t\nDescription:\nd\nNarrative:\nn\nPassage 1:\nA\nPassage 2:\nB" in narrative
+
+
+@pytest.mark.parametrize("old", ["llm", "presets", "batches"])
+def test_a_moved_module_path_still_gives_its_names_and_warns_once(old):
+    """``ir_pref_measures.judging.<old>`` moved to ``ir_pref_measures.judging.judges.<old>``: the old path gives the
+    same objects for one release, with one DeprecationWarning."""
+    moved = importlib.reload(importlib.import_module(f"ir_pref_measures.judging.{old}"))
+    new = importlib.import_module(f"ir_pref_measures.judging.judges.{old}")
+    names = [n for n, v in vars(new).items() if getattr(v, "__module__", None) == new.__name__][:3]
+    assert len(names) == 3
+    with pytest.warns(DeprecationWarning, match=f"judging.judges.{old}") as record:
+        found = [getattr(moved, n) for n in names]
+    assert len(record) == 1 and found == [getattr(new, n) for n in names]
+    with pytest.raises(AttributeError):
+        moved.no_such_name  # noqa: B018

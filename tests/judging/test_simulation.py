@@ -8,7 +8,8 @@ import pytest
 from oracles.graded_systems import GRADES, runs, truth, write_files
 
 from ir_pref_measures.commands import main
-from ir_pref_measures.judging import AllPairs, Pair, SimulatedJudge, TopK, Verdict, random_pairs
+from ir_pref_measures.errors import InputError
+from ir_pref_measures.judging import AllPairs, Pair, SimulatedJudge, TopK, Verdict, random_pairs, simulate_effort
 from ir_pref_measures.judging.simulation import COLUMNS, judged_depth_pools, preference_frame, simulate, summary
 
 
@@ -111,3 +112,21 @@ def test_the_summary_spread_is_the_standard_deviation_over_the_seeds():
     assert row["judgments"] == 11 and row["tau"] == pytest.approx(1.6 / 3)
     assert row["tau_sd"] == pytest.approx(np.std([0.2, 0.5, 0.9], ddof=1))
     assert row["tau_ap_sd"] == pytest.approx(np.std([0.1, 0.25, 0.45], ddof=1))
+
+
+def test_simulate_effort_from_files_orders_the_systems_as_the_truth_at_the_full_budget(tmp_path):
+    """The command's work from Python: a noise-free judge asking every pair of the runs' pools (depth 10) orders
+    the systems as every judgment does."""
+    qrels, names = write_files(tmp_path)
+    found = simulate_effort(qrels, names, ["all"], depth=10, budgets=[1.0], seeds=2)
+    assert found.table["tau"].tolist() == pytest.approx([1.0, 1.0])
+    assert found.table["tau_ap"].tolist() == pytest.approx([1.0, 1.0])
+    assert "tau_ap_sd" in found.text
+
+
+def test_simulate_effort_takes_budgets_or_judgments_per_topic_not_both(tmp_path):
+    qrels, names = write_files(tmp_path)
+    with pytest.raises(InputError, match="not both"):
+        simulate_effort(qrels, names, ["random"], budgets=[0.5], per_topic=[2, 4, 8])
+    found = simulate_effort(qrels, names, ["random"], per_topic=[2, 4, 8])
+    assert "knee random:" in found.text and sorted(set(found.table["budget"])) == [2, 4, 8]

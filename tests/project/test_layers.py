@@ -42,3 +42,13 @@ def test_a_broken_layer_is_reported(tmp_path):
     rankings.write_text(rankings.read_text() + "\nfrom ir_pref_measures import engine  # noqa\n")
     found = _lint(tmp_path)
     assert found.returncode != 0 and "ir_pref_measures.model.rankings -> ir_pref_measures.engine" in found.stdout
+
+
+def test_a_command_importing_the_store_is_reported(tmp_path):
+    """Commands only parse and call ``judging`` functions: a command module importing the store breaks its
+    contract."""
+    shutil.copytree(ROOT / "ir_pref_measures", tmp_path / "ir_pref_measures")
+    judge = tmp_path / "ir_pref_measures" / "commands" / "judge.py"
+    judge.write_text(judge.read_text() + "\nfrom ir_pref_measures.judging.store import Store  # noqa\n")
+    found = _lint(tmp_path)
+    assert found.returncode != 0 and "ir_pref_measures.commands.judge -> ir_pref_measures.judging.store" in found.stdout

@@ -1,13 +1,13 @@
 """An LLM judge's prompts as one stream for a whole judging run: pairs submitted at any time, answers handed back as
 they arrive.
 
-:class:`Stream` runs the judge's ``concurrency`` workers (:meth:`~ir_pref_measures.judging.llm.LLMJudge.work`,
+:class:`Stream` runs the judge's ``concurrency`` workers (:meth:`~ir_pref_measures.judging.judges.llm.LLMJudge.work`,
 each with a client of one kept-alive connection) on an event loop of their own, in a thread, from the first
 submission to :meth:`Stream.close`. The judging loop (:func:`ir_pref_measures.judging.runner.run`) submits a
 query's next round as soon as that query's answers are in, so the requests in flight are those of every query and
 round at once, up to ``concurrency``: no query waits for the slowest one, and no round pays for new clients and
 connections. Answers come back on a thread-safe queue, read by the thread that owns the store
-(:meth:`Stream.answers`); an error that stops the judge (:class:`~ir_pref_measures.judging.llm.EndpointError`) is
+(:meth:`Stream.answers`); an error that stops the judge (:class:`~ir_pref_measures.judging.judges.llm.EndpointError`) is
 raised there.
 """
 
@@ -24,7 +24,7 @@ from ir_pref_measures.judging.protocol import Answer, Pair
 
 
 class Streamed(Protocol):
-    """What a stream needs of its judge (:class:`~ir_pref_measures.judging.llm.LLMJudge` has it)."""
+    """What a stream needs of its judge (:class:`~ir_pref_measures.judging.judges.llm.LLMJudge` has it)."""
 
     concurrency: int
 

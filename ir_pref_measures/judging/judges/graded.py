@@ -17,9 +17,9 @@ A label's ``valid`` says whether the answer held a grade; :func:`qrels_lines` wr
 (the TREC qrels every measure of the package reads), invalid answers included as grade 0, as UMBRELA writes them.
 
 :class:`LLMGrader` asks an OpenAI-compatible endpoint for the labels, each query-passage pair once, through the LLM
-judge's transport (:class:`~ir_pref_measures.judging.llm.LLMJudge`: its options, ``concurrency`` requests in
+judge's transport (:class:`~ir_pref_measures.judging.judges.llm.LLMJudge`: its options, ``concurrency`` requests in
 flight, retries with backoff, a refused key, an unknown model or an endpoint that cannot be reached stopping the
-run with :class:`~ir_pref_measures.judging.llm.EndpointError`, the key never shown, ``usage``). A
+run with :class:`~ir_pref_measures.judging.judges.llm.EndpointError`, the key never shown, ``usage``). A
 pair whose text is missing, or that got no reply after every attempt, or that the endpoint refused, has no label:
 :func:`qrels_lines` cannot write it, and a warning counts them.
 """
@@ -35,7 +35,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.llm import UNREACHABLE_ATTEMPTS, EndpointError, LLMJudge, _Failure, llm_judge_from_options
+from ir_pref_measures.judging.judges.llm import UNREACHABLE_ATTEMPTS, LLMJudge, llm_judge_from_options
+from ir_pref_measures.judging.judges.transport import EndpointError, Failure
 from ir_pref_measures.judging.texts import Texts
 
 UMBRELA_SYSTEM = "You are a helpful assistant."
@@ -188,9 +189,10 @@ class LLMGrader:
     @classmethod
     def from_options(cls, options: Mapping[str, object]) -> LLMGrader:
         """A grader from command-line style options: the LLM judge's
-        (:func:`~ir_pref_measures.judging.llm.llm_judge_from_options`: ``model``, ``base_url``, ``queries``,
-        ``documents``, ...; values as text or typed) and ``preset``, a name of :data:`GRADED_PRESETS` (``umbrela`` by
-        default)."""
+        (:func:`~ir_pref_measures.judging.judges.llm.llm_judge_from_options`: ``model``, ``base_url``,
+        ``queries``,
+        ``documents``, ...; values as text or typed) and ``preset``, a name of :data:`GRADED_PRESETS` (``umbrela``
+        by default)."""
         options = dict(options)
         preset = options.pop("preset", "umbrela")
         grader = cls.__new__(cls)
@@ -201,7 +203,7 @@ class LLMGrader:
 
     @property
     def usage(self):
-        """What the grader has spent (:class:`~ir_pref_measures.judging.llm.Usage`)."""
+        """What the grader has spent (:class:`~ir_pref_measures.judging.judges.usage.Usage`)."""
         return self.transport.usage
 
     def grade(self, pairs: Sequence[tuple[str, str]]) -> list[Label | None]:
@@ -236,7 +238,7 @@ class LLMGrader:
             return None
         judge = self.transport
         request = {"model": judge.model, "messages": self.preset.messages(query.title, passage), **self.preset.sampling}
-        failure = _Failure("", "")
+        failure = Failure("", "")
         unreachable = 0  # attempts in a row that could not connect
         for attempt in range(judge.attempts):
             if attempt:
@@ -244,7 +246,7 @@ class LLMGrader:
                 await asyncio.sleep(judge._delay(attempt, failure.wait))
             judge.usage.attempts += 1
             result = await judge._attempt(client, request)
-            if isinstance(result, _Failure):
+            if isinstance(result, Failure):
                 failure = result
                 judge.usage.failures[failure.kind] = judge.usage.failures.get(failure.kind, 0) + 1
                 unreachable = unreachable + 1 if failure.unreachable else 0
