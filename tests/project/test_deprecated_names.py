@@ -20,9 +20,13 @@ CASES = {
         "__import__('ir_pref_measures.judges.panel', fromlist=['align']).align",
         "ipm.agreement.align",
     ),
-    "ir_pref_measures.judging.llm.make_judge": (
-        "__import__('ir_pref_measures.judging.llm', fromlist=['make_judge']).make_judge",
-        "__import__('ir_pref_measures.judging.llm', fromlist=['x']).llm_judge_from_options",
+    "ir_pref_measures.judging.judges.llm.make_judge": (
+        "__import__('ir_pref_measures.judging.judges.llm', fromlist=['make_judge']).make_judge",
+        "__import__('ir_pref_measures.judging.judges.llm', fromlist=['x']).llm_judge_from_options",
+    ),
+    "ir_pref_measures.judging.llm (moved to judging.judges.llm)": (
+        "__import__('ir_pref_measures.judging.llm', fromlist=['LLMJudge']).LLMJudge",
+        "ipm.judging.LLMJudge",
     ),
     "ipm.judging.combine": ("ipm.judging.combine", "ipm.judging.combine_answers"),
 }
