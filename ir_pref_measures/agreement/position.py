@@ -1,7 +1,9 @@
 """Position bias of a pairwise judge asked each pair in both orders: position consistency and preference fairness,
-as L. Shi, C. Ma, W. Liang, X. Diao, W. Ma, S. Vosoughi define and compute them ("Judging the judges: a systematic
-investigation of position bias in pairwise comparative assessments by LLMs", 2024; their code:
-``calculate_positional_consistency_and_preference_score`` of github.com/Slimshilin/Position-Bias-Analyzer).
+as Shi et al. define and compute them.
+
+L. Shi, C. Ma, W. Liang, X. Diao, W. Ma, S. Vosoughi, "Judging the judges: a systematic investigation of position
+bias in pairwise comparative assessments by LLMs", 2024; their code:
+``calculate_positional_consistency_and_preference_score`` of github.com/Slimshilin/Position-Bias-Analyzer.
 
 An **instance** is a pair asked both ways: its k-th answer with one doc shown first and its k-th answer with the
 other shown first (k-th in the order given: one instance per sample). An answer ``first``, ``second`` or ``tie`` is

@@ -53,6 +53,12 @@ def add_parser(subparsers) -> None:
     store.add_argument("--llm-judge", help="the LLM's judge name (default: the store's one other judge)")
     store.add_argument("--choose", type=positive_int, metavar="K", help="draw about K queries for people; keep it")
     store.add_argument(
+        "--soft",
+        type=positive_int,
+        metavar="DRAWS",
+        help="the LLM's prediction from its soft preferences (log-probabilities): the mean of DRAWS draws",
+    )
+    store.add_argument(
         "--rule",
         choices=("uniform", "uncertainty"),
         default="uniform",
@@ -106,6 +112,8 @@ def _store_table(args: argparse.Namespace):
     if given:
         raise InputError(f"{', '.join(given)}: options of NAME=SOURCE judges, not of --store")
     common = {"llm": args.llm_judge, "topk": args.topk}
+    if args.choose and args.soft:
+        raise InputError("--soft gives the interval's prediction, not the draw of --choose: give one of them")
     if args.choose:
         chosen, probabilities = judging.choose_for_people(
             args.store, args.runs, args.measure, args.choose, rule=args.rule, seed=args.seed, **common
@@ -119,6 +127,7 @@ def _store_table(args: argparse.Namespace):
         lam=args.lam,
         confidence=args.confidence,
         pairs=args.pairs,
+        soft=args.soft,
         **common,
     )
 
@@ -132,6 +141,8 @@ def _runs_table(args: argparse.Namespace):
 
     if args.choose or args.llm_judge or args.people_judge != "people":
         raise InputError("--choose, --llm-judge and --people-judge read a judging store: give --store STORE")
+    if args.soft:
+        raise InputError("--soft reads the log-probabilities of a judging store: give --store STORE")
     planning = _planning(args)
     named = _named(args.judges)
     if len(named) != 2 or not args.runs:

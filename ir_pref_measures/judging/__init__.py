@@ -36,6 +36,7 @@ from ir_pref_measures.judging.selectors import (
 )
 from ir_pref_measures.judging.simulated_effort import Simulation, simulate_effort
 from ir_pref_measures.judging.simulation import simulate
+from ir_pref_measures.judging.soft import soft_preferences, soft_values
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import QueryText, Texts, load_texts
 
@@ -94,6 +95,8 @@ __all__ = [
     "simulate_effort",
     "soft_outcome",
     "soft_preference",
+    "soft_preferences",
+    "soft_values",
     "status",
     "store_ppi_table",
     "web",

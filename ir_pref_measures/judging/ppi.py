@@ -26,6 +26,7 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.database import check_existing
 from ir_pref_measures.judging.rules import DEFAULT_RULE, combine_answers
 from ir_pref_measures.judging.simulation import preference_frame
+from ir_pref_measures.judging.soft import checked_soft_preferences, soft_values, with_soft_llm
 from ir_pref_measures.judging.store import Store
 
 if TYPE_CHECKING:  # pandas and the judges' layer are imported where used: importing the judging package stays light
@@ -104,11 +105,14 @@ def store_ppi_table(
     confidence: float = 0.95,
     pairs: bool = False,
     topk: int | None = None,
+    soft: int | None = None,
 ) -> pd.DataFrame:
     """The prediction-powered table (:func:`~ir_pref_measures.agreement.ppi.ppi_table`: per run and with ``pairs``
     per pair of runs, the interval and its effective sample size) from the answers in the store at ``path``:
     ``people``'s (default the web desk's) and ``llm``'s (default the store's one other judge). A draw kept by
-    :func:`choose_for_people` gives the people's queries and their probabilities (module docstring)."""
+    :func:`choose_for_people` gives the people's queries and their probabilities (module docstring). ``soft``: the
+    LLM's prediction is its soft preferences' expected measure, from ``soft`` draws seeded by the effort's seed
+    (:mod:`~ir_pref_measures.judging.soft`), instead of the measure under its verdicts."""
     import pandas as pd
 
     from ir_pref_measures.agreement.panel import align
@@ -121,10 +125,15 @@ def store_ppi_table(
         if people not in frames:
             raise InputError(f"the store holds no answer of the people's judge {people!r} yet", path=store.path)
         draw = store.settings().get(SAMPLE)
+        preferences = {} if soft is None else checked_soft_preferences(store, llm)
+        seed = int(store.settings().get("seed", 0))
     aligned = align({people: frames[people], llm: frames[llm]})
+    predicted = None
+    if soft is not None:
+        predicted = soft_values(aligned, preferences, runs, measure, llm=llm, draws=soft, seed=seed, topk=topk)
     judged = sorted(set(frames[people]["query_id"].astype(str)))
     if draw is None:
-        values = ppi_values(aligned, runs, measure, people=people, llm=llm, topk=topk)
+        values = with_soft_llm(ppi_values(aligned, runs, measure, people=people, llm=llm, topk=topk), predicted)
         return ppi_table(values, lam=lam, confidence=confidence, pairs=pairs)
     kept = json.loads(draw)
     chosen = [q for q in kept["queries"] if q in judged]
@@ -142,6 +151,7 @@ def store_ppi_table(
             expected="people's answers on every drawn query (a drawn query left out would bias the interval)",
         )
     values = ppi_values(aligned, runs, measure, people=people, llm=llm, sample=chosen, topk=topk)
+    values = with_soft_llm(values, predicted)
     if kept["rule"] == "uniform":  # given its size, a uniform draw is a simple random sample: PPI++ applies
         return ppi_table(values, lam=lam, confidence=confidence, pairs=pairs)
     probabilities = pd.Series(kept["probabilities"], dtype=float)
