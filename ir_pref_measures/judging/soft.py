@@ -84,14 +84,15 @@ def _row_probabilities(aligned: Aligned, preferences: dict[tuple[str, str, str],
     return p
 
 
-def _uniforms(aligned: Aligned, draws: int, seed: int) -> np.ndarray:
-    """``(draws, pairs)`` uniforms, each query's from its own generator (``seed`` and the query id), its pairs in
-    the order of their doc ids."""
+def _uniforms(aligned: Aligned, soft: np.ndarray, draws: int, seed: int) -> np.ndarray:
+    """``(draws, pairs)`` uniforms for the pairs with a ``soft`` preference (NaN for the others), each query's from
+    its own generator (``seed`` and the query id), its pairs in the order of their doc ids: a query's draws depend
+    on its own soft preferences only."""
     queries = aligned.query_ids[aligned.query].astype(str)
     a, b = aligned.docs[aligned.doc_a].astype(str), aligned.docs[aligned.doc_b].astype(str)
-    u = np.empty((draws, len(queries)))
-    for query in np.unique(queries):
-        rows = np.flatnonzero(queries == query)
+    u = np.full((draws, len(queries)), np.nan)
+    for query in np.unique(queries[soft]):
+        rows = np.flatnonzero((queries == query) & soft)
         rows = rows[np.lexsort((b[rows], a[rows]))]
         u[:, rows] = np.random.default_rng([int(seed), stable_hash(str(query))]).random((draws, len(rows)))
     return u
@@ -120,7 +121,7 @@ def soft_values(
     column = aligned.judges.index(llm)
     p = _row_probabilities(aligned, preferences)
     soft = ~np.isnan(p)
-    u = _uniforms(aligned, draws, seed)
+    u = _uniforms(aligned, soft, draws, seed)
     rankings = runs_at_depth(runs, topk)
     found = []
     for draw in range(draws):

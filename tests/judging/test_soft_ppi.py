@@ -1,15 +1,17 @@
 """Soft preferences feeding prediction-powered inference: an LLM (a loopback OpenAI-compatible server) answers every
 pair of an effort in both orders with log-probabilities whose p(first) is known (the true P(a > b) of the pair plus
-a position bias of 0.15 for the doc shown first); people judge every query (a simulated judge, as the web desk
-stores answers). ``store_ppi_table(..., soft=DRAWS)`` uses the LLM's soft preferences as its prediction: another
-interval than the verdicts give, and in a small Monte Carlo over people's samples the intervals cover the
-all-people value as often as they should."""
+a position bias of 0.15 for the doc shown first); people judge half the queries in the store, and every query in
+another (people who follow the grades, or whose verdicts are drawn from the same P). ``store_ppi_table(...,
+soft=DRAWS)`` uses the LLM's soft preferences as its prediction: another interval than the verdicts give, and in a
+small Monte Carlo over people's samples the intervals cover the all-people value as often as they should; where
+people disagree as the LLM's probabilities say, they are narrower than the verdicts' intervals."""
 
 from __future__ import annotations
 
 import io
 import math
 import re
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +23,7 @@ from judging.chat_server import ChatServer
 from ir_pref_measures import judging
 from ir_pref_measures.agreement import align, llm_values
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging import Answer, SimulatedJudge, Store
+from ir_pref_measures.judging import Answer, Pair, SimulatedJudge, Store
 from ir_pref_measures.stats import ppi_mean
 
 pytest.importorskip("openai")
@@ -30,7 +32,8 @@ QUERIES = [f"q{k:02d}" for k in range(40)]
 DOCS = [f"d{i}" for i in range(5)]
 BIAS = 0.15  # added to p(first) whichever doc is shown first
 MEASURE = "Compatibility"
-DRAWS = 24
+DRAWS = 100  # draws of the soft values whose intervals are checked
+FEW = 6  # draws of the checks of the store's table
 SAMPLE = QUERIES[::2]  # the people's queries
 
 
@@ -46,10 +49,34 @@ def logprobs_of(p: float) -> dict:
     return {"content": [{**said, "top_logprobs": top}]}
 
 
-@pytest.fixture(scope="module")
-def effort(tmp_path_factory):
+class CalibratedPeople:
+    """People whose verdict on a pair is ``a`` with the LLM's true P(a > b) (drawn per pair, seeded by it)."""
+
+    name = "people"
+
+    def __init__(self, grades) -> None:
+        self.grades = grades
+
+    def answer(self, pair: Pair) -> str:
+        a, b = sorted((pair.first, pair.second))
+        a_wins = np.random.default_rng(zlib.crc32(f"{pair.query_id} {a} {b}".encode())).random()
+        a_wins = a_wins < strength(self.grades[pair.query_id], a, b)
+        return "first" if a_wins == (pair.first == a) else "second"
+
+    def judge(self, pairs) -> list[Answer]:
+        return [Answer(pair, self.answer(pair), self.name) for pair in pairs]
+
+
+def people_of(kind: str, grades):
+    """``graded``: people who follow the grades (5% of their verdicts flipped); ``calibrated``: CalibratedPeople."""
+    return SimulatedJudge(grades, seed=9, noise=0.05, name="people") if kind == "graded" else CalibratedPeople(grades)
+
+
+@pytest.fixture(scope="module", params=["graded", "calibrated"])
+def effort(tmp_path_factory, request):
     """The effort (every pair of 5 graded docs of 40 queries) judged by the LLM with log-probabilities and by
-    people, three runs, and every pair's known P(a > b)."""
+    people (on ``SAMPLE``), three runs, the grades, a store of people's answers on every query, and the people's
+    kind."""
     tmp = tmp_path_factory.mktemp("soft")
     rng = np.random.default_rng(5)
     grades = {q: {d: float(g) for d, g in zip(DOCS, rng.integers(0, 4, len(DOCS)), strict=True)} for q in QUERIES}
@@ -76,23 +103,18 @@ def effort(tmp_path_factory):
         argv = ["judge", "run", store, "--judge", "llm"]
         _, err, status = run_cli(argv + [x for o in options for x in ("--option", o)])
     assert status == 0, err
-    _people_answer(store, grades, SAMPLE)
+    people = people_of(request.param, grades)
+    with Store(store) as opened:  # people judge the sample's questions, as the web desk stores their answers
+        asked = [r for r in opened.requests() if r.pair.query_id in set(SAMPLE)]
+        opened.record([(r.id, Answer(r.pair, people.answer(r.pair), "people", assessor="ann")) for r in asked])
     everyone = str(tmp / "people.sqlite")  # people's answers on every pair of every query: the all-people value
     judging.plan(everyone, "all", qrels=str(tmp / "qrels.txt"), seed=0)
-    judging.run(everyone, SimulatedJudge(grades, seed=9, noise=0.05, name="people"))
-    return store, runs, grades, everyone
-
-
-def _people_answer(store: str, grades, queries) -> None:
-    """People judge every question of ``queries``, as the web desk stores their answers."""
-    people = SimulatedJudge(grades, seed=9, noise=0.05, name="people")
-    with Store(store) as opened:
-        asked = [r for r in opened.requests() if r.pair.query_id in set(queries)]
-        opened.record([(r.id, Answer(r.pair, people.answer(r.pair), "people", assessor="ann")) for r in asked])
+    judging.run(everyone, people)
+    return store, runs, grades, everyone, request.param
 
 
 def test_the_soft_preferences_are_the_known_ones(effort):
-    store, _, grades, _ = effort
+    store, _, grades, _, _ = effort
     with Store(store) as opened:
         found = judging.soft_preferences(opened, "llm")
         asked = {(r.pair.query_id, r.pair.first, r.pair.second) for r in opened.requests()}
@@ -110,7 +132,7 @@ def _frames(store):
 
 def test_certain_preferences_give_the_verdicts_values(effort):
     """With P(a > b) of 0 or 1 as the verdicts say, every draw is the verdicts: the soft values are the hard ones."""
-    store, runs, _, _ = effort
+    store, runs, _, _, _ = effort
     frames, _ = _frames(store)
     aligned = align({"llm": frames["llm"]})
     verdicts = frames["llm"]
@@ -125,7 +147,7 @@ def test_certain_preferences_give_the_verdicts_values(effort):
 
 
 def test_soft_intervals_differ_from_the_hard_ones_and_cover(effort):
-    store, runs, _, everyone = effort
+    store, runs, _, everyone, kind = effort
     frames, preferences = _frames(store)
     aligned = align({"people": frames["people"], "llm": frames["llm"]})
     soft_llm = judging.soft_values(aligned, preferences, runs, MEASURE, llm="llm", draws=DRAWS)
@@ -136,30 +158,37 @@ def test_soft_intervals_differ_from_the_hard_ones_and_cover(effort):
     y = llm_values(people_all, runs, MEASURE, llm="people").reindex(soft_llm.index).to_numpy()
     assert np.abs(soft_llm.to_numpy() - hard_llm.to_numpy()).mean() > 0.01  # another prediction
 
-    table = judging.store_ppi_table(store, runs, MEASURE, soft=DRAWS)
+    # the store's table (the effort's seed: 0) with a few draws: PPI++ on those draws' values
+    few = judging.soft_values(aligned, preferences, runs, MEASURE, llm="llm", draws=FEW, seed=0)
+    table = judging.store_ppi_table(store, runs, MEASURE, soft=FEW)
     verdicts = judging.store_ppi_table(store, runs, MEASURE)
-    chosen = np.isin(soft_llm.index, SAMPLE)
+    chosen = np.isin(few.index, SAMPLE)
     assert (table["n"] == chosen.sum()).all() and (table["N"] == (~chosen).sum()).all()
-    y_sample = llm_values(aligned, runs, MEASURE, llm="people").reindex(soft_llm.index[chosen]).to_numpy()
-    expected = ppi_mean(y_sample, soft_llm.to_numpy()[chosen], soft_llm.to_numpy()[~chosen])
+    y_sample = llm_values(aligned, runs, MEASURE, llm="people").reindex(few.index[chosen]).to_numpy()
+    expected = ppi_mean(y_sample, few.to_numpy()[chosen], few.to_numpy()[~chosen])
     np.testing.assert_allclose(table["ppi"], expected.estimate, rtol=0, atol=1e-9)
     np.testing.assert_allclose(table["ci low"], expected.lower, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(table["llm mean"], soft_llm.mean(), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(table["llm mean"], few.mean(), rtol=0, atol=1e-9)
     assert not np.allclose(table["ppi"], verdicts["ppi"], atol=1e-4)
-    out, err, status = run_cli(["ppi", "--store", store, "--runs", *runs, "--soft", str(DRAWS), "--format", "csv"])
+    out, err, status = run_cli(["ppi", "--store", store, "--runs", *runs, "--soft", str(FEW), "--format", "csv"])
     assert status == 0, err
     np.testing.assert_allclose(pd.read_csv(io.StringIO(out))["ppi"], table["ppi"], rtol=0, atol=1e-9)
 
-    # coverage of the all-people mean over repeated people's samples of 20 of the 40 queries
+    # coverage of the all-people mean over repeated people's samples of 20 of the 40 queries, and the widths
     rng = np.random.default_rng(11)
-    covered = np.zeros(y.shape[1])
+    covered, widths = np.zeros(y.shape[1]), np.zeros((2, y.shape[1]))
     repetitions = 400
     for _ in range(repetitions):
         chosen = np.zeros(len(y), dtype=bool)
         chosen[rng.choice(len(y), 20, replace=False)] = True
-        got = ppi_mean(y[chosen], soft_llm.to_numpy()[chosen], soft_llm.to_numpy()[~chosen])
-        covered += (got.lower <= y.mean(axis=0)) & (y.mean(axis=0) <= got.upper)
+        for k, yhat in enumerate((soft_llm.to_numpy(), hard_llm.to_numpy())):
+            got = ppi_mean(y[chosen], yhat[chosen], yhat[~chosen])
+            widths[k] += got.upper - got.lower
+            if k == 0:
+                covered += (got.lower <= y.mean(axis=0)) & (y.mean(axis=0) <= got.upper)
     assert (covered / repetitions >= 0.9).all(), covered / repetitions
+    if kind == "calibrated":  # people disagree where the LLM's probabilities say: the soft prediction is the better
+        assert (widths[0] < widths[1]).all(), widths / repetitions
 
 
 def test_a_store_without_log_probabilities_has_no_soft_preference(tmp_path):
