@@ -11,7 +11,8 @@ alone (:func:`ir_pref_measures.agreement.ppi_plan`).
 A judging store: ``ppi --store STORE --runs RUN...`` reads the LLM's and people's answers of an effort
 (:func:`ir_pref_measures.judging.store_ppi_table`); ``--choose K`` draws the queries for people first
 (``--rule uncertainty`` or ``uniform``) and keeps the draw in the store
-(:func:`ir_pref_measures.judging.choose_for_people`).
+(:func:`ir_pref_measures.judging.choose_for_people`); ``--soft DRAWS`` takes the LLM's prediction from its soft
+preferences (:mod:`ir_pref_measures.judging.soft`).
 Leaderboards: ``ppi --battles PEOPLE LLM LLM_ONLY``: prediction-powered Bradley-Terry ratings.
 """
 

@@ -146,6 +146,18 @@ def test_certain_preferences_give_the_verdicts_values(effort):
     pd.testing.assert_frame_equal(soft, llm_values(aligned, runs, MEASURE, llm="llm"), check_exact=False, atol=1e-12)
 
 
+def test_a_preference_reads_the_same_either_way_round(effort):
+    """P(a > b) given as P(b > a) = 1 - P(a > b) gives the same values; another seed other draws."""
+    store, runs, _, _, _ = effort
+    frames, preferences = _frames(store)
+    aligned = align({"llm": frames["llm"]})
+    flipped = {(q, b, a): 1.0 - p for (q, a, b), p in preferences.items()}
+    soft = judging.soft_values(aligned, preferences, runs, MEASURE, llm="llm", draws=FEW)
+    pd.testing.assert_frame_equal(soft, judging.soft_values(aligned, flipped, runs, MEASURE, llm="llm", draws=FEW))
+    other = judging.soft_values(aligned, preferences, runs, MEASURE, llm="llm", draws=FEW, seed=1)
+    assert not np.allclose(soft.to_numpy(), other.to_numpy())
+
+
 def test_soft_intervals_differ_from_the_hard_ones_and_cover(effort):
     store, runs, _, everyone, kind = effort
     frames, preferences = _frames(store)
