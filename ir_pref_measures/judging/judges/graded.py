@@ -212,7 +212,7 @@ class LLMGrader:
         concurrency."""
         self.transport, self.texts = judge.transport, judge.texts
         self.model, self.concurrency = judge.model, judge.concurrency
-        self.transport.kept = "the replies received are kept in the answer cache" if judge.cache else "none written"
+        self.transport.kept = "the replies received are kept in the answer cache" if judge.cache else "nothing is written"
 
     @property
     def usage(self) -> Usage:
