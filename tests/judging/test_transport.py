@@ -5,7 +5,6 @@ killed (SIGKILL) and run again, asks no pair whose reply it received. Real loopb
 
 from __future__ import annotations
 
-import math
 import signal
 import sqlite3
 import subprocess
@@ -14,36 +13,15 @@ import time
 
 from conftest import run_cli
 from judging.chat_server import ChatServer
+from judging.test_confidence import effort, logprobs_of, shown_first
 
 from ir_pref_measures.judging import Store
 
 
-def logprobs_of(p: float) -> dict:
-    """OpenAI's ``logprobs`` of the answer token "1" with top candidates "1" (probability ``p``) and "2"."""
-    top = [{"token": "1", "logprob": math.log(p)}, {"token": "2", "logprob": math.log(1 - p)}]
-    return {"content": [{"token": "1", "logprob": math.log(p), "top_logprobs": top}]}
-
-
-def shown_first(messages) -> str:
-    return messages[-1]["content"].split("Passage 1:\npassage ")[1][0]
-
-
 def judged(tmp_path, name: str, server: ChatServer, cache: str, *options: str) -> str:
     """An effort of the pair (a, b) of query q judged by the LLM judge at ``server`` with the answer cache."""
-    folder = tmp_path / name
-    folder.mkdir()
-    (folder / "pairs.txt").write_text("q a b\n")
-    (folder / "queries.tsv").write_text("q\twhat is it?\n")
-    (folder / "docs.tsv").write_text("a\tpassage a\nb\tpassage b\n")
-    store = str(folder / "effort.sqlite")
-    _, err, status = run_cli(["judge", "plan", store, "--selector", "list", "--pairs", str(folder / "pairs.txt")])
-    assert status == 0, err
-    given = ["model=m", f"base_url={server.url}", "api_key=none", f"queries={folder / 'queries.tsv'}"]
-    given += [f"documents={folder / 'docs.tsv'}", *options]
-    argv = ["judge", "run", store, "--judge", "llm", "--cache", cache, *[x for o in given for x in ("--option", o)]]
-    _, err, status = run_cli(argv)
-    assert status == 0, err
-    return store
+    (tmp_path / name).mkdir()
+    return effort(tmp_path / name, server, "q a b\n", f"cache={cache}", *options)
 
 
 def p_firsts(store: str) -> list:
