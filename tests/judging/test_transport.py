@@ -1,6 +1,7 @@
 """The chat transport shared by the LLM judges, seen through them: a cached reply of a logprobs run keeps its
 p(first); an answer cache made before p(first) was kept still serves its replies; ``judge grade`` with ``--cache``,
-killed (SIGKILL) and run again, asks no pair whose reply it received. Real loopback servers
+killed (SIGKILL) and run again, asks no pair whose reply it received; a prompt the endpoint refuses has the
+reason the ``openai`` client read from the refusal. Real loopback servers
 (tests/judging/chat_server.py), real SQLite, the command in a process of its own where it is killed."""
 
 from __future__ import annotations
@@ -9,13 +10,16 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
 from conftest import run_cli
 from judging.chat_server import ChatServer
 from judging.test_confidence import effort, logprobs_of, shown_first
 
-from ir_pref_measures.judging import Store
+from ir_pref_measures.judging import LLMJudge, Pair, QueryText, Store, Texts
 
 
 def judged(tmp_path, name: str, server: ChatServer, cache: str, *options: str) -> str:
@@ -119,3 +123,73 @@ def test_judge_grade_killed_and_run_again_asks_no_pair_already_answered(tmp_path
         assert status == 0, err
     assert (tmp_path / "cut.qrels").read_text() == (tmp_path / "whole.qrels").read_text()
     assert len((tmp_path / "whole.qrels").read_text().splitlines()) == pairs
+
+
+class _Refusing(BaseHTTPRequestHandler):
+    """Answers every POST with the status and body of the server's ``said`` (a status 4xx and the body as
+    bytes)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        status, body = self.server.said  # type: ignore[attr-defined]
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def openai_reason(url: str, status: int) -> str:
+    """The reason of a refused prompt as the judge gave it through the ``openai`` client: ``HTTP {status}: `` and
+    the client's error body (the ``message`` of a JSON ``error`` object, else the body, else its message), cut at
+    200 characters."""
+    import openai
+
+    client = openai.OpenAI(api_key="none", base_url=url, max_retries=0)
+    try:
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
+    except openai.APIStatusError as error:
+        body = error.body
+        if isinstance(body, dict):
+            body = body.get("message", body)
+        return f"HTTP {status}: {str(body or error)[:200]}"
+    raise AssertionError("the endpoint did not refuse")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"error": {"message": "prompt too long", "type": "invalid_request_error"}}',
+        b'{"error": {"type": "no message"}}',
+        b'{"detail": "not an error object"}',
+        b'{"error": "a string"}',
+        b'["a", "list"]',
+        b"[]",
+        b'"a JSON string"',
+        b"plain text, not JSON " * 20,
+        b"",
+        b"   ",
+    ],
+)
+def test_a_refused_prompt_reads_as_the_openai_client_reads_it(body):
+    """A 4xx that refuses one prompt: its answer's reason is the endpoint's message as the ``openai`` client reads
+    the body (the judge asked through it before)."""
+    pytest.importorskip("openai")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    server.said = (400, body)  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        expected = openai_reason(url, 400)
+        judge = LLMJudge(Texts({"q": QueryText("q")}, {"a": "a", "b": "b"}), model="m", base_url=url, samples=1)
+        answers = judge.judge([Pair("q", "a", "b")])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [(a.answer, a.failure) for a in answers] == [("unusable", "request")] * 2
+    assert {a.reason for a in answers} == {expected}
