@@ -212,7 +212,8 @@ class LLMGrader:
         concurrency."""
         self.transport, self.texts = judge.transport, judge.texts
         self.model, self.concurrency = judge.model, judge.concurrency
-        self.transport.kept = "the replies received are kept in the answer cache" if judge.cache else "nothing is written"
+        kept = "the replies received are kept in the answer cache" if judge.cache else "nothing is written"
+        self.transport.kept = kept
 
     @property
     def usage(self) -> Usage:
