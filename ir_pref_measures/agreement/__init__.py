@@ -1,27 +1,54 @@
 """Agreement and reliability of preference judges (people, LLMs, graded qrels): judges aligned on the pairs they
-share, agreement, reliability, intransitive triads, position bias, and each judge's ordering of runs."""
+share, agreement, reliability, intransitive triads, position bias, and each judge's ordering of runs. Each name is
+imported on first use, so that a judging run that reads only the position-bias measures does not load pandas."""
 
-from ir_pref_measures.agreement.panel import (
-    Aligned,
-    agreement,
-    align,
-    diagnostics,
-    matrix,
-    reliability,
-    system_agreement,
-    triads,
-)
-from ir_pref_measures.agreement.position import position_consistency, preference_fairness
-from ir_pref_measures.agreement.ppi import (
-    choose_queries,
-    judged_by_both,
-    llm_uncertainty,
-    llm_values,
-    ppi_plan,
-    ppi_table,
-    ppi_values,
-    subsample_experiment,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # type checkers see the imports; at run time, __getattr__ below imports each on first use
+    from ir_pref_measures.agreement.panel import (
+        Aligned,
+        agreement,
+        align,
+        diagnostics,
+        matrix,
+        reliability,
+        system_agreement,
+        triads,
+    )
+    from ir_pref_measures.agreement.position import position_consistency, preference_fairness
+    from ir_pref_measures.agreement.ppi import (
+        choose_queries,
+        judged_by_both,
+        llm_uncertainty,
+        llm_values,
+        ppi_plan,
+        ppi_table,
+        ppi_values,
+        subsample_experiment,
+    )
+
+_MODULES = {  # name -> its module
+    **dict.fromkeys(
+        ("Aligned", "agreement", "align", "diagnostics", "matrix", "reliability", "system_agreement", "triads"),
+        "panel",
+    ),
+    **dict.fromkeys(("position_consistency", "preference_fairness"), "position"),
+    **dict.fromkeys(
+        (
+            "choose_queries",
+            "judged_by_both",
+            "llm_uncertainty",
+            "llm_values",
+            "ppi_plan",
+            "ppi_table",
+            "ppi_values",
+            "subsample_experiment",
+        ),
+        "ppi",
+    ),
+}
 
 __all__ = [
     "Aligned",
@@ -43,3 +70,18 @@ __all__ = [
     "system_agreement",
     "triads",
 ]
+
+if not TYPE_CHECKING:  # type checkers see the imports above; a misspelt name stays an error to them
+
+    def __getattr__(name: str):
+        """The names of :data:`__all__`, imported on first use."""
+        if name not in _MODULES:
+            raise AttributeError(f"module 'ir_pref_measures.agreement' has no attribute {name!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(f"ir_pref_measures.agreement.{_MODULES[name]}"), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(__all__))

@@ -201,6 +201,11 @@ def add_parser(subparsers) -> None:
         help="the LLM judge's options (model, base_url, queries, documents, concurrency, ...) and preset (umbrela)",
     )  # fmt: skip
     grade.add_argument("-o", "--output", help="the qrels file to write (default: standard output)")
+    grade.add_argument(
+        "--cache",
+        help="an answer cache (a SQLite file, or a PostgreSQL URL): each reply is kept there, and a pair whose reply "
+        "is kept is not asked again (a stopped grading, run again, asks only the pairs it lacks)",
+    )
     grade.set_defaults(handler=partial(run, _grade))
 
 
@@ -375,11 +380,15 @@ def _grade(args) -> None:
 
     table = qrels_table(args.qrels)
     pairs = [(str(q), str(d)) for q, d in zip(table["query_id"], table["doc_id"], strict=True)]
-    grader = LLMGrader.from_options(key_values(args.option))
+    options = key_values(args.option)
+    if args.cache:
+        options["cache"] = args.cache
+    grader = LLMGrader.from_options(options)
     try:
         labels = grader.grade(pairs)
     except KeyboardInterrupt:
-        raise Stopped("interrupted: nothing written", status=130) from None
+        kept = " (the replies received are kept in the answer cache: run the same command again)" if args.cache else ""
+        raise Stopped(f"interrupted: nothing written{kept}", status=130) from None
     write_text(args.output or "-", "".join(qrels_lines(labels)))
     invalid = sum(1 for label in labels if label is not None and not label.valid)
     usage = grader.usage

@@ -192,7 +192,8 @@ def effort_inputs(store: str) -> dict[str, list[str]]:
 def _grade(args) -> None:
     options = key_values(args.option)
     texts = {f"--option {name}": options[name] for name in ("queries", "documents") if name in options}
-    check_outputs({"--output": args.output}, {"--qrels": args.qrels} | texts)
+    cache = {"--cache": args.cache} if args.cache and not database.is_url(args.cache) else {}
+    check_outputs({"--output": args.output}, {"--qrels": args.qrels} | texts | cache)
 
 
 CHECKS = {

@@ -16,12 +16,14 @@ message into the user message for OpenAI's o1/o3/o4 models; a chat endpoint's pl
 A label's ``valid`` says whether the answer held a grade; :func:`qrels_lines` writes ``qid 0 doc grade`` lines
 (the TREC qrels every measure of the package reads), invalid answers included as grade 0, as UMBRELA writes them.
 
-:class:`LLMGrader` asks an OpenAI-compatible endpoint for the labels, each query-passage pair once, through the LLM
-judge's transport (:class:`~ir_pref_measures.judging.judges.llm.LLMJudge`: its options, ``concurrency`` requests in
-flight, retries with backoff, a refused key, an unknown model or an endpoint that cannot be reached stopping the
-run with :class:`~ir_pref_measures.judging.judges.llm.EndpointError`, the key never shown, ``usage``). A
-pair whose text is missing, or that got no reply after every attempt, or that the endpoint refused, has no label:
-:func:`qrels_lines` cannot write it, and a warning counts them.
+:class:`LLMGrader` asks an OpenAI-compatible endpoint for the labels, each query-passage pair once, through the chat
+transport the LLM judge uses (:class:`~ir_pref_measures.judging.judges.transport.ChatTransport`, made of the LLM
+judge's options: ``concurrency`` requests in flight, retries with backoff, a refused key, an unknown model or an
+endpoint that cannot be reached stopping the run with
+:class:`~ir_pref_measures.judging.judges.transport.EndpointError`, the key never shown, ``usage``; with an answer
+``cache``, a pair whose reply is kept there is not asked again, so a grading stopped and run again asks only the
+pairs it lacks). A pair whose text is missing, or that got no reply after every attempt, or that the endpoint
+refused, has no label: :func:`qrels_lines` cannot write it, and a warning counts them.
 """
 
 from __future__ import annotations
@@ -33,11 +35,17 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.judges.llm import UNREACHABLE_ATTEMPTS, LLMJudge, llm_judge_from_options
-from ir_pref_measures.judging.judges.transport import EndpointError, Failure
+from ir_pref_measures.judging.judges.llm import LLMJudge, llm_judge_from_options
+from ir_pref_measures.judging.judges.transport import Reply
 from ir_pref_measures.judging.texts import Texts
+
+if TYPE_CHECKING:
+    import httpx
+
+    from ir_pref_measures.judging.judges.usage import Usage
 
 UMBRELA_SYSTEM = "You are a helpful assistant."
 UMBRELA_TEMPLATE = (
@@ -179,32 +187,38 @@ def qrels_lines(labels: Iterable[Label | None]) -> list[str]:
 
 class LLMGrader:
     """Graded labels of query-passage pairs from an OpenAI-compatible endpoint (module docstring): ``preset`` a
-    name of :data:`GRADED_PRESETS` or a :class:`GradedPreset`; every other option is the LLM judge's."""
+    name of :data:`GRADED_PRESETS` or a :class:`GradedPreset`; every other option is the LLM judge's (its
+    ``cache`` too: a pair whose reply is kept there is not asked again)."""
 
     def __init__(self, texts: Texts, *, model: str, preset: str | GradedPreset = "umbrela", **options) -> None:
         self.preset = graded_preset(preset)
-        self.transport = LLMJudge(texts, model=model, **options)
-        self.texts = texts
+        self._use(LLMJudge(texts, model=model, **options))
 
     @classmethod
     def from_options(cls, options: Mapping[str, object]) -> LLMGrader:
         """A grader from command-line style options: the LLM judge's
         (:func:`~ir_pref_measures.judging.judges.llm.llm_judge_from_options`: ``model``, ``base_url``,
-        ``queries``,
-        ``documents``, ...; values as text or typed) and ``preset``, a name of :data:`GRADED_PRESETS` (``umbrela``
-        by default)."""
+        ``queries``, ``documents``, ``cache``, ...; values as text or typed) and ``preset``, a name of
+        :data:`GRADED_PRESETS` (``umbrela`` by default)."""
         options = dict(options)
         preset = options.pop("preset", "umbrela")
         grader = cls.__new__(cls)
         grader.preset = graded_preset(preset if isinstance(preset, str | GradedPreset) else str(preset))
-        grader.transport = llm_judge_from_options(options)
-        grader.texts = grader.transport.texts
+        grader._use(llm_judge_from_options(options))
         return grader
 
+    def _use(self, judge: LLMJudge) -> None:
+        """Ask through the transport of ``judge`` (an LLM judge made of the options), with its texts, model and
+        concurrency."""
+        self.transport, self.texts = judge.transport, judge.texts
+        self.model, self.concurrency = judge.model, judge.concurrency
+        kept = "the replies received are kept in the answer cache" if judge.cache else "nothing is written"
+        self.transport.kept = kept
+
     @property
-    def usage(self):
+    def usage(self) -> Usage:
         """What the grader has spent (:class:`~ir_pref_measures.judging.judges.usage.Usage`)."""
-        return self.transport.usage
+        return self.transport.accounts.usage
 
     def grade(self, pairs: Sequence[tuple[str, str]]) -> list[Label | None]:
         """The label of each ``(query_id, doc_id)`` of ``pairs``, in order (``None``: no label)."""
@@ -215,15 +229,15 @@ class LLMGrader:
         waiting = collections.deque(range(len(pairs)))
 
         async def work() -> None:
-            client = self.transport._client()
+            client = self.transport.client()
             try:
                 while waiting:
                     index = waiting.popleft()
                     labels[index] = await self._ask(client, *pairs[index])
             finally:
-                await client.close()
+                await client.aclose()
 
-        workers = [asyncio.ensure_future(work()) for _ in range(min(self.transport.concurrency, len(pairs)))]
+        workers = [asyncio.ensure_future(work()) for _ in range(min(self.concurrency, len(pairs)))]
         try:
             await asyncio.gather(*workers)
         finally:
@@ -231,33 +245,14 @@ class LLMGrader:
                 worker.cancel()
         return labels
 
-    async def _ask(self, client, query_id: str, doc_id: str) -> Label | None:
-        """One pair asked until a reply is read or the attempts are spent (the LLM judge's backoff)."""
+    async def _ask(self, client: httpx.AsyncClient, query_id: str, doc_id: str) -> Label | None:
+        """One pair asked through the transport (:meth:`~.transport.ChatTransport.ask`); its label, or ``None``."""
         query, passage = self.texts.query(query_id), self.texts.document(doc_id)
         if query is None or passage is None:
             return None
-        judge = self.transport
-        request = {"model": judge.model, "messages": self.preset.messages(query.title, passage), **self.preset.sampling}
-        failure = Failure("", "")
-        unreachable = 0  # attempts in a row that could not connect
-        for attempt in range(judge.attempts):
-            if attempt:
-                judge.usage.retries += 1
-                await asyncio.sleep(judge._delay(attempt, failure.wait))
-            judge.usage.attempts += 1
-            result = await judge._attempt(client, request)
-            if isinstance(result, Failure):
-                failure = result
-                judge.usage.failures[failure.kind] = judge.usage.failures.get(failure.kind, 0) + 1
-                unreachable = unreachable + 1 if failure.unreachable else 0
-                if unreachable >= min(judge.attempts, UNREACHABLE_ATTEMPTS):
-                    raise EndpointError(f"{judge.url} cannot be reached: {failure.detail}; nothing more is asked")
-                if not failure.retried:
-                    break
-                continue
-            raw, tokens_in, tokens_out, _ = result
-            judge._count(tokens_in, tokens_out)
-            grade, valid = self.preset.read(raw)
-            return Label(query_id, doc_id, grade, valid, raw)
-        judge.usage.failed += 1
-        return None
+        request = {"model": self.model, "messages": self.preset.messages(query.title, passage), **self.preset.sampling}
+        reply = await self.transport.ask(client, request)
+        if not isinstance(reply, Reply):
+            return None
+        grade, valid = self.preset.read(reply.raw)
+        return Label(query_id, doc_id, grade, valid, reply.raw)

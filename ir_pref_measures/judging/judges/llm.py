@@ -1,9 +1,11 @@
 """The LLM judge: preference questions asked of any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, the
-llama.cpp server) through the ``openai`` client (the optional extra ``ir-pref-measures[llm]``).
+llama.cpp server) through the chat transport (:mod:`~ir_pref_measures.judging.judges.transport`; the optional
+extra ``ir-pref-measures[llm]``). The judge makes the prompts of its preset and reads the replies; the transport
+asks them, the accounting (:mod:`~ir_pref_measures.judging.judges.usage`) counts what they cost.
 
 Each pair is asked in the orders of its preset (both, by default) and ``samples`` times per order, each prompt
 once per sample, with at most ``concurrency`` requests in flight (asyncio; each of ``concurrency`` workers has an
-``AsyncOpenAI`` client of its own with one kept-alive connection). A
+HTTP client of its own with one kept-alive connection). A
 rate limit (429), a server error (5xx, 408, 409), a timeout, a lost connection, or a body that is malformed or
 empty is retried after an exponential backoff with full jitter (``backoff * 2**retry`` seconds at most, capped at
 ``max_backoff``; a ``Retry-After`` header of a 429 is honoured), up to ``attempts`` attempts in all; after the last
@@ -37,38 +39,34 @@ import collections
 import contextlib
 import math
 import os
-import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging import database
 from ir_pref_measures.judging.judges.batches import BATCH_URLS, PROVIDERS, BatchClient, judge_in_batches
-from ir_pref_measures.judging.judges.cache import AnswerCache, cache_key
+from ir_pref_measures.judging.judges.cache import AnswerCache
 from ir_pref_measures.judging.judges.confidence import p_first
 from ir_pref_measures.judging.judges.presets import Preset, preset
 from ir_pref_measures.judging.judges.transport import (
+    FAILED_PROMPTS,
+    UNREACHABLE_ATTEMPTS,
+    ChatTransport,
     EndpointError,
-    Failure,
-    delay,
-    post_chat,
+    Reply,
 )
-from ir_pref_measures.judging.judges.usage import BATCH_SHARE, Usage, prices
+from ir_pref_measures.judging.judges.usage import Accounts, Usage
 from ir_pref_measures.judging.protocol import Answer, Pair
-from ir_pref_measures.judging.redact import redact
 from ir_pref_measures.judging.texts import Texts
 from ir_pref_measures.progress import progress
 
 if TYPE_CHECKING:
+    import httpx
+
     from ir_pref_measures.judging.judges.stream import Stream
 
-UNREACHABLE_ATTEMPTS = 3  # attempts of one prompt in a row that cannot connect (refused, DNS, TLS): the run stops
-FAILED_PROMPTS = 8  # prompts in a row without a reply after every attempt: the run stops
-NO_KEY = "no-key"  # sent to a local endpoint when no key is given (the openai client insists on one)
+__all__ = ["FAILED_PROMPTS", "OPTIONS", "UNREACHABLE_ATTEMPTS", "EndpointError", "LLMJudge", "llm_judge_from_options"]
 
 
 def _text(value: str) -> str:
@@ -168,7 +166,8 @@ class LLMJudge:
         self.name = name
         self.samples, self.concurrency, self.attempts = samples, concurrency, attempts
         self.timeout, self.backoff, self.max_backoff = float(timeout), float(backoff), float(max_backoff)
-        self.price_in, self.price_out = prices(price_per_1k)
+        self.accounts = Accounts(price_per_1k)
+        self.price_in, self.price_out = self.accounts.price_in, self.accounts.price_out
         self.temperature, self.max_tokens = temperature, max_tokens
         self.seed, self.send_seed = seed, send_seed
         self.logprobs = logprobs  # top log-probabilities asked per token: p(first) (judging.confidence)
@@ -188,12 +187,23 @@ class LLMJudge:
             raise InputError(f"option poll of the LLM judge: {poll!r} is not a number of seconds >= 0")
         self.mode, self.batch_api, self.poll = mode, batch_api, float(poll)
         self.ledger = None  # where batch ids are kept (the effort's store: keep_batches_in)
-        self._batch_tokens = [0, 0]  # tokens in and out paid at the batch price
         self.cache = AnswerCache(cache) if cache else None
-        self._rng = np.random.default_rng(seed)
-        self._tls = None
-        self._streak = 0  # prompts in a row without a reply
-        self.usage = Usage()
+        self.transport = ChatTransport(
+            base_url=self.base_url,
+            api_key=self._api_key,
+            accounts=self.accounts,
+            attempts=attempts,
+            timeout=timeout,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            seed=seed,
+            cache=self.cache,
+        )
+
+    @property
+    def usage(self) -> Usage:
+        """What the judge has spent (:class:`~ir_pref_measures.judging.judges.usage.Usage`)."""
+        return self.accounts.usage
 
     def __repr__(self) -> str:  # never the key
         return f"LLMJudge(model={self.model!r}, preset={self.preset.name!r}, base_url={self.base_url!r})"
@@ -286,13 +296,13 @@ class LLMJudge:
         """One worker: a client with one kept-alive connection (a shared pool of many connections costs several
         times the CPU per request) asks the prompts ``take`` hands out, ``(key, prompt)``, until it hands out
         ``None``, and gives each answer to ``give(key, answer)`` as it arrives."""
-        client = self._client()
+        client = self.transport.client()
         try:
             while (taken := await take()) is not None:
                 key, prompt = taken
                 give(key, await self._ask(client, prompt))
         finally:
-            await client.close()
+            await client.aclose()
 
     def stream(self) -> Stream:
         """A stream of prompts to this judge for a whole run (:class:`~ir_pref_measures.judging.judges.stream.Stream`):
@@ -335,25 +345,6 @@ class LLMJudge:
 
     # -- the requests --
 
-    def _client(self):
-        try:
-            from openai import AsyncOpenAI
-        except ImportError:
-            raise InputError("the LLM judge needs the openai client: pip install 'ir-pref-measures[llm]'") from None
-        import httpx
-        from openai import DefaultAsyncHttpxClient
-
-        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)  # one worker, one connection
-        if self._tls is None:  # one TLS context for all the workers' clients (loading the CA bundle is slow)
-            self._tls = httpx.create_ssl_context()
-        return AsyncOpenAI(
-            api_key=self._api_key or NO_KEY,
-            base_url=self.base_url,
-            timeout=self.timeout,
-            max_retries=0,
-            http_client=DefaultAsyncHttpxClient(limits=limits, timeout=self.timeout, verify=self._tls),
-        )
-
     def request(self, prompt: _Prompt) -> dict:
         """The chat request of ``prompt``: model, messages and the sampling options."""
         request: dict[str, object] = {"model": self.model, "messages": [dict(m) for m in prompt.messages]}
@@ -367,69 +358,32 @@ class LLMJudge:
             request["logprobs"], request["top_logprobs"] = True, self.logprobs
         return request
 
-    async def _ask(self, client, prompt: _Prompt) -> Answer:
-        """One prompt asked until an answer is read or the attempts are spent."""
-        request = self.request(prompt)
-        key = cache_key(request, prompt.sample) if self.cache is not None else ""
-        kept = self.cache.get(key) if self.cache is not None else None
-        if kept is not None:  # paid for before
-            self.usage.prompts += 1
-            self.usage.cached += 1
-            return self._reply(prompt, kept[0], cached=True)
-        failure = Failure("", "")
-        unreachable = 0  # attempts in a row that could not connect
-        for attempt in range(self.attempts):
-            if attempt:
-                self.usage.retries += 1
-                await asyncio.sleep(self._delay(attempt, failure.wait))
-            self.usage.attempts += 1
-            start = time.perf_counter()
-            result = await self._attempt(client, request)
-            if isinstance(result, Failure):
-                failure = result
-                self.usage.failures[failure.kind] = self.usage.failures.get(failure.kind, 0) + 1
-                unreachable = unreachable + 1 if failure.unreachable else 0
-                if unreachable >= min(self.attempts, UNREACHABLE_ATTEMPTS):
-                    raise EndpointError(
-                        f"{self.url} cannot be reached: {failure.detail} on {unreachable} attempt(s) in a row; "
-                        "nothing more is asked (the answers received are kept)"
-                    )
-                if not failure.retried:
-                    self._streak = 0  # a reply, refusing this prompt only
-                    return self._failed(prompt, failure.detail, "request", attempt + 1)
-                continue
-            self._streak = 0
-            raw, tokens_in, tokens_out, logprobs = result
-            cost = self._count(tokens_in, tokens_out)
-            if self.cache is not None:
-                self.cache.put(key, self.model, self._redact(raw), tokens_in, tokens_out)
-            return self._reply(
-                prompt,
-                raw,
-                tokens_in=tokens_in,
-                tokens_out=tokens_out,
-                latency=time.perf_counter() - start,
-                attempts=attempt + 1,
-                cost=cost,
-                p_first=p_first(logprobs, self.preset.labels) if self.logprobs else None,
-            )
-        self._streak += 1
-        if self._streak >= FAILED_PROMPTS:
-            raise EndpointError(
-                f"{self.url} gave no reply to {self._streak} prompts in a row, each after {self.attempts} "
-                f"attempt(s) (the last: {self._redact(failure.detail)}); nothing more is asked (the answers "
-                "received are kept)"
-            )
-        reason = f"no answer after {self.attempts} attempt(s); the last: {failure.detail}"
-        return self._failed(prompt, reason, "transport", self.attempts)
+    async def _ask(self, client: httpx.AsyncClient, prompt: _Prompt) -> Answer:
+        """One prompt asked through the transport (:meth:`~.transport.ChatTransport.ask`); its answer."""
+        confidence = self._confidence if self.logprobs else None
+        reply = await self.transport.ask(client, self.request(prompt), prompt.sample, confidence)
+        if not isinstance(reply, Reply):
+            return self._answer(prompt, "unusable", reason=reply.reason, failure=reply.failure, attempts=reply.attempts)
+        if reply.cached:
+            return self._reply(prompt, reply.raw, cached=True, p_first=reply.p_first)
+        return self._reply(
+            prompt,
+            reply.raw,
+            tokens_in=reply.tokens_in,
+            tokens_out=reply.tokens_out,
+            latency=reply.latency,
+            attempts=reply.attempts,
+            cost=reply.cost,
+            p_first=reply.p_first,
+        )
 
-    async def _attempt(self, client, request: dict) -> tuple[str, int, int, object] | Failure:
-        """One request to the endpoint (:func:`~.transport.post_chat`)."""
-        return await post_chat(client, request, self.url, self.timeout, self._redact)
+    def _confidence(self, logprobs: object) -> float | None:
+        """p(first) read from a reply's log-probabilities (:func:`~.confidence.p_first`)."""
+        return p_first(logprobs, self.preset.labels)
 
     def _delay(self, attempt: int, retry_after: float) -> float:
-        """The wait before ``attempt`` (:func:`~.transport.delay`, with the judge's backoff and generator)."""
-        return delay(attempt, retry_after, self.backoff, self.max_backoff, self._rng)
+        """The wait before ``attempt`` (:meth:`~.transport.ChatTransport.delay`)."""
+        return self.transport.delay(attempt, retry_after)
 
     def batch_client(self) -> BatchClient:
         """The client of the batch endpoints of ``batch_api`` at ``base_url`` (else the provider's)."""
@@ -441,10 +395,12 @@ class LLMJudge:
         if result is None or result[0] is None:
             kind = f"batch {state}" if result is None else "batch request failed"
             self.usage.failures[kind] = self.usage.failures.get(kind, 0) + 1
-            return self._failed(prompt, result[1] if result else f"no result: the batch {state}", "transport", 1)
+            self.accounts.failed()
+            reason = result[1] if result else f"no result: the batch {state}"
+            return self._answer(prompt, "unusable", reason=reason, failure="transport", attempts=1)
         raw, tokens_in, tokens_out = result
         self.usage.attempts += 1
-        cost = self._count(tokens_in, tokens_out, batch=True)
+        cost = self.accounts.count(tokens_in, tokens_out, batch=True)
         return self._reply(prompt, raw, tokens_in=tokens_in, tokens_out=tokens_out, attempts=1, cost=cost)
 
     def _reply(self, prompt: _Prompt, raw: str, **details) -> Answer:
@@ -458,37 +414,18 @@ class LLMJudge:
         """The ``unusable`` answer of a prompt not asked: a text is missing."""
         return self._answer(prompt, "unusable", reason=prompt.missing, failure="text")
 
-    def _failed(self, prompt: _Prompt, reason: str, failure: str, attempts: int) -> Answer:
-        """The ``unusable`` answer of a prompt that got no answer, with the kind of ``failure``."""
-        self.usage.prompts += 1
-        self.usage.failed += 1
-        return self._answer(prompt, "unusable", reason=reason, failure=failure, attempts=attempts)
-
     @property
     def url(self) -> str:
         """The endpoint as it may be shown (without a password)."""
-        return database.shown(self.base_url or "https://api.openai.com/v1")
+        return self.transport.url
 
     def _redact(self, text: str) -> str:
-        """``text`` with the key replaced by ``[key]`` in every form (:func:`~.redact.redact`)."""
-        return redact(text, self._api_key) if self._api_key and text else text
-
-    def _count(self, tokens_in: int, tokens_out: int, batch: bool = False) -> float:
-        """Count an answered prompt's tokens (paid at the batch price, :data:`BATCH_SHARE`, with ``batch``); its
-        cost. The cost of the usage is computed from the totals, so it does not depend on the answers' order."""
-        self.usage.prompts += 1
-        self.usage.tokens_in += tokens_in
-        self.usage.tokens_out += tokens_out
-        if batch:
-            self._batch_tokens = [self._batch_tokens[0] + tokens_in, self._batch_tokens[1] + tokens_out]
-        batched = self.cost(*self._batch_tokens)
-        synced = self.cost(self.usage.tokens_in - self._batch_tokens[0], self.usage.tokens_out - self._batch_tokens[1])
-        self.usage.cost = synced + batched * BATCH_SHARE
-        return self.cost(tokens_in, tokens_out) * (BATCH_SHARE if batch else 1.0)
+        """``text`` with the key replaced by ``[key]`` (:meth:`~.transport.ChatTransport.redact`)."""
+        return self.transport.redact(text)
 
     def cost(self, tokens_in: int, tokens_out: int) -> float:
         """The price of ``tokens_in`` input and ``tokens_out`` output tokens at ``price_per_1k``."""
-        return (tokens_in * self.price_in + tokens_out * self.price_out) / 1000
+        return self.accounts.cost(tokens_in, tokens_out)
 
 
 def _preset(value: str | Preset) -> Preset:

@@ -42,3 +42,37 @@ def prices(value: float | tuple[float, float] | str) -> tuple[float, float]:
     if len(prices) != 2 or not all(math.isfinite(p) and p >= 0 for p in prices):
         raise InputError(f"option price_per_1k of the LLM judge: {value!r} is not a price or 'input,output' prices")
     return prices[0], prices[1]
+
+
+class Accounts:
+    """A judge's :class:`Usage` and the prices it is charged (``price_per_1k``, see :func:`prices`): what each
+    prompt spent is counted here, by the transport (:mod:`~ir_pref_measures.judging.judges.transport`) and by the
+    batch mode (:mod:`~ir_pref_measures.judging.judges.batches`, at :data:`BATCH_SHARE` of the price)."""
+
+    def __init__(self, price_per_1k: float | tuple[float, float] | str = 0.0) -> None:
+        self.price_in, self.price_out = prices(price_per_1k)
+        self.usage = Usage()
+        self._batch_tokens = (0, 0)  # tokens in and out paid at the batch price
+
+    def cost(self, tokens_in: int, tokens_out: int) -> float:
+        """The price of ``tokens_in`` input and ``tokens_out`` output tokens."""
+        return (tokens_in * self.price_in + tokens_out * self.price_out) / 1000
+
+    def count(self, tokens_in: int, tokens_out: int, batch: bool = False) -> float:
+        """Count an answered prompt's tokens (paid at the batch price with ``batch``); its cost. The cost of the
+        usage is computed from the totals, so it does not depend on the answers' order."""
+        usage = self.usage
+        usage.prompts += 1
+        usage.tokens_in += tokens_in
+        usage.tokens_out += tokens_out
+        if batch:
+            self._batch_tokens = (self._batch_tokens[0] + tokens_in, self._batch_tokens[1] + tokens_out)
+        batched = self.cost(*self._batch_tokens)
+        synced = self.cost(usage.tokens_in - self._batch_tokens[0], usage.tokens_out - self._batch_tokens[1])
+        usage.cost = synced + batched * BATCH_SHARE
+        return self.cost(tokens_in, tokens_out) * (BATCH_SHARE if batch else 1.0)
+
+    def failed(self) -> None:
+        """Count a prompt that got no answer."""
+        self.usage.prompts += 1
+        self.usage.failed += 1
