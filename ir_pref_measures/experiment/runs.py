@@ -316,8 +316,6 @@ def _write_saved(frame: pd.DataFrame, path: str, save_format) -> None:
 def runs_at_depth(runs, topk: int | None = None) -> dict[str, Ranking]:
     """``runs`` (as :func:`~ir_pref_measures.meta.measure_values` takes them) read once and named, each cut at rank
     ``topk`` first when given; runs of different depths warn here, once, not once per evaluation."""
-    rankings = named_runs(runs)
-    if topk is not None:
-        rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
+    rankings = named_runs(runs, topk=topk)
     warn_depths(depths(rankings))
     return rankings
