@@ -61,9 +61,10 @@ def simulate_effort(
     recorded answered by a coin or, with ``fallback="qrels"``, by the grades) over the ``runs`` (cut at ``topk``)
     at ``budgets`` (shares of the pairs) or ``per_topic`` judgments, for ``seeds`` seeds, under ``measure``
     (module docstring)."""
-    from ir_pref_measures.experiment.runs import runs_at_depth
-    from ir_pref_measures.judging.selectors import TopK, read_grades
+    from ir_pref_measures.agreement.panel import runs_at_depth
+    from ir_pref_measures.judging.selectors import TopK
     from ir_pref_measures.judging.simulation import BUDGETS, all_judged, judged_depth_pools, simulate, summary
+    from ir_pref_measures.loading.sources import read_grades
 
     grades = read_grades(qrels)
     make_judge = _judge_maker(judge, grades, noise, judgments, prefs_format, fallback)
