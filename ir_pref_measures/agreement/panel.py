@@ -18,6 +18,9 @@
   their label), and intransitive triads (cycles a > b > c > a among triads whose three pairs are strict).
 * :func:`system_agreement`: per judge, the ordering of runs under a measure and its Kendall's tau and tau_AP
   against the ordering under reference judgments (:mod:`ir_pref_measures.meta.evaluation`).
+* :func:`runs_at_depth`: the runs a judge's ordering of runs is measured on, read once, cut at a depth, with one
+  warning where their depths differ (the prediction-powered tables and the simulator of judging efforts read them
+  so too).
 
 References: J. Cohen 1960, 1968; J. L. Fleiss 1971; K. Krippendorff 2011
 (:mod:`ir_pref_measures.agreement.coefficients`); H. Arabzadeh, C. L. A. Clarke, SIGIR 2025 (GPT-4o preference
@@ -350,8 +353,8 @@ def _vote_diagnostics(votes: JudgeVotes) -> dict:
 
 def runs_at_depth(runs, topk: int | None = None) -> dict[str, Ranking]:
     """``runs`` (as :func:`~ir_pref_measures.meta.measure_values` takes them) read once and named, each cut at rank
-    ``topk`` first when given; runs of different depths warn here, once, not once per evaluation (the judges'
-    orderings of runs, the prediction-powered tables, the simulator of judging efforts)."""
+    ``topk`` first when given (as they are read); runs of different depths warn here, once, not once per
+    evaluation."""
     from ir_pref_measures.experiment.runs import named_runs
     from ir_pref_measures.model.coverage import depths, warn_depths
 
