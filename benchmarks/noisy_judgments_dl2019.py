@@ -31,10 +31,11 @@ from simulate_judging_dl2019 import systems
 from ir_pref_measures import consistent_preferences
 from ir_pref_measures.judging import runner
 from ir_pref_measures.judging.judges import SimulatedJudge
-from ir_pref_measures.judging.selectors import random_pairs, read_grades
+from ir_pref_measures.judging.selectors import random_pairs
 from ir_pref_measures.judging.selectors.base import all_pairs_cost
 from ir_pref_measures.judging.simulation import all_judged, judged_depth_pools, preference_frame, system_scores
 from ir_pref_measures.judging.store import Store
+from ir_pref_measures.loading.sources import read_grades
 from ir_pref_measures.meta import kendall_tau
 
 PATHS = {

@@ -45,10 +45,9 @@ from ir_pref_measures.judging.selectors import (
     RatingDriven,
     TopK,
     random_pairs,
-    read_grades,
 )
 from ir_pref_measures.judging.simulation import all_judged, judged_depth_pools, plot, simulate, summary
-from ir_pref_measures.loading.sources import ranking
+from ir_pref_measures.loading.sources import ranking, read_grades
 
 WINDOWS = (2, 5, 10)
 DEPTH = 30

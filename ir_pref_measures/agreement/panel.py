@@ -18,6 +18,9 @@
   their label), and intransitive triads (cycles a > b > c > a among triads whose three pairs are strict).
 * :func:`system_agreement`: per judge, the ordering of runs under a measure and its Kendall's tau and tau_AP
   against the ordering under reference judgments (:mod:`ir_pref_measures.meta.evaluation`).
+* :func:`runs_at_depth`: the runs a judge's ordering of runs is measured on, read once, cut at a depth, with one
+  warning where their depths differ (the prediction-powered tables and the simulator of judging efforts read them
+  so too).
 
 References: J. Cohen 1960, 1968; J. L. Fleiss 1971; K. Krippendorff 2011
 (:mod:`ir_pref_measures.agreement.coefficients`); H. Arabzadeh, C. L. A. Clarke, SIGIR 2025 (GPT-4o preference
@@ -31,7 +34,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -45,6 +48,9 @@ from ir_pref_measures.stats.paired import CONFIDENCE, bootstrap_sums
 
 MISSING = np.int8(-128)  # no label: the judge did not judge the pair
 SAMPLES = 1000  # bootstrap resamples of the queries
+
+if TYPE_CHECKING:
+    from ir_pref_measures.model.rankings import Ranking
 
 
 @dataclass(frozen=True)
@@ -345,6 +351,18 @@ def _vote_diagnostics(votes: JudgeVotes) -> dict:
 # -- system-level agreement --------------------------------------------------------------------------------------
 
 
+def runs_at_depth(runs, topk: int | None = None) -> dict[str, Ranking]:
+    """``runs`` (as :func:`~ir_pref_measures.meta.measure_values` takes them) read once and named, each cut at rank
+    ``topk`` first when given (as they are read); runs of different depths warn here, once, not once per
+    evaluation."""
+    from ir_pref_measures.experiment.runs import named_runs
+    from ir_pref_measures.model.coverage import depths, warn_depths
+
+    rankings = named_runs(runs, topk=topk)
+    warn_depths(depths(rankings))
+    return rankings
+
+
 def system_agreement(
     runs,
     sources: Mapping[str, object],
@@ -360,8 +378,8 @@ def system_agreement(
     under the judge ``reference`` (:func:`~ir_pref_measures.meta.kendall_tau`,
     :func:`~ir_pref_measures.meta.tau_ap`). ``runs`` as :func:`~ir_pref_measures.meta.measure_values`
     takes them; ``topk``: every run cut at rank ``topk`` first (runs of different depths warn once)."""
-    from ir_pref_measures.experiment.runs import DepthWarning, runs_at_depth
     from ir_pref_measures.meta import evaluation as meta
+    from ir_pref_measures.model.coverage import DepthWarning
 
     read = judges(sources, format=format)
     if reference not in read:

@@ -29,10 +29,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ir_pref_measures.agreement.panel import MISSING, Aligned
+from ir_pref_measures.agreement.panel import MISSING, Aligned, runs_at_depth
 from ir_pref_measures.agreement.sources import Votes, judgments_of
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.experiment.runs import runs_at_depth
 from ir_pref_measures.stats.ppi import CONFIDENCE, classical_mean, ppi_mean
 from ir_pref_measures.stats.ppi_active import UNIFORM_SHARE, active_ppi_mean, inclusion_probabilities
 

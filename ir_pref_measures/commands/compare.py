@@ -50,8 +50,8 @@ def run(args: argparse.Namespace) -> None:
     from ir_pref_measures.parsing.memory import reuse_freed_memory
 
     reuse_freed_memory()
-    from ir_pref_measures.comparison.pairwise import comparison, load_runs
-    from ir_pref_measures.dropins.pref_eval import json_lines, relevant_in_file_order, tool_measures
+    from ir_pref_measures.comparison.pairwise import comparison, load_runs, relevant_in_file_order
+    from ir_pref_measures.dropins.pref_eval import json_lines, tool_measures
     from ir_pref_measures.measures.names import pairwise_measures
 
     if len(args.runs) < 2:

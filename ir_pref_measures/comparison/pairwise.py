@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
@@ -26,9 +27,10 @@ from ir_pref_measures.measures.catalog import DEFAULT_PAIRWISE as DEFAULT_MEASUR
 from ir_pref_measures.measures.names import PairwiseMeasure, pairwise_measures
 from ir_pref_measures.model.checks import check_coverage
 from ir_pref_measures.model.coverage import depths, judged_ranks, warn_depths
-from ir_pref_measures.model.ids import arrow, ranges, unique_sorted
+from ir_pref_measures.model.ids import arrow, as_text, ranges, unique_sorted
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.model.rankings import Ranking
+from ir_pref_measures.parsing.formats import QRELS, read_columns
 from ir_pref_measures.parsing.names import run_name
 
 if TYPE_CHECKING:  # pandas makes the returned table only
@@ -103,6 +105,26 @@ def relevant_docs(
         judgments=judgments,
         rows=kept[order],
     )
+
+
+def relevant_in_file_order(qrels, *, binary: float | None = None, floor: float | None = None) -> RelevantDocs:
+    """``pref_eval``'s reading of QRELS (the drop-in's and the Dask comparison's): a doc's grade is the largest
+    over its lines, queries in the order of their first relevant line (grades read by :func:`compare_grades`);
+    the union ``A+B`` of judgment sources (their grades), queries in id order."""
+    if sources.is_union(qrels):
+        return relevant_docs(sources.judgments(qrels, repeated="max"), binary=binary, floor=floor)
+    location = sources.resolve(qrels, "qrels") if isinstance(qrels, str | os.PathLike) else None
+    if location is not None and location.dataset is None and location.format in (None, "qrels"):
+        columns = read_columns(location.file, QRELS)  # a file: its columns, no table
+        judgments = Judgments.from_qrels(columns, repeated="max")
+        query, grade = columns.fields["query_id"], columns.fields["relevance"]
+    else:
+        table = sources.qrels_table(qrels, repeated="keep")
+        judgments = Judgments.from_qrels(table, checked=True, repeated="max")
+        query, grade = as_text(table["query_id"]), table["relevance"].to_numpy()
+    relevant = arrow(compare_grades(grade, binary, floor) > 0)
+    order = pc.unique(query.filter(relevant)).to_pylist()  # in the order of first appearance
+    return relevant_docs(judgments, binary=binary, floor=floor, query_order=order)
 
 
 def relevant_ranks(

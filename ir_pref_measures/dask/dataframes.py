@@ -32,13 +32,13 @@ from ir_pref_measures.comparison.pairwise import (
     Comparison,
     load_runs,
     relevant_docs,
+    relevant_in_file_order,
     to_frame,
 )
 from ir_pref_measures.comparison.pairwise import (
     comparison as compare_runs,
 )
 from ir_pref_measures.dask.cluster import default_partitions, ranking_of
-from ir_pref_measures.dropins.pref_eval import relevant_in_file_order
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
 from ir_pref_measures.measures import names as measure_names

@@ -15,31 +15,22 @@ has no metric lines (the tool prints nothing).
 from __future__ import annotations
 
 import json
-import os
 import re
 import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow.compute as pc
 
 from ir_pref_measures.comparison.fusion import borda, mc4, net_preference, order_runs
 from ir_pref_measures.comparison.pairwise import (
     DEFAULT_MEASURES,
     SUMMARY,
     Comparison,
-    RelevantDocs,
-    compare_grades,
-    relevant_docs,
 )
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.loading.sources import is_union, qrels_table, resolve
-from ir_pref_measures.loading.sources import judgments as load_judgments
 from ir_pref_measures.measures.catalog import PAIRWISE
-from ir_pref_measures.model.ids import arrow, as_text
-from ir_pref_measures.model.judgments import Judgments
-from ir_pref_measures.parsing.formats import QRELS, load, read_columns, text_lines
+from ir_pref_measures.parsing.formats import load, text_lines
 
 if TYPE_CHECKING:  # pandas reads the JSON lines of ``aggregate``; ``compare`` needs none
     import pandas as pd
@@ -50,26 +41,6 @@ MEASURE_SETS = {"all": DEFAULT_MEASURES, "none": DEFAULT_MEASURES, "preferences"
 SIGN_VALUED = ("lexirecall", "lexiprecision", "LR", "sgnLR", "sgnLP")
 RR_LEXIPRECISION = ("rrlexiprecision", "rrLP")
 ID_FIELDS = ("qid", "runi", "runj", "run", "sample", "type")
-
-
-def relevant_in_file_order(qrels, *, binary: float | None = None, floor: float | None = None) -> RelevantDocs:
-    """The tool's reading of QRELS: a doc's grade is the largest over its lines, queries in the order of their
-    first relevant line (grades read by :func:`~ir_pref_measures.comparison.pairwise.compare_grades`); the union
-    ``A+B`` of judgment sources (their grades), queries in id order."""
-    if is_union(qrels):
-        return relevant_docs(load_judgments(qrels, repeated="max"), binary=binary, floor=floor)
-    location = resolve(qrels, "qrels") if isinstance(qrels, str | os.PathLike) else None
-    if location is not None and location.dataset is None and location.format in (None, "qrels"):
-        columns = read_columns(location.file, QRELS)  # a file: its columns, no table
-        judgments = Judgments.from_qrels(columns, repeated="max")
-        query, grade = columns.fields["query_id"], columns.fields["relevance"]
-    else:
-        table = qrels_table(qrels, repeated="keep")
-        judgments = Judgments.from_qrels(table, checked=True, repeated="max")
-        query, grade = as_text(table["query_id"]), table["relevance"].to_numpy()
-    relevant = arrow(compare_grades(grade, binary, floor) > 0)
-    order = pc.unique(query.filter(relevant)).to_pylist()  # in the order of first appearance
-    return relevant_docs(judgments, binary=binary, floor=floor, query_order=order)
 
 
 def tool_measures(measures: list[str] | None, measure_set: str | None) -> list[str]:
@@ -271,3 +242,16 @@ def aggregate_lines(
             yield line | {n: [runs[r] for r in orderings[n][qid]] for n in names if qid in orderings[n]}
         if summary:
             yield {"qid": SUMMARY, "sample": sample} | summaries
+
+
+def __getattr__(name: str):
+    """``relevant_in_file_order``: the tool's reading of QRELS is
+    :func:`ir_pref_measures.comparison.pairwise.relevant_in_file_order` now (warns once; removed in the next
+    release)."""
+    if name == "relevant_in_file_order":
+        from ir_pref_measures.comparison.pairwise import relevant_in_file_order
+        from ir_pref_measures.errors import renamed
+
+        renamed(f"{__name__}.{name}", "ir_pref_measures.comparison.pairwise.relevant_in_file_order")
+        return relevant_in_file_order
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

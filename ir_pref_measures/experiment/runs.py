@@ -311,13 +311,3 @@ def _write_saved(frame: pd.DataFrame, path: str, save_format) -> None:
         return
     with pt.io.autoopen(path, "wb") as f:
         save_format.dump(frame, f) if isinstance(save_format, types.ModuleType) else save_format[1](frame, f)
-
-
-def runs_at_depth(runs, topk: int | None = None) -> dict[str, Ranking]:
-    """``runs`` (as :func:`~ir_pref_measures.meta.measure_values` takes them) read once and named, each cut at rank
-    ``topk`` first when given; runs of different depths warn here, once, not once per evaluation."""
-    rankings = named_runs(runs)
-    if topk is not None:
-        rankings = {name: truncate(ranking, topk) for name, ranking in rankings.items()}
-    warn_depths(depths(rankings))
-    return rankings

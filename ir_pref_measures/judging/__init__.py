@@ -31,7 +31,6 @@ from ir_pref_measures.judging.selectors import (
     depth_pools,
     graded_pools,
     random_pairs,
-    read_grades,
     read_pairs,
 )
 from ir_pref_measures.judging.simulated_effort import Simulation, simulate_effort
@@ -39,6 +38,7 @@ from ir_pref_measures.judging.simulation import simulate
 from ir_pref_measures.judging.soft import soft_preferences, soft_values
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import QueryText, Texts, load_texts
+from ir_pref_measures.loading.sources import read_grades
 
 __all__ = [
     "ANSWERS",

@@ -39,11 +39,11 @@ from ir_pref_measures.judging.selectors import (
     depth_pools,
     graded_pools,
     random_pairs,
-    read_grades,
     read_pairs,
 )
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import Texts
+from ir_pref_measures.loading.sources import read_grades
 
 RATED = ("rating", "topk+rating")  # the selectors with a share of uniform questions
 

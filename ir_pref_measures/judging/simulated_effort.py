@@ -61,10 +61,13 @@ def simulate_effort(
     recorded answered by a coin or, with ``fallback="qrels"``, by the grades) over the ``runs`` (cut at ``topk``)
     at ``budgets`` (shares of the pairs) or ``per_topic`` judgments, for ``seeds`` seeds, under ``measure``
     (module docstring)."""
-    from ir_pref_measures.experiment.runs import runs_at_depth
-    from ir_pref_measures.judging.selectors import TopK, read_grades
+    from ir_pref_measures.agreement.panel import runs_at_depth
+    from ir_pref_measures.judging.selectors import TopK
     from ir_pref_measures.judging.simulation import BUDGETS, all_judged, judged_depth_pools, simulate, summary
+    from ir_pref_measures.loading.sources import read_grades
 
+    if per_topic and budgets:
+        raise InputError("give --budgets (shares of the pairs) or --per-topic (judgments per topic), not both")
     grades = read_grades(qrels)
     make_judge = _judge_maker(judge, grades, noise, judgments, prefs_format, fallback)
     named = dict(zip(runs, runs, strict=True))
@@ -78,8 +81,6 @@ def simulate_effort(
         full = all_judged(pools, make_judge(0))
     ranked = runs_at_depth(runs, topk)
     if per_topic:
-        if budgets:
-            raise InputError("give --budgets (shares of the pairs) or --per-topic (judgments per topic), not both")
         return _per_topic(makers, make_judge, ranked, full, pools, per_topic, seeds, measure)
     table = simulate(
         makers, make_judge, ranked, full, pools=pools, budgets=budgets or list(BUDGETS),

@@ -6,8 +6,9 @@ For each selector, budget and seed, a run of the selector with the judge (both s
 collects verdicts (in memory); their preferences
 (ties included, a bad mark as a win of the other doc), made consistent (:func:`consistent`: the judgments that
 agree with an order fitted to them, so that a noisy judge's cycles do not tie every doc under the closure), are the
-judgments under which each system's mean ``measure`` is computed (:func:`ir_pref_measures.engine.evaluate`); the
-truth is made consistent the same way. Kendall's tau and tau_AP
+judgments under which each system's mean ``measure`` is computed (:func:`ir_pref_measures.engine.run_metrics`:
+the runs are read and the measure parsed once, before the first run of a selector); the truth is made consistent
+the same way. Kendall's tau and tau_AP
 (:func:`ir_pref_measures.meta.kendall_tau`, :func:`ir_pref_measures.meta.tau_ap`) compare the systems' ordering
 with the one under ``truth`` (all judgments). The cost-versus-fidelity table says what a lab gets for its money
 before it pays for judgments.
@@ -24,6 +25,8 @@ from ir_pref_measures.judging.protocol import Judge
 from ir_pref_measures.judging.rules import Verdict
 from ir_pref_measures.judging.selectors.base import Selector, all_pairs_cost
 from ir_pref_measures.judging.store import Store
+from ir_pref_measures.model.judgments import Judgments
+from ir_pref_measures.model.rankings import Ranking
 
 BUDGETS = (0.1, 0.25, 0.5)
 COLUMNS = ["selector", "budget", "seed", "judgments", "tau", "tau_ap"]
@@ -59,6 +62,12 @@ def consistent(judgments):
     return frame[consistent_mask(frame)]
 
 
+def _verdict_judgments(verdicts: Sequence[Verdict]) -> Judgments:
+    """``verdicts`` as the measures read them: their :func:`preference_frame` made :func:`consistent`, as
+    :class:`~ir_pref_measures.model.judgments.Judgments`."""
+    return Judgments.from_preferences(consistent(preference_frame(verdicts)))
+
+
 def judged_depth_pools(runs: Mapping[str, object], grades: Mapping[str, Mapping[str, float]], depth: int):
     """What a measure to ``depth`` sees of ``runs``: their depth-``depth`` pools over the topics of the graded
     qrels ``grades``, and those grades over the pools (an ungraded doc: 0), whose top-k candidates ``topk``
@@ -82,16 +91,22 @@ def all_judged(pools: Mapping[str, Sequence[str]], judge: Judge):
 def system_scores(judgments, runs: Mapping[str, object], measure: str):
     """Each run's mean ``measure`` over the judged queries under ``judgments`` (anything
     :func:`ir_pref_measures.load_judgments` reads), as a Series by run name."""
-    import pandas as pd
-
-    from ir_pref_measures.engine import evaluate
-    from ir_pref_measures.loading.sources import judgments as load_judgments
+    from ir_pref_measures.loading import sources
     from ir_pref_measures.measures.names import parse_measure
 
-    parsed, judged = parse_measure(measure), load_judgments(judgments)
+    rankings = {name: sources.ranking(run) for name, run in runs.items()}
+    return _scores(sources.judgments(judgments), rankings, parse_measure(measure))
+
+
+def _scores(judgments: Judgments, rankings: Mapping[str, Ranking], measure):
+    """:func:`system_scores` of judgments and runs read already, under the parsed ``measure``."""
+    import pandas as pd
+
+    from ir_pref_measures.engine import run_metrics
+
     scores = {}
-    for name, run in runs.items():
-        values = [m.value for m in evaluate([parsed], run, judgments=judged)]
+    for name, run in rankings.items():
+        values = [m.value for m in run_metrics([measure], run, judgments)]
         scores[name] = sum(values) / len(values) if values else math.nan
     return pd.Series(scores, dtype="float64")
 
@@ -113,11 +128,15 @@ def simulate(
     (``seed -> Judge``), the systems ``runs`` and the full judgments ``truth`` (module docstring)."""
     import pandas as pd
 
+    from ir_pref_measures.loading import sources
+    from ir_pref_measures.measures.names import parse_measure
     from ir_pref_measures.meta.evaluation import kendall_tau, tau_ap
 
     if len(runs) < 2:
         raise InputError(f"the simulator orders systems: give at least 2 runs, not {len(runs)}")
-    reference = system_scores(consistent(truth), runs, measure)
+    rankings = {name: sources.ranking(run) for name, run in runs.items()}
+    parsed = parse_measure(measure)
+    reference = _scores(sources.judgments(consistent(truth)), rankings, parsed)
     costs = all_pairs_cost(pools)
     rows = []
     for name, make in selectors.items():
@@ -128,7 +147,7 @@ def simulate(
                 with Store(":memory:") as store:
                     report = runner.run(store, selector, judge(seed), budget=budget, verbose=verbose)
                 verdicts = [v for history in report.history.values() for r in history for v in r]
-                scores = system_scores(consistent(preference_frame(verdicts)), runs, measure)
+                scores = _scores(_verdict_judgments(verdicts), rankings, parsed)
                 rows.append(
                     (name, share, seed, report.asked, kendall_tau(scores, reference), tau_ap(scores, reference))
                 )

@@ -113,8 +113,9 @@ def soft_values(
     the mean over ``draws`` draws of the verdicts, ``llm``'s aligned labels replaced by draws from ``preferences``
     (:func:`soft_preferences`) where it has one. ``runs``, ``topk`` as
     :func:`~ir_pref_measures.agreement.ppi.llm_values` takes them."""
+    from ir_pref_measures.agreement.panel import runs_at_depth
     from ir_pref_measures.agreement.ppi import llm_values
-    from ir_pref_measures.experiment.runs import DepthWarning, runs_at_depth
+    from ir_pref_measures.model.coverage import DepthWarning
 
     if draws < 1:
         raise InputError(f"the number of draws of the soft preferences must be positive, not {draws}")

@@ -432,6 +432,15 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
     return table
 
 
+def read_grades(qrels) -> dict[str, dict[str, float]]:
+    """Graded qrels (anything :func:`qrels_table` reads) as ``{query: {doc: grade}}``."""
+    table = qrels_table(qrels)
+    grades: dict[str, dict[str, float]] = {}
+    for q, d, g in zip(table["query_id"], table["doc_id"], table["relevance"], strict=True):
+        grades.setdefault(str(q), {})[str(d)] = float(g)
+    return grades
+
+
 def _dataset_qrels(dataset_id: str, repeated: str) -> pd.DataFrame:
     """The qrels of an ir_datasets ID, validated (:func:`ir_pref_measures.model.tables.qrels`)."""
     from ir_pref_measures.model import tables

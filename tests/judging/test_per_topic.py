@@ -11,7 +11,7 @@ from oracles.graded_systems import GRADES, runs, truth, write_files
 
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging import AllPairs, SimulatedJudge, random_pairs
+from ir_pref_measures.judging import AllPairs, SimulatedJudge, random_pairs, simulate_effort
 from ir_pref_measures.judging.per_topic import CURVE_COLUMNS, judgments_per_topic, knee, knees
 
 
@@ -92,3 +92,9 @@ def test_the_simulate_command_with_judgments_per_topic(tmp_path, capsys):
     assert "tau_sd" in printed and "knee random: " in printed
     assert main([*args, "--per-topic", "1", "4", "16", "--budgets", "0.5"]) != 0
     assert "not both" in capsys.readouterr().err
+
+
+def test_budgets_and_judgments_per_topic_together_are_refused_before_anything_is_read(tmp_path):
+    missing = str(tmp_path / "absent.txt")  # read first, it would be the error
+    with pytest.raises(InputError, match="not both"):
+        simulate_effort(missing, [missing, missing], ["random"], budgets=[0.5], per_topic=[1, 4, 16])

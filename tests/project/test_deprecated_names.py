@@ -29,6 +29,14 @@ CASES = {
         "ipm.judging.LLMJudge",
     ),
     "ipm.judging.combine": ("ipm.judging.combine", "ipm.judging.combine_answers"),
+    "ir_pref_measures.dropins.pref_eval.relevant_in_file_order (moved to comparison.pairwise)": (
+        "__import__('ir_pref_measures.dropins.pref_eval', fromlist=['x']).relevant_in_file_order",
+        "__import__('ir_pref_measures.comparison.pairwise', fromlist=['x']).relevant_in_file_order",
+    ),
+    "ir_pref_measures.judging.selectors.read_grades (moved to loading)": (
+        "__import__('ir_pref_measures.judging.selectors', fromlist=['read_grades']).read_grades",
+        "ipm.judging.read_grades",
+    ),
 }
 
 PROGRAM = """

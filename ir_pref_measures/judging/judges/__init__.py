@@ -36,13 +36,13 @@ def register_judge(name: str, factory: Callable[..., Judge]) -> None:
 
 
 def _simulated(qrels, seed: int = 0, **rates) -> SimulatedJudge:
-    from ir_pref_measures.judging.selectors.base import read_grades
+    from ir_pref_measures.loading.sources import read_grades
 
     return SimulatedJudge(read_grades(qrels), seed, **rates)
 
 
 def _replay(judgments, seed: int = 0, format: str | None = None, qrels=None) -> ReplayJudge:
-    from ir_pref_measures.judging.selectors.base import read_grades
+    from ir_pref_measures.loading.sources import read_grades
 
     return ReplayJudge(read_recorded(judgments, format), seed, fallback=None if qrels is None else read_grades(qrels))
 

@@ -6,7 +6,6 @@ from ir_pref_measures.judging.selectors.base import (
     depth_pools,
     graded_pools,
     query_rng,
-    read_grades,
     stable_hash,
 )
 from ir_pref_measures.judging.selectors.insertion import BinaryInsertion
@@ -29,6 +28,17 @@ __all__ = [
     "query_rng",
     "random_pairs",
     "read_pairs",
-    "read_grades",
     "stable_hash",
 ]
+
+
+def __getattr__(name: str):
+    """``read_grades``: the reader of graded qrels is :func:`ir_pref_measures.judging.read_grades` now (warns once;
+    removed in the next release)."""
+    if name == "read_grades":
+        from ir_pref_measures.errors import renamed
+        from ir_pref_measures.loading.sources import read_grades
+
+        renamed("ir_pref_measures.judging.selectors.read_grades", "ir_pref_measures.judging.read_grades")
+        return read_grades
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -94,17 +94,6 @@ def graded_pools(grades: Mapping[str, Mapping[str, float]], minimum: float = 0.0
     return {q: sorted(d for d, g in docs.items() if g > minimum) for q, docs in sorted(grades.items())}
 
 
-def read_grades(qrels) -> dict[str, dict[str, float]]:
-    """Graded qrels (a file, a DataFrame: anything ``qrels_table`` reads) as ``{query: {doc: grade}}``."""
-    from ir_pref_measures.loading.sources import qrels_table
-
-    table = qrels_table(qrels)
-    grades: dict[str, dict[str, float]] = {}
-    for q, d, g in zip(table["query_id"], table["doc_id"], table["relevance"], strict=True):
-        grades.setdefault(str(q), {})[str(d)] = float(g)
-    return grades
-
-
 def verdicts_by_pair(round_verdicts: Sequence[Verdict]) -> dict[tuple[str, str], Verdict]:
     """The verdicts of one round by unordered pair ``(min, max)``."""
     return {unordered(v.pair): v for v in round_verdicts}
