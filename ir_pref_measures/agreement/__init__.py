@@ -72,16 +72,6 @@ __all__ = [
 ]
 
 if not TYPE_CHECKING:  # type checkers see the imports above; a misspelt name stays an error to them
+    from ir_pref_measures.lazy import lazy_names
 
-    def __getattr__(name: str):
-        """The names of :data:`__all__`, imported on first use."""
-        if name not in _MODULES:
-            raise AttributeError(f"module 'ir_pref_measures.agreement' has no attribute {name!r}")
-        import importlib
-
-        value = getattr(importlib.import_module(f"ir_pref_measures.agreement.{_MODULES[name]}"), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted(set(globals()) | set(__all__))
+    __getattr__, __dir__ = lazy_names(__name__, _MODULES, __all__)
