@@ -17,6 +17,10 @@ completely: it draws people's samples repeatedly and reports how often the inter
 Choosing what people judge: :func:`choose_queries` draws the people's queries with probabilities proportional to the
 LLM's uncertainty on each (:func:`llm_uncertainty`), and :func:`ppi_table` given those probabilities estimates with
 inverse-probability weights (:func:`~ir_pref_measures.stats.ppi_active.active_ppi_mean`), valid for that design.
+The stratified rule instead cuts the queries into strata by the number of pairs the LLM judged on each
+(:func:`llm_pair_counts`, :func:`~ir_pref_measures.stats.ppi_variants.score_strata`), gives people a fixed number
+in each stratum, proportional to its size, drawn uniformly within it, and estimates with stratified PPI
+(:func:`~ir_pref_measures.stats.ppi_variants.stratified_ppi_mean`).
 """
 
 from __future__ import annotations
@@ -35,9 +39,12 @@ from ir_pref_measures.errors import InputError
 from ir_pref_measures.experiment.runs import runs_at_depth
 from ir_pref_measures.stats.ppi import CONFIDENCE, classical_mean, ppi_mean
 from ir_pref_measures.stats.ppi_active import UNIFORM_SHARE, active_ppi_mean, inclusion_probabilities
+from ir_pref_measures.stats.ppi_variants import proportional_allocation, score_strata, stratified_ppi_mean
 
 MIN_PEOPLE = 10  # the intervals are normal approximations: fewer people-judged queries give no reliable interval
 RULES = ("uniform", "uncertainty")  # how the people's queries are drawn
+STUDIED_RULES = (*RULES, "stratified")  # the rules subsample_experiment compares
+STRATA = 2  # strata of the stratified rule
 
 
 @dataclass(frozen=True)
@@ -161,6 +168,15 @@ def llm_values(aligned: Aligned, runs, measure: str, *, llm: str, topk: int | No
     choosing the people's queries has to go on."""
     column = _column(aligned, llm, "LLM")
     return _values(aligned, column, runs_at_depth(runs, topk), measure, _judged_queries(aligned, column))
+
+
+def llm_pair_counts(aligned: Aligned, llm: str, queries) -> pd.Series:
+    """Per query of ``queries``, the number of pairs the LLM judged on it (known before people judge any)."""
+    column = _column(aligned, llm, "LLM")
+    judged = aligned.query_ids[aligned.query[aligned.labels[:, column] != MISSING]].astype(str)
+    found, counts = np.unique(judged, return_counts=True)
+    index = pd.Index(np.asarray(queries, dtype=str), name="query_id")
+    return pd.Series(counts, index=found, name="pairs").reindex(index).fillna(0).astype(np.int64)
 
 
 def llm_uncertainty(values: pd.DataFrame) -> pd.Series:
@@ -311,6 +327,7 @@ def subsample_experiment(
     topk: int | None = None,
     rule: str = "uniform",
     uniform_share: float = UNIFORM_SHARE,
+    strata: int = STRATA,
 ) -> pd.DataFrame:
     """On the queries both people and the LLM judged: ``repetitions`` times, draw ``size`` of them (without
     replacement, ``numpy.random.default_rng(seed)``) as the people's sample, the rest judged by the LLM alone, and
@@ -321,20 +338,28 @@ def subsample_experiment(
 
     ``rule="uncertainty"`` draws the people's queries as :func:`choose_queries` does instead (each with its
     probability, ``size`` of them expected; draws with fewer than two are drawn again) and estimates with the
-    active estimator (:func:`ppi_table` with ``probabilities``); the column ``size`` gives the mean size drawn."""
+    active estimator (:func:`ppi_table` with ``probabilities``); the column ``size`` gives the mean size drawn.
+    ``rule="stratified"`` cuts the queries into ``strata`` strata of nearly equal size by the number of pairs the LLM
+    judged on each (:func:`llm_pair_counts`), draws from each its share of ``size`` (proportional allocation, without
+    replacement) and estimates with stratified PPI (the strata's PPI++ estimates weighted by their sizes)."""
     people_column, llm_column = _column(aligned, people, "people"), _column(aligned, llm, "LLM")
     queries = judged_by_both(aligned, people, llm)
     runs = runs_at_depth(runs, topk)
     if not isinstance(size, int | np.integer) or not MIN_PEOPLE <= size < len(queries):
         raise InputError(f"the sample size must be an integer from {MIN_PEOPLE} to {len(queries) - 1}, not {size!r}")
-    if rule not in RULES:
-        raise InputError(f"unknown rule {rule!r}", expected=", ".join(RULES))
+    if rule not in STUDIED_RULES:
+        raise InputError(f"unknown rule {rule!r}", expected=", ".join(STUDIED_RULES))
     people_values = _values(aligned, people_column, runs, measure, queries)
     y_all = people_values.to_numpy(np.float64)
     llm_frame = _values(aligned, llm_column, runs, measure, queries)
     yhat_all = llm_frame.to_numpy(np.float64)
     share = 1.0 if rule == "uniform" else uniform_share
     pi = inclusion_probabilities(llm_uncertainty(llm_frame), size, uniform_share=share)
+    stratum = np.zeros(len(queries), dtype=np.int64)
+    if rule == "stratified":
+        stratum = score_strata(llm_pair_counts(aligned, llm, queries).to_numpy(np.float64), strata)
+    members = [np.flatnonzero(stratum == k) for k in range(strata if rule == "stratified" else 0)]
+    allocation = proportional_allocation([len(m) for m in members], size) if members else np.zeros(0, np.int64)
     truth = y_all.mean(axis=0)
     rng = np.random.default_rng(seed)
     counts = np.zeros((5, y_all.shape[1]))
@@ -344,6 +369,13 @@ def subsample_experiment(
         if rule == "uniform":
             chosen[rng.choice(len(y_all), size, replace=False)] = True
             got = ppi_mean(y_all[chosen], yhat_all[chosen], yhat_all[~chosen], lam=lam, confidence=confidence)
+        elif rule == "stratified":
+            for group, count in zip(members, allocation, strict=True):
+                chosen[rng.choice(group, count, replace=False)] = True
+            got = stratified_ppi_mean(
+                y_all[chosen], yhat_all[chosen], yhat_all[~chosen], stratum[chosen], stratum[~chosen], lam=lam,
+                confidence=confidence,
+            )  # fmt: skip
         else:
             while chosen.sum() < 2:
                 chosen = rng.random(len(y_all)) < pi
@@ -362,6 +394,6 @@ def subsample_experiment(
     table = pd.DataFrame(counts.T, columns=["coverage", "people coverage", "width", "people width", "narrower"])
     table.insert(0, "all-people mean", truth)
     table.insert(0, "run", list(people_values.columns.astype(str)))
-    if rule != "uniform":
+    if rule == "uncertainty":
         table["size"] = drawn / repetitions
     return table
