@@ -12,7 +12,8 @@ and keeps the draw in the store's settings (``ppi.sample``: the rule, the chosen
 :func:`store_ppi_table` then uses the chosen queries (a uniform draw, given its size, is a simple random sample: PPI++;
 an uncertainty draw with the inverse-probability weights of the active estimator), and leaves out, with a warning that
 counts them, people's answers on other queries. Without a stored draw, the queries people judged are taken as a uniform
-random sample of those the LLM judged."""
+random sample of those the LLM judged. The web desk (``judge serve``) offers people only the drawn queries' pairs
+(:func:`drawn_queries`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import json
 import os
 import warnings
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ir_pref_measures.errors import InputError
@@ -62,6 +64,13 @@ def _llm_judge(frames: dict[str, pd.DataFrame], people: str, llm: str | None, pa
     if llm not in frames:
         raise InputError(f"the store holds no answer of the LLM judge {llm!r}", path=path)
     return llm
+
+
+def drawn_queries(settings: Mapping[str, str]) -> frozenset[str] | None:
+    """The queries drawn for people in a store's ``settings`` (kept by :func:`choose_for_people`), or ``None``
+    when none were drawn: the web desk offers people only these queries' pairs."""
+    kept = settings.get(SAMPLE)
+    return None if kept is None else frozenset(json.loads(kept)["queries"])
 
 
 def choose_for_people(
