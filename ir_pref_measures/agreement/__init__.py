@@ -14,7 +14,9 @@ from ir_pref_measures.agreement.panel import (
 from ir_pref_measures.agreement.position import position_consistency, preference_fairness
 from ir_pref_measures.agreement.ppi import (
     choose_queries,
+    choose_stratified,
     judged_by_both,
+    llm_pair_counts,
     llm_uncertainty,
     llm_values,
     ppi_plan,
@@ -28,9 +30,11 @@ __all__ = [
     "agreement",
     "align",
     "choose_queries",
+    "choose_stratified",
     "diagnostics",
     "judged_by_both",
     "llm_uncertainty",
+    "llm_pair_counts",
     "llm_values",
     "matrix",
     "position_consistency",

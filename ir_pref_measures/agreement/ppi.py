@@ -210,6 +210,37 @@ def choose_queries(
     return probabilities.index[drawn], probabilities
 
 
+def choose_stratified(
+    pairs: pd.Series, size: float, *, strata: int = STRATA, seed: int = 0
+) -> tuple[pd.Index, pd.Series]:
+    """Draw ``size`` queries for people by the stratified rule: the queries of ``pairs`` (the number of pairs the
+    LLM judged per query, :func:`llm_pair_counts`) cut into ``strata`` strata by it
+    (:func:`~ir_pref_measures.stats.ppi_variants.score_strata`), each stratum's share of ``size``
+    (:func:`~ir_pref_measures.stats.ppi_variants.proportional_allocation`) drawn uniformly without replacement
+    (``numpy.random.default_rng(seed)``). Returns the chosen queries and every query's stratum (give it to
+    :func:`ppi_table`)."""
+    if not isinstance(size, int | np.integer):
+        raise InputError(f"the stratified rule draws a whole number of queries, not {size!r}")
+    stratum = pd.Series(score_strata(pairs.to_numpy(np.float64), strata), index=pairs.index, name="stratum")
+    draw = _stratified_draw(stratum.to_numpy(), strata, int(size))
+    return stratum.index[draw(np.random.default_rng(seed))], stratum
+
+
+def _stratified_draw(stratum: np.ndarray, strata: int, size: int):
+    """A function of a random generator drawing ``size`` units (a boolean mask) by proportional allocation over the
+    units' strata ``0 .. strata - 1``, uniformly without replacement within each."""
+    members = [np.flatnonzero(stratum == k) for k in range(strata)]
+    allocation = proportional_allocation([len(m) for m in members], size)
+
+    def draw(rng: np.random.Generator) -> np.ndarray:
+        chosen = np.zeros(len(stratum), dtype=bool)
+        for group, count in zip(members, allocation, strict=True):
+            chosen[rng.choice(group, count, replace=False)] = True
+        return chosen
+
+    return draw
+
+
 def _contrasts(names: list[str], pairs: bool) -> tuple[list[str], np.ndarray]:
     """Row labels and the ``(runs, rows)`` matrix that turns per-run values into the rows of the table."""
     labels, columns = list(names), [np.eye(len(names))]
@@ -227,16 +258,27 @@ def ppi_table(
     confidence: float = CONFIDENCE,
     pairs: bool = False,
     probabilities: pd.Series | None = None,
+    strata: pd.Series | None = None,
 ) -> pd.DataFrame:
     """One row per run (and with ``pairs``, per difference ``run i - run j``): ``run, queries people judged (n),
     queries the LLM judged alone (N), people mean, people ci low, people ci high`` (the people-only interval), ``llm
     mean`` (over all queries), ``ppi, ci low, ci high`` (prediction-powered), ``effective n`` (the people-judged
     queries whose people-only interval would be as narrow, :func:`~ir_pref_measures.stats.ppi.effective_n`) and
     ``lam`` (the power parameter: PPI++'s when ``lam`` is None). ``probabilities`` (per query: the probability
-    with which it was drawn for people, :func:`choose_queries`) estimates with the active estimator instead."""
+    with which it was drawn for people, :func:`choose_queries`) estimates with the active estimator instead;
+    ``strata`` (per query: its stratum, :func:`choose_stratified`) with stratified PPI."""
     labels, contrast = _contrasts(list(values.people.columns.astype(str)), pairs)
     y, yhat, yhat_unlabelled = (x @ contrast for x in values.arrays())
-    if probabilities is None:
+    if probabilities is not None and strata is not None:
+        raise InputError("give the probabilities of an uncertainty draw or the strata of a stratified one, not both")
+    if strata is not None:
+        missing = values.llm.index.difference(strata.index)
+        if len(missing):
+            raise InputError(f"no stratum for the queries {_few(np.asarray(missing))}")
+        of = strata.reindex(values.llm.index).to_numpy()
+        n = len(values.sample)
+        estimate = stratified_ppi_mean(y, yhat, yhat_unlabelled, of[:n], of[n:], lam=lam, confidence=confidence)
+    elif probabilities is None:
         estimate = ppi_mean(y, yhat, yhat_unlabelled, lam=lam, confidence=confidence)
     else:
         missing = values.llm.index.difference(probabilities.index)
@@ -358,8 +400,7 @@ def subsample_experiment(
     stratum = np.zeros(len(queries), dtype=np.int64)
     if rule == "stratified":
         stratum = score_strata(llm_pair_counts(aligned, llm, queries).to_numpy(np.float64), strata)
-    members = [np.flatnonzero(stratum == k) for k in range(strata if rule == "stratified" else 0)]
-    allocation = proportional_allocation([len(m) for m in members], size) if members else np.zeros(0, np.int64)
+        draw = _stratified_draw(stratum, strata, size)
     truth = y_all.mean(axis=0)
     rng = np.random.default_rng(seed)
     counts = np.zeros((5, y_all.shape[1]))
@@ -370,8 +411,7 @@ def subsample_experiment(
             chosen[rng.choice(len(y_all), size, replace=False)] = True
             got = ppi_mean(y_all[chosen], yhat_all[chosen], yhat_all[~chosen], lam=lam, confidence=confidence)
         elif rule == "stratified":
-            for group, count in zip(members, allocation, strict=True):
-                chosen[rng.choice(group, count, replace=False)] = True
+            chosen = draw(rng)
             got = stratified_ppi_mean(
                 y_all[chosen], yhat_all[chosen], yhat_all[~chosen], stratum[chosen], stratum[~chosen], lam=lam,
                 confidence=confidence,
