@@ -20,7 +20,9 @@ if TYPE_CHECKING:  # type checkers see the imports; at run time, __getattr__ bel
     from ir_pref_measures.agreement.position import position_consistency, preference_fairness
     from ir_pref_measures.agreement.ppi import (
         choose_queries,
+        choose_stratified,
         judged_by_both,
+        llm_pair_counts,
         llm_uncertainty,
         llm_values,
         ppi_plan,
@@ -38,7 +40,9 @@ _MODULES = {  # name -> its module
     **dict.fromkeys(
         (
             "choose_queries",
+            "choose_stratified",
             "judged_by_both",
+            "llm_pair_counts",
             "llm_uncertainty",
             "llm_values",
             "ppi_plan",
@@ -55,8 +59,10 @@ __all__ = [
     "agreement",
     "align",
     "choose_queries",
+    "choose_stratified",
     "diagnostics",
     "judged_by_both",
+    "llm_pair_counts",
     "llm_uncertainty",
     "llm_values",
     "matrix",

@@ -17,6 +17,10 @@ completely: it draws people's samples repeatedly and reports how often the inter
 Choosing what people judge: :func:`choose_queries` draws the people's queries with probabilities proportional to the
 LLM's uncertainty on each (:func:`llm_uncertainty`), and :func:`ppi_table` given those probabilities estimates with
 inverse-probability weights (:func:`~ir_pref_measures.stats.ppi_active.active_ppi_mean`), valid for that design.
+The stratified rule instead cuts the queries into strata by the number of pairs the LLM judged on each
+(:func:`llm_pair_counts`, :func:`~ir_pref_measures.stats.ppi_variants.score_strata`), gives people a fixed number
+in each stratum, proportional to its size, drawn uniformly within it, and estimates with stratified PPI
+(:func:`~ir_pref_measures.stats.ppi_variants.stratified_ppi_mean`).
 """
 
 from __future__ import annotations
@@ -34,9 +38,12 @@ from ir_pref_measures.agreement.sources import Votes, judgments_of
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.stats.ppi import CONFIDENCE, classical_mean, ppi_mean
 from ir_pref_measures.stats.ppi_active import UNIFORM_SHARE, active_ppi_mean, inclusion_probabilities
+from ir_pref_measures.stats.ppi_variants import proportional_allocation, score_strata, stratified_ppi_mean
 
 MIN_PEOPLE = 10  # the intervals are normal approximations: fewer people-judged queries give no reliable interval
 RULES = ("uniform", "uncertainty")  # how the people's queries are drawn
+STUDIED_RULES = (*RULES, "stratified")  # the rules subsample_experiment compares
+STRATA = 2  # strata of the stratified rule
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,15 @@ def llm_values(aligned: Aligned, runs, measure: str, *, llm: str, topk: int | No
     return _values(aligned, column, runs_at_depth(runs, topk), measure, _judged_queries(aligned, column))
 
 
+def llm_pair_counts(aligned: Aligned, llm: str, queries) -> pd.Series:
+    """Per query of ``queries``, the number of pairs the LLM judged on it (known before people judge any)."""
+    column = _column(aligned, llm, "LLM")
+    judged = aligned.query_ids[aligned.query[aligned.labels[:, column] != MISSING]].astype(str)
+    found, counts = np.unique(judged, return_counts=True)
+    index = pd.Index(np.asarray(queries, dtype=str), name="query_id")
+    return pd.Series(counts, index=found, name="pairs").reindex(index).fillna(0).astype(np.int64)
+
+
 def llm_uncertainty(values: pd.DataFrame) -> pd.Series:
     """Per query, the LLM's uncertainty about a measure whose values are shares (in [0, 1], as Compatibility and
     ppref): the binomial standard deviation ``sqrt(mean over runs of v (1 - v))`` of its values ``v``, largest
@@ -193,6 +209,37 @@ def choose_queries(
     return probabilities.index[drawn], probabilities
 
 
+def choose_stratified(
+    pairs: pd.Series, size: float, *, strata: int = STRATA, seed: int = 0
+) -> tuple[pd.Index, pd.Series]:
+    """Draw ``size`` queries for people by the stratified rule: the queries of ``pairs`` (the number of pairs the
+    LLM judged per query, :func:`llm_pair_counts`) cut into ``strata`` strata by it
+    (:func:`~ir_pref_measures.stats.ppi_variants.score_strata`), each stratum's share of ``size``
+    (:func:`~ir_pref_measures.stats.ppi_variants.proportional_allocation`) drawn uniformly without replacement
+    (``numpy.random.default_rng(seed)``). Returns the chosen queries and every query's stratum (give it to
+    :func:`ppi_table`)."""
+    if not isinstance(size, int | np.integer):
+        raise InputError(f"the stratified rule draws a whole number of queries, not {size!r}")
+    stratum = pd.Series(score_strata(pairs.to_numpy(np.float64), strata), index=pairs.index, name="stratum")
+    draw = _stratified_draw(stratum.to_numpy(), strata, int(size))
+    return stratum.index[draw(np.random.default_rng(seed))], stratum
+
+
+def _stratified_draw(stratum: np.ndarray, strata: int, size: int):
+    """A function of a random generator drawing ``size`` units (a boolean mask) by proportional allocation over the
+    units' strata ``0 .. strata - 1``, uniformly without replacement within each."""
+    members = [np.flatnonzero(stratum == k) for k in range(strata)]
+    allocation = proportional_allocation([len(m) for m in members], size)
+
+    def draw(rng: np.random.Generator) -> np.ndarray:
+        chosen = np.zeros(len(stratum), dtype=bool)
+        for group, count in zip(members, allocation, strict=True):
+            chosen[rng.choice(group, count, replace=False)] = True
+        return chosen
+
+    return draw
+
+
 def _contrasts(names: list[str], pairs: bool) -> tuple[list[str], np.ndarray]:
     """Row labels and the ``(runs, rows)`` matrix that turns per-run values into the rows of the table."""
     labels, columns = list(names), [np.eye(len(names))]
@@ -210,16 +257,27 @@ def ppi_table(
     confidence: float = CONFIDENCE,
     pairs: bool = False,
     probabilities: pd.Series | None = None,
+    strata: pd.Series | None = None,
 ) -> pd.DataFrame:
     """One row per run (and with ``pairs``, per difference ``run i - run j``): ``run, queries people judged (n),
     queries the LLM judged alone (N), people mean, people ci low, people ci high`` (the people-only interval), ``llm
     mean`` (over all queries), ``ppi, ci low, ci high`` (prediction-powered), ``effective n`` (the people-judged
     queries whose people-only interval would be as narrow, :func:`~ir_pref_measures.stats.ppi.effective_n`) and
     ``lam`` (the power parameter: PPI++'s when ``lam`` is None). ``probabilities`` (per query: the probability
-    with which it was drawn for people, :func:`choose_queries`) estimates with the active estimator instead."""
+    with which it was drawn for people, :func:`choose_queries`) estimates with the active estimator instead;
+    ``strata`` (per query: its stratum, :func:`choose_stratified`) with stratified PPI."""
     labels, contrast = _contrasts(list(values.people.columns.astype(str)), pairs)
     y, yhat, yhat_unlabelled = (x @ contrast for x in values.arrays())
-    if probabilities is None:
+    if probabilities is not None and strata is not None:
+        raise InputError("give the probabilities of an uncertainty draw or the strata of a stratified one, not both")
+    if strata is not None:
+        missing = values.llm.index.difference(strata.index)
+        if len(missing):
+            raise InputError(f"no stratum for the queries {_few(np.asarray(missing))}")
+        of = strata.reindex(values.llm.index).to_numpy()
+        n = len(values.sample)
+        estimate = stratified_ppi_mean(y, yhat, yhat_unlabelled, of[:n], of[n:], lam=lam, confidence=confidence)
+    elif probabilities is None:
         estimate = ppi_mean(y, yhat, yhat_unlabelled, lam=lam, confidence=confidence)
     else:
         missing = values.llm.index.difference(probabilities.index)
@@ -310,6 +368,7 @@ def subsample_experiment(
     topk: int | None = None,
     rule: str = "uniform",
     uniform_share: float = UNIFORM_SHARE,
+    strata: int = STRATA,
 ) -> pd.DataFrame:
     """On the queries both people and the LLM judged: ``repetitions`` times, draw ``size`` of them (without
     replacement, ``numpy.random.default_rng(seed)``) as the people's sample, the rest judged by the LLM alone, and
@@ -320,20 +379,27 @@ def subsample_experiment(
 
     ``rule="uncertainty"`` draws the people's queries as :func:`choose_queries` does instead (each with its
     probability, ``size`` of them expected; draws with fewer than two are drawn again) and estimates with the
-    active estimator (:func:`ppi_table` with ``probabilities``); the column ``size`` gives the mean size drawn."""
+    active estimator (:func:`ppi_table` with ``probabilities``); the column ``size`` gives the mean size drawn.
+    ``rule="stratified"`` cuts the queries into ``strata`` strata of nearly equal size by the number of pairs the LLM
+    judged on each (:func:`llm_pair_counts`), draws from each its share of ``size`` (proportional allocation, without
+    replacement) and estimates with stratified PPI (the strata's PPI++ estimates weighted by their sizes)."""
     people_column, llm_column = _column(aligned, people, "people"), _column(aligned, llm, "LLM")
     queries = judged_by_both(aligned, people, llm)
     runs = runs_at_depth(runs, topk)
     if not isinstance(size, int | np.integer) or not MIN_PEOPLE <= size < len(queries):
         raise InputError(f"the sample size must be an integer from {MIN_PEOPLE} to {len(queries) - 1}, not {size!r}")
-    if rule not in RULES:
-        raise InputError(f"unknown rule {rule!r}", expected=", ".join(RULES))
+    if rule not in STUDIED_RULES:
+        raise InputError(f"unknown rule {rule!r}", expected=", ".join(STUDIED_RULES))
     people_values = _values(aligned, people_column, runs, measure, queries)
     y_all = people_values.to_numpy(np.float64)
     llm_frame = _values(aligned, llm_column, runs, measure, queries)
     yhat_all = llm_frame.to_numpy(np.float64)
     share = 1.0 if rule == "uniform" else uniform_share
     pi = inclusion_probabilities(llm_uncertainty(llm_frame), size, uniform_share=share)
+    stratum = np.zeros(len(queries), dtype=np.int64)
+    if rule == "stratified":
+        stratum = score_strata(llm_pair_counts(aligned, llm, queries).to_numpy(np.float64), strata)
+        draw = _stratified_draw(stratum, strata, size)
     truth = y_all.mean(axis=0)
     rng = np.random.default_rng(seed)
     counts = np.zeros((5, y_all.shape[1]))
@@ -343,6 +409,12 @@ def subsample_experiment(
         if rule == "uniform":
             chosen[rng.choice(len(y_all), size, replace=False)] = True
             got = ppi_mean(y_all[chosen], yhat_all[chosen], yhat_all[~chosen], lam=lam, confidence=confidence)
+        elif rule == "stratified":
+            chosen = draw(rng)
+            got = stratified_ppi_mean(
+                y_all[chosen], yhat_all[chosen], yhat_all[~chosen], stratum[chosen], stratum[~chosen], lam=lam,
+                confidence=confidence,
+            )  # fmt: skip
         else:
             while chosen.sum() < 2:
                 chosen = rng.random(len(y_all)) < pi
@@ -361,6 +433,6 @@ def subsample_experiment(
     table = pd.DataFrame(counts.T, columns=["coverage", "people coverage", "width", "people width", "narrower"])
     table.insert(0, "all-people mean", truth)
     table.insert(0, "run", list(people_values.columns.astype(str)))
-    if rule != "uniform":
+    if rule == "uncertainty":
         table["size"] = drawn / repetitions
     return table

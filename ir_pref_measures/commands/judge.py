@@ -481,5 +481,9 @@ def _serve(args) -> None:
     )  # fmt: skip
     for who, link in web.links(desk, f"http://{args.host}:{args.port}").items():  # on stderr: the server runs on
         sys.stderr.write(f"{who}\t{link}\n")
+    if desk.drawn is not None:
+        sys.stderr.write(
+            f"people are offered the pairs of the {len(desk.drawn)} queries drawn for them (ppi --choose)\n"
+        )
     sys.stderr.flush()
     web.serve(desk, args.host, args.port)

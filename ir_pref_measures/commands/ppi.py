@@ -10,7 +10,7 @@ the people's queries are a pilot, and each row plans the cheapest numbers of que
 alone (:func:`ir_pref_measures.agreement.ppi_plan`).
 A judging store: ``ppi --store STORE --runs RUN...`` reads the LLM's and people's answers of an effort
 (:func:`ir_pref_measures.judging.store_ppi_table`); ``--choose K`` draws the queries for people first
-(``--rule uncertainty`` or ``uniform``) and keeps the draw in the store
+(``--rule uniform``, ``uncertainty`` or ``stratified``) and keeps the draw in the store
 (:func:`ir_pref_measures.judging.choose_for_people`); ``--soft DRAWS`` takes the LLM's prediction from its soft
 preferences (:mod:`ir_pref_measures.judging.soft`).
 Leaderboards: ``ppi --battles PEOPLE LLM LLM_ONLY``: prediction-powered Bradley-Terry ratings.
@@ -61,9 +61,10 @@ def add_parser(subparsers) -> None:
     )
     store.add_argument(
         "--rule",
-        choices=("uniform", "uncertainty"),
+        choices=("uniform", "uncertainty", "stratified"),
         default="uniform",
-        help="how --choose and --experiment draw the people's queries (default: uniform)",
+        help="how --choose and --experiment draw the people's queries (default: uniform; stratified: exactly K, "
+        "in two strata by the pairs the LLM judged per query)",
     )
     parser.add_argument("--battles", nargs=3, metavar=("PEOPLE", "LLM", "LLM_ONLY"), help="battle files: ratings")
     parser.add_argument(

@@ -18,7 +18,7 @@ from ir_pref_measures.judging.judges.graded import (
 from ir_pref_measures.judging.judges.llm import LLMJudge
 from ir_pref_measures.judging.judges.presets import clarke_lines, preset
 from ir_pref_measures.judging.per_topic import judgments_per_topic, knee, knees
-from ir_pref_measures.judging.ppi import choose_for_people, judge_frames, store_ppi_table
+from ir_pref_measures.judging.ppi import choose_for_people, drawn_queries, judge_frames, store_ppi_table
 from ir_pref_measures.judging.protocol import ANSWERS, Answer, Judge, Pair
 from ir_pref_measures.judging.rules import Verdict, combine_answers, register_rule
 from ir_pref_measures.judging.runner import run as loop
@@ -65,6 +65,7 @@ __all__ = [
     "TopK",
     "Verdict",
     "choose_for_people",
+    "drawn_queries",
     "clarke_lines",
     "combine_answers",
     "depth_pools",

@@ -7,12 +7,15 @@ per judge; :func:`store_ppi_table` aligns them and gives, per run and per pair o
 prediction-powered interval with its effective sample size (:func:`~ir_pref_measures.agreement.ppi.ppi_table`).
 
 Which queries people judge decides whether the interval is valid. :func:`choose_for_people` draws them from the LLM's
-answers (uniformly, or proportional to the LLM's uncertainty, :func:`~ir_pref_measures.agreement.ppi.choose_queries`)
-and keeps the draw in the store's settings (``ppi.sample``: the rule, the chosen queries and every query's probability);
-:func:`store_ppi_table` then uses the chosen queries (a uniform draw, given its size, is a simple random sample: PPI++;
-an uncertainty draw with the inverse-probability weights of the active estimator), and leaves out, with a warning that
-counts them, people's answers on other queries. Without a stored draw, the queries people judged are taken as a uniform
-random sample of those the LLM judged."""
+answers (uniformly, or proportional to the LLM's uncertainty, :func:`~ir_pref_measures.agreement.ppi.choose_queries`;
+or stratified by the number of pairs the LLM judged, :func:`~ir_pref_measures.agreement.ppi.choose_stratified`) and
+keeps the draw in the store's settings (``ppi.sample``: the rule, the chosen queries, every query's probability and
+the strata of a stratified draw); :func:`store_ppi_table` then uses the chosen queries (a uniform draw, given its
+size, is a simple random sample: PPI++; an uncertainty draw with the inverse-probability weights of the active
+estimator; a stratified draw with stratified PPI), and leaves out, with a warning that counts them, people's answers
+on other queries. Without a stored draw, the queries people judged are taken as a uniform random sample of those the
+LLM judged. The web desk (``judge serve``) offers people only the drawn queries' pairs
+(:func:`drawn_queries`)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import json
 import os
 import warnings
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ir_pref_measures.errors import InputError
@@ -65,6 +69,13 @@ def _llm_judge(frames: dict[str, pd.DataFrame], people: str, llm: str | None, pa
     return llm
 
 
+def drawn_queries(settings: Mapping[str, str]) -> frozenset[str] | None:
+    """The queries drawn for people in a store's ``settings`` (kept by :func:`choose_for_people`), or ``None``
+    when none were drawn: the web desk offers people only these queries' pairs."""
+    kept = settings.get(SAMPLE)
+    return None if kept is None else frozenset(json.loads(kept)["queries"])
+
+
 def choose_for_people(
     path: str | os.PathLike,
     runs,
@@ -77,19 +88,29 @@ def choose_for_people(
     topk: int | None = None,
 ) -> tuple[pd.Index, pd.Series]:
     """Draw the queries people are to judge from the LLM's answers in the store at ``path``
-    (:func:`~ir_pref_measures.agreement.ppi.choose_queries`: ``size`` expected, by ``rule``, with ``seed``) and keep
-    the draw in the store (``ppi.sample``; a store keeps its first draw: another is refused). Returns the chosen
-    queries and every query's probability."""
+    (:func:`~ir_pref_measures.agreement.ppi.choose_queries`: ``size`` expected, by ``rule``, with ``seed``;
+    ``rule="stratified"``: exactly ``size``, :func:`~ir_pref_measures.agreement.ppi.choose_stratified` over the
+    numbers of pairs the LLM judged) and keep the draw in the store (``ppi.sample``; a store keeps its first draw:
+    another is refused). Returns the chosen queries and every query's probability of being drawn."""
     from ir_pref_measures.agreement.panel import align
-    from ir_pref_measures.agreement.ppi import choose_queries, llm_values
+    from ir_pref_measures.agreement.ppi import choose_queries, choose_stratified, llm_pair_counts, llm_values
 
     check_existing(path)
     with Store(path) as store:
         frames = judge_frames(store)
         llm = _llm_judge(frames, PEOPLE, llm, store.path)
-        values = llm_values(align({llm: frames[llm]}), runs, measure, llm=llm, topk=topk)
-        chosen, probabilities = choose_queries(values, size, rule=rule, seed=seed)
-        draw = {"rule": rule, "queries": list(chosen), "probabilities": probabilities.to_dict()}
+        aligned = align({llm: frames[llm]})
+        values = llm_values(aligned, runs, measure, llm=llm, topk=topk)
+        draw: dict = {"rule": rule}
+        if rule == "stratified":
+            chosen, strata = choose_stratified(llm_pair_counts(aligned, llm, values.index), size, seed=seed)
+            counts = strata.map(strata.value_counts())
+            drawn = strata.loc[chosen].value_counts()
+            probabilities = (strata.map(drawn).fillna(0) / counts).rename("probability")
+            draw["strata"] = {str(q): int(k) for q, k in strata.items()}
+        else:
+            chosen, probabilities = choose_queries(values, size, rule=rule, seed=seed)
+        draw |= {"queries": list(chosen), "probabilities": probabilities.to_dict()}
         store.settle({SAMPLE: json.dumps(draw, sort_keys=True)})
     return chosen, probabilities
 
@@ -154,5 +175,8 @@ def store_ppi_table(
     values = with_soft_llm(values, predicted)
     if kept["rule"] == "uniform":  # given its size, a uniform draw is a simple random sample: PPI++ applies
         return ppi_table(values, lam=lam, confidence=confidence, pairs=pairs)
+    if kept["rule"] == "stratified":  # a stratified random sample: stratified PPI
+        strata = pd.Series(kept["strata"], dtype=int)
+        return ppi_table(values, lam=lam, confidence=confidence, pairs=pairs, strata=strata)
     probabilities = pd.Series(kept["probabilities"], dtype=float)
     return ppi_table(values, lam=lam, confidence=confidence, pairs=pairs, probabilities=probabilities)

@@ -30,7 +30,12 @@ from ir_pref_measures.stats.ppi_power import (
     ppi_mean_power,
     ppi_power,
 )
-from ir_pref_measures.stats.ppi_variants import crossppi_mean, stratified_ppi_mean
+from ir_pref_measures.stats.ppi_variants import (
+    crossppi_mean,
+    proportional_allocation,
+    score_strata,
+    stratified_ppi_mean,
+)
 from ir_pref_measures.stats.topic_set_size import (
     anova_detectable,
     anova_power,
@@ -48,6 +53,8 @@ __all__ = [
     "active_ppi_mean",
     "inclusion_probabilities",
     "stratified_ppi_mean",
+    "score_strata",
+    "proportional_allocation",
     "ppi_power",
     "ppi_mean_power",
     "ppi_correlation",

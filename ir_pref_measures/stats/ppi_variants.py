@@ -16,6 +16,13 @@ rates that may differ. Each stratum ``k`` gets its own PPI++ estimate ``theta_k`
 :func:`~ir_pref_measures.stats.ppi.ppi_mean`), weighted by the stratum's share of all units
 ``w_k = (n_k + N_k) / (n + N)``: ``theta = sum_k w_k theta_k``, ``se^2 = sum_k w_k^2 se_k^2``, and the normal
 interval. Each stratum needs two labelled units and one unlabelled.
+
+**A fixed-size stratified draw** of the labelled units: :func:`score_strata` splits the units into ``strata``
+groups of (nearly) equal size by the order of a score known before any label (the number of pairs an LLM judged per
+query, say), :func:`proportional_allocation` gives each stratum its share ``n N_k / N`` of the ``n`` labels
+(rounded, largest remainders first), drawn uniformly without replacement within the stratum: stratified random
+sampling with proportional allocation (W. G. Cochran, *Sampling techniques*, 3rd ed., Wiley 1977, Section 5.3), on
+which the stratified estimate above is valid.
 """
 
 from __future__ import annotations
@@ -97,3 +104,38 @@ def stratified_ppi_mean(
     se = np.sqrt(variance)
     lower, upper = interval(estimate, se, confidence, alternative)
     return MeanEstimate(estimate, se, lower, upper, lam_mean, len(y), len(yhat_unlabelled), effective_n(y, se))
+
+
+def score_strata(score, strata: int) -> np.ndarray:
+    """Each unit's stratum ``0 .. strata - 1``: the units in increasing order of ``score`` (ties in the order
+    given) cut into ``strata`` consecutive groups whose sizes differ by at most one (``numpy.array_split``)."""
+    score = np.asarray(score, dtype=np.float64).ravel()
+    if not np.isfinite(score).all():
+        raise InputError("the score of every unit must be a finite number")
+    if not 1 <= strata <= len(score):
+        raise InputError(f"the number of strata must lie between 1 and the {len(score)} units, not {strata!r}")
+    labels = np.empty(len(score), dtype=np.int64)
+    for k, group in enumerate(np.array_split(np.argsort(score, kind="stable"), strata)):
+        labels[group] = k
+    return labels
+
+
+def proportional_allocation(stratum_sizes, labels: int) -> np.ndarray:
+    """The labels of each stratum, proportional to its size (``labels N_k / N`` rounded down, the rest one each to
+    the largest remainders, the first stratum first among equal ones); every stratum must get at least
+    :data:`~ir_pref_measures.stats.ppi.MIN_LABELLED` labels and keep one unit unlabelled."""
+    sizes = np.asarray(stratum_sizes, dtype=np.int64).ravel()
+    total = int(sizes.sum())
+    if not len(sizes) or (sizes < 1).any():
+        raise InputError("every stratum needs at least one unit")
+    if not 0 < labels < total:
+        raise InputError(f"the labels must number between 1 and {total - 1} (the units less one), not {labels!r}")
+    share = labels * sizes / total
+    counts = np.floor(share).astype(np.int64)
+    counts[np.argsort(-(share - counts), kind="stable")[: labels - int(counts.sum())]] += 1
+    if (counts < MIN_LABELLED).any() or (counts >= sizes).any():
+        raise InputError(
+            f"{labels} labels over strata of {', '.join(map(str, sizes))} units give {', '.join(map(str, counts))}",
+            expected=f"at least {MIN_LABELLED} labelled units and one unlabelled unit in every stratum (fewer strata)",
+        )
+    return counts

@@ -103,6 +103,9 @@ def test_ppi_plans_from_the_people_queries_as_a_pilot(tmp_path, capsys):
     assert main([*base, "--experiment", "20", "--sample-size", "10", "--rule", "uncertainty"]) == 0
     experiment = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert experiment["size"].between(5, 15).all() and experiment["coverage"].between(0, 1).all()
+    assert main([*base, "--experiment", "20", "--sample-size", "10", "--rule", "stratified"]) == 0
+    stratified = pd.read_csv(io.StringIO(capsys.readouterr().out))  # exactly 10 people's queries: no mean size
+    assert "size" not in stratified.columns and stratified["coverage"].between(0, 1).all()
     for extra, message in [
         (["--width", "0.1"], "needs the prices: --costs PEOPLE LLM"),
         (["--width", "0.1", "--budget", "50", "--costs", "1", "1"], "plan for one target, not --width and --budget"),

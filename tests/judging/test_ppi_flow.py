@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ir_pref_measures import judging
-from ir_pref_measures.agreement import align, llm_values
+from ir_pref_measures import judging, stats
+from ir_pref_measures.agreement import align, llm_pair_counts, llm_values, ppi_values
 from ir_pref_measures.commands import main
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import Answer, SimulatedJudge, Store
@@ -61,7 +61,7 @@ def _table(capsys, argv) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(capsys.readouterr().out))
 
 
-@pytest.mark.parametrize("rule", ["uncertainty", "uniform"])
+@pytest.mark.parametrize("rule", ["uncertainty", "uniform", "stratified"])
 def test_the_documented_flow(effort, capsys, rule):
     store, runs, grades = effort
     judging.run(store, SimulatedJudge(grades, seed=1, noise=0.3, name="gpt"))  # the LLM judges every pair
@@ -119,3 +119,29 @@ def test_the_checks_on_the_way(effort, capsys):
     assert "--sample-size, --width: options of NAME=SOURCE judges, not of --store" in capsys.readouterr().err
     assert main(["ppi", "people=a", "llm=b", "--runs", *runs, "--choose", "10"]) == 2
     assert "read a judging store: give --store STORE" in capsys.readouterr().err
+
+
+def test_a_stratified_draw_is_estimated_by_stratified_ppi(effort):
+    """``choose_for_people(rule="stratified")`` draws exactly K queries, each stratum (by the number of pairs the
+    LLM judged) its proportional share, and the store's interval is stratified PPI on those strata."""
+    store, runs, grades = effort
+    judging.run(store, SimulatedJudge(grades, seed=1, noise=0.3, name="gpt"))
+    chosen, probabilities = judging.choose_for_people(store, runs, "Compatibility", 16, rule="stratified", seed=3)
+    with Store(store) as opened:
+        frames = judging.judge_frames(opened)
+    pairs = llm_pair_counts(align({"gpt": frames["gpt"]}), "gpt", QUERIES)
+    strata = pd.Series(stats.score_strata(pairs.to_numpy(), 2), index=pairs.index)
+    assert strata.loc[chosen].value_counts().sort_index().tolist() == [8, 8]  # 16 over two strata of 20
+    np.testing.assert_allclose(probabilities.loc[QUERIES], 0.4, rtol=0, atol=1e-12)
+    _people_answer(store, grades, chosen)
+    table = judging.store_ppi_table(store, runs, "Compatibility")
+    with Store(store) as opened:
+        frames = judging.judge_frames(opened)
+    values = ppi_values(align(frames), runs, "Compatibility", people="people", llm="gpt", sample=chosen)
+    y, yhat, yhat_u = values.arrays()
+    of = strata.loc[values.llm.index].to_numpy()
+    direct = stats.stratified_ppi_mean(y, yhat, yhat_u, of[: len(y)], of[len(y) :])
+    np.testing.assert_allclose(table["ppi"], direct.estimate, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(table["ci low"], direct.lower, rtol=0, atol=1e-12)
+    with pytest.raises(InputError, match="a whole number of queries"):
+        judging.choose_for_people(store, runs, "Compatibility", 16.5, rule="stratified")

@@ -1,5 +1,6 @@
-"""Cross-prediction PPI (parity with ppi_py, recorded), stratified PPI (coverage by simulation), the one-sided
-tuned interval where ppi-python returns a two-sided one, and the effective sample size of a result."""
+"""Cross-prediction PPI (parity with ppi_py, recorded), stratified PPI (coverage by simulation), the fixed-size
+stratified draw (strata by a score, proportional allocation), the one-sided tuned interval where ppi-python returns
+a two-sided one, and the effective sample size of a result."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.stats import classical_mean, crossppi_mean, ppi_mean, stratified_ppi_mean
+from ir_pref_measures.stats import (
+    classical_mean,
+    crossppi_mean,
+    ppi_mean,
+    proportional_allocation,
+    score_strata,
+    stratified_ppi_mean,
+)
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "data" / "ppi_py" / "reference.json").read_text())
 
@@ -101,8 +111,42 @@ def test_stratified_covers_when_strata_are_sampled_at_different_rates():
         (lambda: crossppi_mean([1.0], [1.0], [[1.0]]), "at least 2 labelled units"),
         (lambda: stratified_ppi_mean([1, 2, 3], [1, 2, 3], [1, 2], [0, 0, 1], [0, 1]), "stratum '1' has 1 labelled"),
         (lambda: stratified_ppi_mean([1, 2], [1, 2], [1], [0], [0]), "one stratum per unit"),
+        (lambda: score_strata([1.0, 2.0], 3), "between 1 and the 2 units"),
+        (lambda: score_strata([1.0, float("nan")], 1), "finite number"),
+        (lambda: proportional_allocation([5, 5], 10), "between 1 and 9"),
+        (lambda: proportional_allocation([3, 40], 10), "give 1, 9"),
     ],
 )
 def test_bad_input(call, message):
     with pytest.raises(InputError, match=message):
         call()
+
+
+@given(st.lists(st.integers(0, 30), min_size=1, max_size=40), st.integers(1, 40))
+def test_score_strata_are_ordered_consecutive_groups_of_near_equal_size(scores, strata):
+    strata = min(strata, len(scores))
+    labels = score_strata(scores, strata)
+    sizes = np.bincount(labels, minlength=strata)
+    assert len(sizes) == strata and sizes.max() - sizes.min() <= 1
+    for k in range(strata - 1):  # every unit of a stratum scores at most what every unit of the next one scores
+        assert max(np.asarray(scores)[labels == k]) <= min(np.asarray(scores)[labels == k + 1])
+
+
+@given(st.lists(st.integers(3, 30), min_size=1, max_size=6), st.floats(0.0, 1.0))
+def test_proportional_allocation_sums_to_the_labels_within_one_of_the_share(sizes, fraction):
+    total = sum(sizes)
+    labels = 2 * len(sizes) + round(fraction * (total - 3 * len(sizes)))
+    try:
+        counts = proportional_allocation(sizes, labels)
+    except InputError as error:  # a stratum whose share rounds below 2 labels, or to all its units
+        assert "labelled units and one unlabelled unit in every stratum" in str(error)
+        return
+    assert counts.sum() == labels and (counts >= 2).all() and (counts < np.array(sizes)).all()
+    assert (np.abs(counts - labels * np.array(sizes) / total) < 1).all()
+
+
+def test_proportional_allocation_worked_example():
+    """46 queries in strata of 23 and 23, 20 labels: 10 each; strata of 10, 20, 16 and 20 labels: shares 4.35,
+    8.70, 6.96, rounded down to 4, 8, 6 and the two left to the largest remainders (6.96, 8.70): 4, 9, 7."""
+    assert proportional_allocation([23, 23], 20).tolist() == [10, 10]
+    assert proportional_allocation([10, 20, 16], 20).tolist() == [4, 9, 7]

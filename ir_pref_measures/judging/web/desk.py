@@ -19,6 +19,11 @@ it opens and changed with every write after that; so one server serves a store a
 call from several threads: one lock serialises the changes (the web app calls the desk from a thread pool, never
 on its event loop). Undo withdraws the assessor's last answer (the row is kept, marked withdrawn) and shows its
 pair again.
+
+When people's queries were drawn for prediction-powered inference (``ppi --choose``,
+:func:`~ir_pref_measures.judging.ppi.choose_for_people`: the draw kept in the store's settings when the desk opens),
+the desk offers only the drawn queries' pairs: a question of another query is neither shown nor asked, so people's
+work goes where the interval uses it.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import numpy as np
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import gold as gold_rules
 from ir_pref_measures.judging.gold import GoldPair
+from ir_pref_measures.judging.ppi import drawn_queries
 from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.rules import SIDES, combine_answers, vote
 from ir_pref_measures.judging.selectors.base import Selector, stable_hash
@@ -156,6 +162,7 @@ class Desk:
         self._finished: dict[str, list[tuple[float, int]]] = {}  # assessor -> (answered_at, id), answered or skipped
         self._answers: dict[int, list[StoredAnswer]] = {}  # request -> the people's live answers, in order stored
         self._exhausted: set[str] = set()  # queries the selector has nothing more for, given their answers now
+        self.drawn = drawn_queries(self.store.settings())  # the queries offered (None: every query)
         for request in self.store.requests():
             self._add_request(request)
         for row in self._db.execute(f"SELECT {ASSIGNMENT_FIELDS} FROM assignments ORDER BY id").fetchall():
@@ -170,8 +177,12 @@ class Desk:
         for request_id in self._answers:
             self._rewant(request_id)
 
+    def _offered(self, query_id: str) -> bool:
+        """Whether people are offered the query's pairs: every query, or the drawn ones (module docstring)."""
+        return self.drawn is None or query_id in self.drawn
+
     def _add_request(self, request: Request) -> None:
-        if request.id in self._requests:
+        if request.id in self._requests or not self._offered(request.pair.query_id):
             return
         self._requests[request.id] = request
         self._rounds.setdefault(request.pair.query_id, {}).setdefault(request.round, []).append(request)
@@ -364,7 +375,7 @@ class Desk:
         """Ask the next round of every query whose current round has all its answers; whether any was asked."""
         if not self._requests:
             asked = False
-            for query_id in sorted(self.selector.pools):
+            for query_id in sorted(q for q in self.selector.pools if self._offered(q)):
                 pairs = self.selector.next_round(query_id, [])
                 if pairs:
                     self._ask(pairs, 0)
