@@ -25,7 +25,7 @@ from ir_pref_measures.judging import database, runner
 from ir_pref_measures.judging.exports import export_lines, verdict_lines
 from ir_pref_measures.judging.gold import flagged_assessors
 from ir_pref_measures.judging.judges import JUDGES
-from ir_pref_measures.judging.protocol import Judge
+from ir_pref_measures.judging.protocol import Answer, Judge
 from ir_pref_measures.judging.rules import DEFAULT_RULE, RULES
 from ir_pref_measures.judging.selectors import (
     UNIFORM,
@@ -44,6 +44,8 @@ from ir_pref_measures.judging.selectors import (
 from ir_pref_measures.judging.store import Store
 from ir_pref_measures.judging.texts import Texts
 from ir_pref_measures.loading.sources import read_grades
+
+NOT_JUDGED = ("text", "request")  # failures of a prompt that never reached the judge
 
 RATED = ("rating", "topk+rating")  # the selectors with a share of uniform questions
 
@@ -260,9 +262,9 @@ def status(path: str | os.PathLike) -> dict[str, object]:
     """The effort's settings and counts: requests, answers, unanswered requests, answers by kind, and unusable
     answers by kind of failure (``unusable transport``: prompts without a reply and no answer since, asked again by
     the next run; ``unusable judged``: given as unusable by the judge, a person's ``?``); where pairs were asked in
-    both orders, the judges' ``position consistency`` and ``preference fairness``
-    (:mod:`ir_pref_measures.agreement.position`, four decimals); for an effort judged by an LLM, its ``usage`` as
-    stored (:meth:`Store.usage`: prompts, attempts, retries, tokens in and out, cost, answers cached)."""
+    both orders, each judge's ``position consistency`` and ``preference fairness`` (:func:`_position_bias`); for
+    an effort judged by an LLM, its ``usage`` as stored (:meth:`Store.usage`: prompts, attempts, retries, tokens
+    in and out, cost, answers cached)."""
     database.check_existing(path)  # a reader creates nothing
     with Store(path) as store:
         found: dict[str, object] = {**dict(store.settings()), **store.counts()}
@@ -271,14 +273,27 @@ def status(path: str | os.PathLike) -> dict[str, object]:
         for row in answers:
             kinds[row.answer.answer] = kinds.get(row.answer.answer, 0) + 1
         failures = {f"unusable {kind or 'judged'}": n for kind, n in sorted(store.failures().items())}
-        shown = [(a.pair.query_id, a.pair.first, a.pair.second, a.answer) for a in (row.answer for row in answers)]
-        bias = {}
-        if instances(shown):
-            bias["position consistency"] = round(position_consistency(shown), 4)
-            bias["preference fairness"] = round(preference_fairness(shown), 4)
+        bias = _position_bias([row.answer for row in answers])
         usage = store.usage()
         paid = {f"usage {name}": value for name, value in usage.items()} if usage["attempts"] or usage["cached"] else {}
         return found | {f"answers {kind}": n for kind, n in sorted(kinds.items())} | failures | bias | paid
+
+
+def _position_bias(answers: list[Answer]) -> dict[str, float]:
+    """Each judge's position consistency and preference fairness (:mod:`ir_pref_measures.agreement.position`,
+    four decimals) over its answers to pairs asked in both orders; an answer whose prompt never reached the judge
+    (a text missing, the request refused) is none of its answers. Keys name the judge when the store has several."""
+    shown: dict[str, list[tuple[str, str, str, str]]] = {}
+    for a in answers:
+        if a.failure not in NOT_JUDGED:
+            shown.setdefault(a.judge, []).append((a.pair.query_id, a.pair.first, a.pair.second, a.answer))
+    bias = {}
+    for judge, rows in sorted(shown.items()):
+        if instances(rows):
+            suffix = f" ({judge})" if len(shown) > 1 else ""
+            bias[f"position consistency{suffix}"] = round(position_consistency(rows), 4)
+            bias[f"preference fairness{suffix}"] = round(preference_fairness(rows), 4)
+    return bias
 
 
 def export(

@@ -15,7 +15,7 @@ from hypothesis import given
 from judging.chat_server import ChatServer
 
 from ir_pref_measures.agreement import position_consistency, preference_fairness
-from ir_pref_measures.judging import Pair, SimulatedJudge, Store, preset, soft_outcome, soft_preference
+from ir_pref_measures.judging import Answer, Pair, SimulatedJudge, Store, preset, soft_outcome, soft_preference, status
 
 pytest.importorskip("openai")
 
@@ -135,3 +135,22 @@ def test_a_fair_and_a_recency_judge():
     assert position_consistency(both) == 1.0 and preference_fairness(both) == 0.0
     assert position_consistency(recency) == 0.5 and preference_fairness(recency) == 0.5
     assert math.isnan(position_consistency([("q", "a", "b", "first")]))  # one order only: no instance
+
+
+def test_status_scores_each_judge_on_the_answers_it_gave(tmp_path):
+    """An LLM that always picks the doc shown first (PC 0, PF -1) and people who never do (PC 1, PF 0) in one store:
+    each judge scored on its own answers; a prompt that never reached the LLM (a text missing, the request
+    refused) is no instance of it."""
+    pairs = [Pair("q", "a", "b"), Pair("q", "b", "a"), Pair("q", "c", "d"), Pair("q", "d", "c")]
+    path = str(tmp_path / "both.sqlite")
+    with Store(path) as store:
+        asked = store.ask(pairs, 0, "llm")
+        llm = [Answer(r.pair, "first", "llm") for r in asked[:2]]
+        llm += [Answer(asked[2].pair, "unusable", "llm", failure="text")]
+        llm += [Answer(asked[3].pair, "unusable", "llm", failure="request")]
+        people = [Answer(r.pair, "first" if r.pair.first in "ac" else "second", "people") for r in asked]
+        store.record([(r.id, a) for r, a in zip(asked + asked, llm + people, strict=True)])
+    found = status(path)
+    assert found["position consistency (llm)"] == 0.0 and found["preference fairness (llm)"] == -1.0
+    assert found["position consistency (people)"] == 1.0 and found["preference fairness (people)"] == 0.0
+    assert "position consistency" not in found
