@@ -10,19 +10,29 @@ entry. It keeps the reply's text, the tokens it cost and its p(first) when the j
 log-probabilities (given back on a hit; a cache made before that column gets it, empty, when opened); the judge
 reads the text again with its preset, as it reads a reply from the endpoint. Only replies are kept: a failure (no
 reply, a refused prompt) is never cached.
+
+The LLM judges' workers share one event loop: :meth:`AnswerCache.get` and :meth:`AnswerCache.put` (coroutines) keep a
+PostgreSQL round trip off it, run by the one thread that owns the cache's connection (opened, used and closed
+there: the connection never serves two threads), while the requests in flight go on; a SQLite cache is read and
+written inline (microseconds, and its connection stays with the thread that opened it).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
 import sqlite3
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging import database
 
+T = TypeVar("T")
 TABLE = "replies"
 SCHEMA = (
     f"""CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, model TEXT NOT NULL, raw TEXT NOT NULL,
@@ -43,31 +53,67 @@ def cache_key(request: dict, sample: int) -> str:
 
 
 class AnswerCache:
-    """The answer cache at ``location`` (a SQLite file, made when missing, or a PostgreSQL URL)."""
+    """The answer cache at ``location`` (a SQLite file, made when missing, or a PostgreSQL URL, whose connection
+    one thread of the cache's own owns: module docstring)."""
 
     def __init__(self, location: str | os.PathLike) -> None:
         self.location = database.shown(os.fspath(location))
         _check(location)
+        url = database.is_url(os.fspath(location))
+        self._owner = ThreadPoolExecutor(1, thread_name_prefix="answer-cache") if url else None
         try:
-            self.database = database.Database(location)
-            self.database.create(SCHEMA, _migrate)
+            self.database = self._call(_open, location)
         except sqlite3.DatabaseError as error:
             raise InputError(f"cannot open the answer cache: {error}", path=self.location) from None
+        except BaseException:
+            self._stop()
+            raise
 
-    def get(self, key: str) -> tuple[str, int, int, float | None] | None:
+    def _call(self, function: Callable[..., T], *arguments) -> T:
+        """``function(*arguments)`` in the thread owning the connection (this one for SQLite), waited for."""
+        return function(*arguments) if self._owner is None else self._owner.submit(function, *arguments).result()
+
+    async def _await(self, function: Callable[..., T], *arguments) -> T:
+        """``function(*arguments)`` in the thread owning the connection, the event loop free meanwhile (SQLite:
+        inline)."""
+        if self._owner is None:
+            return function(*arguments)
+        return await asyncio.get_running_loop().run_in_executor(self._owner, function, *arguments)
+
+    async def get(self, key: str) -> tuple[str, int, int, float | None] | None:
         """The reply kept under ``key`` (text, tokens in, tokens out, p(first) or ``None``), or ``None``."""
-        row = self.database.execute(GET, (key,)).fetchone()
-        return None if row is None else (row[0], int(row[1]), int(row[2]), None if row[3] is None else float(row[3]))
+        return await self._await(self._get, key)
 
-    def put(
+    async def put(
         self, key: str, model: str, raw: str, tokens_in: int, tokens_out: int, p_first: float | None = None
     ) -> None:
         """Keep a reply under ``key`` with its p(first) when read (one transaction; a reply kept before stays)."""
+        await self._await(self._put, key, model, raw, tokens_in, tokens_out, p_first)
+
+    def _get(self, key: str) -> tuple[str, int, int, float | None] | None:
+        row = self.database.execute(GET, (key,)).fetchone()
+        return None if row is None else (row[0], int(row[1]), int(row[2]), None if row[3] is None else float(row[3]))
+
+    def _put(self, key: str, model: str, raw: str, tokens_in: int, tokens_out: int, p_first: float | None) -> None:
         with self.database.transaction():
             self.database.execute(PUT, (key, model, raw, tokens_in, tokens_out, time.time(), p_first))
 
     def close(self) -> None:
-        self.database.close()
+        try:
+            self._call(self.database.close)
+        finally:
+            self._stop()
+
+    def _stop(self) -> None:
+        if self._owner is not None:
+            self._owner.shutdown()
+
+
+def _open(location: str | os.PathLike) -> database.Database:
+    """The cache's database, its table made or brought up to date."""
+    opened = database.Database(location)
+    opened.create(SCHEMA, _migrate)
+    return opened
 
 
 def _migrate(database: database.Database) -> None:

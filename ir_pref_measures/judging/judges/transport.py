@@ -249,7 +249,7 @@ class ChatTransport:
         comes or the attempts are spent; a reply kept in the cache (under the request and ``sample``) is not
         asked. ``confidence`` reads p(first) from a reply's log-probabilities."""
         key = cache_key(request, sample) if self.cache is not None else ""
-        kept = self.cache.get(key) if self.cache is not None else None
+        kept = await self.cache.get(key) if self.cache is not None else None
         if kept is not None:  # paid for before
             self.accounts.usage.prompts += 1
             self.accounts.usage.cached += 1
@@ -282,7 +282,7 @@ class ChatTransport:
             p_first = confidence(logprobs) if confidence is not None else None
             cost = self.accounts.count(tokens_in, tokens_out)
             if self.cache is not None:
-                self.cache.put(key, request["model"], self.redact(raw), tokens_in, tokens_out, p_first)
+                await self.cache.put(key, request["model"], self.redact(raw), tokens_in, tokens_out, p_first)
             latency = time.perf_counter() - start
             return Reply(raw, tokens_in, tokens_out, p_first, attempt + 1, latency, cost)
         self._streak += 1
