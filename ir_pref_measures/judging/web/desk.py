@@ -21,9 +21,11 @@ on its event loop). Undo withdraws the assessor's last answer (the row is kept, 
 pair again.
 
 When people's queries were drawn for prediction-powered inference (``ppi --choose``,
-:func:`~ir_pref_measures.judging.ppi.choose_for_people`: the draw kept in the store's settings when the desk opens),
-the desk offers only the drawn queries' pairs: a question of another query is neither shown nor asked, so people's
-work goes where the interval uses it.
+:func:`~ir_pref_measures.judging.ppi.choose_for_people`: the draw kept in the store's settings), the desk offers
+only the drawn queries' pairs: a question of another query is neither shown nor asked, so people's work goes where
+the interval uses it. The draw is read when the desk opens and again, at most every :data:`DRAW_CHECK` seconds, as
+assessors and the admin ask for pages: a draw made while the desk runs takes effect without a restart (the desk's
+state read from the store again; a pair of another query shown and not yet answered is no longer offered).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from ir_pref_measures.judging.web.security import Keyring, new_token
 from ir_pref_measures.judging.web.study import Study, participant
 
 JUDGE = "people"
+DRAW_CHECK = 1.0  # seconds between two reads of the draw of people's queries (module docstring)
 ANSWER_KEYS = ("left", "right", "tie", "bad-left", "bad-right", "skip")
 _STORED = {"left": "first", "right": "second", "tie": "tie", "bad-left": "bad-first", "bad-right": "bad-second"}
 SCHEMA = (
@@ -163,12 +166,13 @@ class Desk:
         self._answers: dict[int, list[StoredAnswer]] = {}  # request -> the people's live answers, in order stored
         self._exhausted: set[str] = set()  # queries the selector has nothing more for, given their answers now
         self.drawn = drawn_queries(self.store.settings())  # the queries offered (None: every query)
+        self._draw_read = time.monotonic()
         for request in self.store.requests():
             self._add_request(request)
         for row in self._db.execute(f"SELECT {ASSIGNMENT_FIELDS} FROM assignments ORDER BY id").fetchall():
             if row[1] < 0:  # a gold pair's
                 self._gold.load(row)
-            else:
+            elif row[8] != "open" or self._offered(row[3]):  # an open pair of a query not drawn is not offered
                 self._add_assignment(_Assignment(*row))
         self._gold.load_answers()
         for stored in self.store.answers():
@@ -176,6 +180,16 @@ class Desk:
                 self._answers.setdefault(stored.request_id, []).append(stored)
         for request_id in self._answers:
             self._rewant(request_id)
+
+    def _follow_draw(self) -> None:
+        """Read the draw of people's queries again when :data:`DRAW_CHECK` seconds have passed since it was last
+        read; a changed draw reads the desk's state from the store again (call it holding the lock)."""
+        now = time.monotonic()
+        if now - self._draw_read < DRAW_CHECK:
+            return
+        self._draw_read = now
+        if drawn_queries(self.store.settings()) != self.drawn:
+            self._load()
 
     def _offered(self, query_id: str) -> bool:
         """Whether people are offered the query's pairs: every query, or the drawn ones (module docstring)."""
@@ -287,6 +301,7 @@ class Desk:
     def view(self, assessor: str) -> View:
         """The assessor's page at once: :meth:`next_pair`, :meth:`progress` and :meth:`can_undo`."""
         with self._lock:
+            self._follow_draw()
             pair = self._next(assessor)
             done, total = self._progress(assessor)
             return View(pair, done, total, self._can_undo(assessor))
@@ -295,6 +310,7 @@ class Desk:
         """The assessor's open assignment, or a new one from the questions that still need answers (asking the
         selector's next round of a query whose round is complete); ``None`` when nothing is left for them."""
         with self._lock:
+            self._follow_draw()
             return self._next(assessor)
 
     def _next(self, assessor: str) -> Shown | None:
@@ -390,7 +406,7 @@ class Desk:
         """Ask the query's next round if its current one has all its answers; whether any was asked. The verdicts
         of each round are kept until an answer of the round changes, so the selector is handed the same history
         objects, extended (the rating selector's fit then starts from its last one)."""
-        if query_id in self._exhausted:
+        if query_id in self._exhausted or query_id not in self._rounds:  # not offered (an answer given before a draw)
             return False
         rounds = self._rounds[query_id]
         last = max(rounds)
@@ -535,8 +551,11 @@ class Desk:
         (:func:`~ir_pref_measures.judging.gold.flagged`); agreement on shared questions (Cohen's kappa of every two
         assessors; Fleiss' kappa and Krippendorff's alpha of all: :mod:`~ir_pref_measures.judging.web.agreement`;
         first / tie / second, a bad mark counted as a preference), position bias (the share of decided answers
-        that chose the left doc) and the median time per judgment."""
+        that chose the left doc), the median time per judgment, and the queries drawn for people (``drawn``, sorted;
+        ``None``: every query is offered)."""
         with self._lock:  # a copy of the desk's state, the figures computed outside the lock
+            self._follow_draw()
+            drawn = None if self.drawn is None else sorted(self.drawn)
             requests = dict(sorted(self._requests.items()))
             answers = [s for request_id in sorted(self._answers) for s in self._answers[request_id]]
             gold = self._gold.scores()
@@ -587,6 +606,7 @@ class Desk:
             agreement=agreement.pairwise(labels),
             agreement_columns=["assessor", "assessor", "shared", "agree", "kappa"],
             reliability=agreement.reliability(labels),
+            drawn=drawn,
         )
 
     def formats(self) -> list[str]:
