@@ -65,6 +65,6 @@ def test_a_write_held_up_by_postgresql_leaves_the_event_loop_free(postgresql_ser
 
     ticks, seconds = asyncio.run(main())
     holder.join()
-    assert seconds >= HELD * 0.8 and ticks >= HELD / 0.01 / 4
+    assert seconds >= HELD / 2 and ticks >= seconds / 0.01 / 4  # held up, and the loop ran meanwhile
     assert asyncio.run(cache.get("k")) == ("Passage 1", 3, 1, 0.7)
     cache.close()
