@@ -74,6 +74,8 @@ ALLOWED = {
     "weights, against their definition",
     ("tests/judging/test_store.py", "ir_pref_measures.judging.exports"): "the verdicts behind every export",
     ("tests/judging/test_topk.py", "ir_pref_measures.judging.selectors.topk"): "prefj.py's candidates",
+    ("tests/judging/test_cache_postgresql.py", "ir_pref_measures.judging.judges.cache"): "the cache's reads and "
+    "writes against a PostgreSQL that holds them up",
     ("tests/judging/web/server.py", "ir_pref_measures.judging.web"): "the web interface's server, run by the tests",
     ("tests/judging/web/test_app.py", "ir_pref_measures.judging.database"): "the database URL's connection",
     ("tests/judging/web/test_desk.py", "ir_pref_measures.judging.web"): "the desk the web interface serves",
