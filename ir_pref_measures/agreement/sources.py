@@ -92,14 +92,12 @@ def _read(source, format: str | None):
     if sources.is_union(source):  # their union, as every judgment source (the order shown is lost)
         return sources.judgments(source, preference_format=format)
     found = judgment_file(source, None, format)
-    if found.kind == "dataset" or found.location.format == "qrels":
-        return _grades(sources.qrels_table(found.location))
+    if found.kind in ("dataset", "qrels"):  # a detected file from the bytes read to detect it
+        return _grades(sources.qrels_table(found.raw if isinstance(found.raw, formats.RawFile) else found.location))
     if found.kind in sources.TREC_EVAL_FORMATS:
         return sources.judgments(source)
     if found.kind == "log":
         return _log(found.read_from)
-    if found.kind == "qrels":
-        return _grades(sources.qrels_table(found.read_from))
     columns = preferences.preference_columns(found.read_from, found.kind)
     _check_distinct_docs(columns, LAYOUTS[found.kind])
     return _votes(columns.fields, shown=found.kind != "pairs")
