@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.loading import sources
+from ir_pref_measures.loading.locations import judgment_file
 from ir_pref_measures.model.ids import arrow, as_numpy
 from ir_pref_measures.model.judgments import Judgments
 from ir_pref_measures.parsing import formats, preferences
@@ -90,19 +91,16 @@ def _read(source, format: str | None):
         return sources.judgments(source)
     if sources.is_union(source):  # their union, as every judgment source (the order shown is lost)
         return sources.judgments(source, preference_format=format)
-    location = sources.resolve(source)
-    if location.dataset is not None or location.format == "qrels":
-        return _grades(sources.qrels_table(location))
-    if location.format in sources.TREC_EVAL_FORMATS:
+    found = judgment_file(source, None, format)
+    if found.kind in ("dataset", "qrels"):  # a detected file from the bytes read to detect it
+        return _grades(sources.qrels_table(found.raw if isinstance(found.raw, formats.RawFile) else found.location))
+    if found.kind in sources.TREC_EVAL_FORMATS:
         return sources.judgments(source)
-    chosen, raw = sources.file_format(location, format)
-    if chosen == "log":
-        return _log(raw)
-    if chosen == "qrels":
-        return _grades(sources.qrels_table(raw))
-    columns = preferences.preference_columns(raw, chosen)
-    _check_distinct_docs(columns, LAYOUTS[chosen])
-    return _votes(columns.fields, shown=chosen != "pairs")
+    if found.kind == "log":
+        return _log(found.read_from)
+    columns = preferences.preference_columns(found.read_from, found.kind)
+    _check_distinct_docs(columns, LAYOUTS[found.kind])
+    return _votes(columns.fields, shown=found.kind != "pairs")
 
 
 LAYOUTS = {"carterette": preferences.CARTERETTE, "winner": preferences.WINNER, "pairs": preferences.PAIRS}

@@ -64,22 +64,27 @@ def simulate_effort(
     from ir_pref_measures.agreement.panel import runs_at_depth
     from ir_pref_measures.judging.selectors import TopK
     from ir_pref_measures.judging.simulation import BUDGETS, all_judged, judged_depth_pools, simulate, summary
-    from ir_pref_measures.loading.sources import read_grades
+    from ir_pref_measures.loading.sources import read_grades, read_recorded
 
     if per_topic and budgets:
         raise InputError("give --budgets (shares of the pairs) or --per-topic (judgments per topic), not both")
+    if judge == "replay" and not judgments:
+        raise InputError("the replay judge needs --judgments")
+    # the inputs, each read once, before the judge, the pools and the selectors are built of them
+    seen = _depth(measure)
     grades = read_grades(qrels)
-    make_judge = _judge_maker(judge, grades, noise, judgments, prefs_format, fallback)
+    recorded = read_recorded(judgments, prefs_format) if judge == "replay" else None
+    ranked = runs_at_depth(runs, topk)
+    make_judge = _judge_maker(grades, recorded, noise, fallback)
     named = dict(zip(runs, runs, strict=True))
     if depth:  # what the measure sees: the runs' pools over the judged topics
         pools, candidates = judged_depth_pools(named, grades, depth)
     else:
         pools, candidates = TopK(grades).pools, grades  # every selector judges the top-k candidates
-    makers = {name: _maker(name, pools, candidates, named, _depth(measure)) for name in selectors}
+    makers = {name: _maker(name, pools, candidates, named, seen) for name in selectors}
     full = f"{prefs_format}:{truth}" if truth and prefs_format else truth
     if full is None:
         full = all_judged(pools, make_judge(0))
-    ranked = runs_at_depth(runs, topk)
     if per_topic:
         return _per_topic(makers, make_judge, ranked, full, pools, per_topic, seeds, measure)
     table = simulate(
@@ -89,15 +94,13 @@ def simulate_effort(
     return Simulation(table, summary(table, spread=True).round(4).to_string() + "\n")
 
 
-def _judge_maker(judge, grades, noise, judgments, prefs_format, fallback):
-    """``seed -> Judge``: the simulated judge over ``grades``, or the replay of ``judgments``."""
-    from ir_pref_measures.judging.judges import ReplayJudge, SimulatedJudge, read_recorded
+def _judge_maker(grades, recorded, noise, fallback):
+    """``seed -> Judge``: the simulated judge over ``grades``, or with ``recorded`` judgments their replay (a pair
+    never recorded answered by a coin, or with ``fallback="qrels"`` by the grades)."""
+    from ir_pref_measures.judging.judges import ReplayJudge, SimulatedJudge
 
-    if judge != "replay":
+    if recorded is None:
         return lambda seed: SimulatedJudge(grades, seed, noise=noise)
-    if not judgments:
-        raise InputError("the replay judge needs --judgments")
-    recorded = read_recorded(judgments, prefs_format)
     answers = grades if fallback == "qrels" else None
     return lambda seed: ReplayJudge(recorded, seed, fallback=answers)
 

@@ -2,8 +2,8 @@
 
 A *source* is a string or an object:
 
-* a string is resolved by :func:`resolve`, the one place that decides "file or ir_datasets ID?":
-  ``irds:<id>`` is an ir_datasets ID; ``<format>:<path>`` is a file in that format (``qrels``,
+* a string is resolved by :func:`~ir_pref_measures.loading.locations.resolve`, the one place that decides "file or
+  ir_datasets ID?": ``irds:<id>`` is an ir_datasets ID; ``<format>:<path>`` is a file in that format (``qrels``,
   ``carterette``, ``winner``, ``pairs``, ``log`` (Clarke's judging log ``@ topic docA docB !|=|?``, also detected
   by its ``@``), and trec_eval's ``prefs`` and ``qrels_prefs``, never detected);
   an existing path is a file (its format detected when it is not named); anything else is taken for an
@@ -23,15 +23,19 @@ a query, or listed twice in a query of a run, is an error. Every mistake is an
 
 from __future__ import annotations
 
-import glob
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ir_pref_measures.choices import TREC_EVAL_FORMATS
 from ir_pref_measures.errors import InputError, user_stacklevel
+from ir_pref_measures.loading.locations import GLOB_CHARACTERS as GLOB_CHARACTERS
+from ir_pref_measures.loading.locations import JUDGMENT_FORMATS as JUDGMENT_FORMATS
+from ir_pref_measures.loading.locations import Location, is_union, judgment_file, resolve
+from ir_pref_measures.loading.locations import file_format as file_format
+from ir_pref_measures.loading.locations import locations as locations
+from ir_pref_measures.loading.locations import paths as paths
 from ir_pref_measures.model.ids import is_pandas
 from ir_pref_measures.model.judgments import DEFAULT_GROUP, Judgments, combine
 from ir_pref_measures.model.rankings import Ranking
@@ -39,9 +43,7 @@ from ir_pref_measures.parsing import datasets as irds
 from ir_pref_measures.parsing import formats, preferences
 from ir_pref_measures.parsing.files import RawFile, load
 
-JUDGMENT_FORMATS = ("qrels", "carterette", "winner", "pairs", "log", "prefs", "qrels_prefs")
 DEFAULT_SET = "judgments"  # the name of the judgment set when one unnamed set is given
-GLOB_CHARACTERS = frozenset("*?[")
 
 if TYPE_CHECKING:  # pandas (and the table converters) are imported when a table is given or made
     import pandas as pd
@@ -71,72 +73,6 @@ def is_records(source) -> bool:
     return all(
         (hasattr(item, "doc_id") or hasattr(item, "doc_id_a")) and not is_pandas(item, "NDFrame") for item in source
     )
-
-
-@dataclass(frozen=True)
-class Location:
-    """A string source, resolved: a file (``path``, ``format`` if named) or an ir_datasets ID."""
-
-    path: str | None = None
-    dataset: str | None = None
-    format: str | None = None
-
-    @property
-    def file(self) -> str:
-        """The path of a file source (a caller that asks has ruled out an ir_datasets ID)."""
-        if self.path is None:
-            raise ValueError(f"{self.dataset} is an ir_datasets ID, not a file")
-        return self.path
-
-
-def resolve(source: str | os.PathLike, format: str | None = None) -> Location:
-    """Decide what a string names: ``irds:<id>``, ``<format>:<path>``, an existing path, else an ir_datasets
-    ID. ``format`` is the format of a file whose name does not say it."""
-    text = os.fspath(source)
-    if irds.is_dataset_id(text):
-        irds.load(text)  # an unknown ID names the closest known ones
-        return Location(dataset=irds.dataset_name(text))
-    prefix, sep, rest = text.partition(":")
-    if sep and prefix in JUDGMENT_FORMATS:
-        return Location(path=rest, format=prefix)
-    if os.path.lexists(text) or isinstance(source, os.PathLike):
-        return Location(path=text, format=format)
-    irds.load(text)  # an unknown ID: "neither an existing file nor a known ir_datasets ID", with close matches
-    return Location(dataset=text)
-
-
-def paths(source) -> list[str] | None:
-    """The files of a path (``FORMAT:PATH`` too), a glob (sorted) or a list of paths; ``None`` for anything else (an
-    ir_datasets ID, a table)."""
-    if isinstance(source, os.PathLike):
-        return [os.fspath(source)]
-    if isinstance(source, str):
-        named_format = source.partition(":")[0] in JUDGMENT_FORMATS
-        return _glob(source) or ([source] if os.path.lexists(source) or named_format else None)
-    if isinstance(source, Sequence) and source and all(isinstance(s, str | os.PathLike) for s in source):
-        return [os.fspath(s) for s in source]
-    return None
-
-
-def _glob(text: str) -> list[str] | None:
-    """The files a glob names (sorted), or ``None`` when ``text`` is no glob."""
-    if not GLOB_CHARACTERS & set(text) or os.path.lexists(text):
-        return None
-    files = sorted(glob.glob(text))
-    if not files:
-        raise InputError(f"{text}: no file matches this pattern")
-    return files
-
-
-def locations(source, format: str | None = None) -> list[Location]:
-    """Every file a path or a glob names (:func:`paths`), or the ir_datasets ID a string names, resolved
-    (:func:`resolve`; ``format``: the format of files whose name does not say it); a list: those of each source."""
-    if isinstance(source, list | tuple):
-        return [location for each in source for location in locations(each, format)]
-    files = paths(source)
-    if files is None:  # an ir_datasets ID (an unknown one names the closest known IDs)
-        return [resolve(os.fspath(source))]
-    return [resolve(path, format) for path in files]
 
 
 # -- judgments ---------------------------------------------------------------------------------------------
@@ -207,21 +143,6 @@ def _judgments(source, format, preference_format, group, repeated) -> Judgments:
     return Judgments.from_qrels(source, **graded)
 
 
-def is_union(source) -> bool:
-    """``A+B``: a text joining judgment sources with ``+`` (their union), unless the whole text names a file."""
-    return isinstance(source, str) and "+" in source and not os.path.lexists(source)
-
-
-def file_format(location: Location, preference_format: str | None = None) -> tuple[str, str | RawFile]:
-    """The format of a file of judgments (not an ir_datasets ID, not trec_eval's): the one its source names, else
-    Clarke's judging log, qrels or the preference format its lines show (``preference_format`` where several fit);
-    with what to read it from (its path when named, else its bytes, read once)."""
-    raw: str | RawFile = location.file if location.format else load(location.file)
-    if location.format == "log" or location.format is None and preferences.is_judging_log(raw):
-        return "log", raw
-    return location.format or preferences.detect_format(raw, preference_format), raw
-
-
 def read_source(
     source: str | os.PathLike,
     format: str | None = None,
@@ -234,24 +155,24 @@ def read_source(
     named format (``format`` if its name does not say it), else in the format its lines show
     (``preference_format``: where several preference formats fit). ``group`` and ``repeated`` as
     :func:`judgments` takes them."""
-    location = resolve(source, format)
+    found = judgment_file(source, format, preference_format)
     named = {} if group is None else {"group": group}
     graded_group = DEFAULT_GROUP if group is None else group
-    if location.dataset is not None:  # validated as every table is (a grade given twice: by ``repeated``)
-        return Judgments.from_qrels(irds.qrels(location.dataset), group=graded_group, repeated=repeated)
-    if location.format in TREC_EVAL_FORMATS:
+    if (dataset := found.location.dataset) is not None:  # validated as every table is (a grade twice: ``repeated``)
+        return Judgments.from_qrels(irds.qrels(dataset), group=graded_group, repeated=repeated)
+    if found.kind in TREC_EVAL_FORMATS:
         if group is not None:
-            raise InputError(f"{location.path}: a {location.format} file names its judgment groups (its jg column)")
+            raise InputError(f"{found.location.path}: a {found.kind} file names its judgment groups (its jg column)")
         from ir_pref_measures.loading.groups import read_judgments
 
-        return Judgments.from_trec_prefs(read_judgments(location.file, location.format), checked=True)
-    chosen, raw = file_format(location, preference_format)
-    if chosen == "log":
-        return _judging_log(raw, named)
-    if chosen == "qrels":
-        columns = formats.read_columns(raw, formats.QRELS)
-        return Judgments.from_qrels(columns, group=graded_group, repeated=repeated)
-    return Judgments.from_preferences(preferences.preference_columns(raw, chosen), checked=True, **named)
+        return Judgments.from_trec_prefs(read_judgments(found.location.file, found.kind), checked=True)
+    if found.kind == "log":
+        return _judging_log(found.read_from, named)
+    if found.kind == "qrels":
+        graded = formats.read_columns(found.read_from, formats.QRELS)
+        return Judgments.from_qrels(graded, group=graded_group, repeated=repeated)
+    columns = preferences.preference_columns(found.read_from, found.kind)
+    return Judgments.from_preferences(columns, checked=True, **named)
 
 
 def _judging_log(source, named: dict) -> Judgments:
@@ -275,13 +196,34 @@ def preference_rows(source: str | os.PathLike, format: str | None = None) -> pd.
     format is detected, Clarke's judging log included; ``format``: the format where detection cannot tell) as
     :func:`~ir_pref_measures.parsing.preferences.read_preferences` reads it: one row per judgment, repeated
     judgments of a pair kept."""
-    location = resolve(source, format)
-    if location.dataset is not None or location.format in ("qrels", *TREC_EVAL_FORMATS):
+    found = judgment_file(source, format, format)
+    if found.kind == "dataset" or found.location.format in ("qrels", *TREC_EVAL_FORMATS):
         raise InputError(f"{source}: graded or trec_eval judgments, not a file of preference judgments")
-    chosen, raw = file_format(location, format)
-    if chosen == "log":
-        return _judging_log_columns(raw).frame()
-    return preferences.read_preferences(raw, chosen)
+    if found.kind == "log":
+        return _judging_log_columns(found.read_from).frame()
+    return preferences.read_preferences(found.read_from, found.kind)
+
+
+def read_recorded(source, format: str | None = None) -> dict[str, dict[tuple[str, str], list[str]]]:
+    """Recorded preference judgments (a file named as every judgment source, ``FORMAT:PATH``, a judging log, or a
+    table, in any preference format the package reads) as the replay judge
+    (:class:`~ir_pref_measures.judging.judges.replay.ReplayJudge`) wants them: per query and unordered pair
+    ``(a, b)``, ``a < b``, the outcomes in file order. Bad marks (carterette ``-2`` / ``2``) name one doc only: they
+    are no pair judgment and are left out."""
+    if isinstance(source, str | os.PathLike):
+        frame = preference_rows(source, format)
+    else:
+        frame = preferences.read_preferences(source, format)
+    recorded: dict[str, dict[tuple[str, str], list[str]]] = {}
+    columns = (frame[c] for c in ("query_id", "doc_id_a", "doc_id_b", "preference"))
+    for q, x, y, preference in zip(*columns, strict=True):
+        if abs(int(preference)) == 2:
+            continue
+        winner = None if preference == 0 else (x if preference == -1 else y)
+        a, b = sorted((str(x), str(y)))
+        outcome = "tie" if winner is None else ("a" if winner == a else "b")
+        recorded.setdefault(str(q), {}).setdefault((a, b), []).append(outcome)
+    return recorded
 
 
 def groups(sources: Mapping[str, object], *, format: str | None = None) -> Judgments:
@@ -418,18 +360,18 @@ def qrels_table(source, *, repeated: str = "error") -> pd.DataFrame:
 
     if isinstance(source, str | os.PathLike):
         source = resolve(source, "qrels")
-    if isinstance(source, Location) and source.dataset is not None:
-        return _dataset_qrels(source.dataset, repeated)
-    if isinstance(source, Location):
+    if isinstance(source, Location) and source.path is not None:  # a file: TREC qrels
         if source.format not in (None, "qrels"):
             raise InputError(f"{source.path}: graded qrels are needed here, not {source.format} preferences")
-        source = load(source.file)
-    if not isinstance(source, RawFile):
-        return tables.qrels(source, repeated=repeated)
-    table = formats.read_qrels(source)
-    if repeated == "error":
-        tables.reject_repeated(table, source)
-    return table
+        source = load(source.path)
+    if isinstance(source, RawFile):
+        table = formats.read_qrels(source)
+        if repeated == "error":
+            tables.reject_repeated(table, source)
+        return table
+    if isinstance(source, Location) and source.dataset is not None:  # an ir_datasets ID's qrels: a table
+        source = irds.qrels(source.dataset)
+    return tables.qrels(source, repeated=repeated)
 
 
 def read_grades(qrels) -> dict[str, dict[str, float]]:
@@ -439,13 +381,6 @@ def read_grades(qrels) -> dict[str, dict[str, float]]:
     for q, d, g in zip(table["query_id"], table["doc_id"], table["relevance"], strict=True):
         grades.setdefault(str(q), {})[str(d)] = float(g)
     return grades
-
-
-def _dataset_qrels(dataset_id: str, repeated: str) -> pd.DataFrame:
-    """The qrels of an ir_datasets ID, validated (:func:`ir_pref_measures.model.tables.qrels`)."""
-    from ir_pref_measures.model import tables
-
-    return tables.qrels(irds.qrels(dataset_id), repeated=repeated)
 
 
 # -- runs -------------------------------------------------------------------------------------------------

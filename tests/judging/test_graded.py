@@ -18,8 +18,17 @@ from conftest import fixture_path, run_cli, testdata_path
 from hypothesis import given
 from judging.chat_server import ChatServer
 
-from ir_pref_measures.errors import Stopped
-from ir_pref_measures.judging import GRADED_PRESETS, Label, LLMGrader, QueryText, Texts, qrels_lines, read_umbrela
+from ir_pref_measures.errors import InputError, Stopped
+from ir_pref_measures.judging import (
+    GRADED_PRESETS,
+    Label,
+    LLMGrader,
+    LLMJudge,
+    QueryText,
+    Texts,
+    qrels_lines,
+    read_umbrela,
+)
 
 UMBRELA = GRADED_PRESETS["umbrela"]
 
@@ -149,3 +158,34 @@ def test_judge_grade_refuses_bad_options_in_one_line(tmp_path, options, message)
     _, err, status = run_cli(argv + [x for o in options for x in ("--option", o)])
     assert status == 2 and message in err and "Traceback" not in err
     assert (tmp_path / "OUT").read_text() == "d0\tpassage\n"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"attempts": 0}, "option attempts of the LLM judge: 0 is not an integer >= 1"),
+        ({"timeout": -1.0}, "option timeout of the LLM judge: -1.0 is not a number of seconds >= 0"),
+        ({"price_per_1k": "x"}, "option price_per_1k of the LLM judge: 'x' is not a price"),
+        ({"base_url": None}, "the LLM judge has no endpoint"),
+    ],
+)
+def test_the_grader_checks_the_endpoint_options_as_the_llm_judge_does(monkeypatch, options, message):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    texts = Texts({"q": QueryText("q")}, {"d": "d"})
+    given = {"model": "m", "base_url": "http://127.0.0.1:1/v1", **options}
+    for make in (LLMGrader, LLMJudge):
+        with pytest.raises(InputError, match=re.escape(message)):
+            make(texts, **given)
+
+
+def test_judge_grade_refuses_an_option_of_pairwise_prompts_in_one_line(tmp_path):
+    (tmp_path / "pairs.qrels").write_text("q1 0 d0 0\n")
+    (tmp_path / "docs.tsv").write_text("d0\tpassage\n")
+    (tmp_path / "queries.tsv").write_text("q1\tquery\n")
+    options = ["model=m", "base_url=http://127.0.0.1:1/v1", "samples=2"]
+    options += [f"queries={tmp_path / 'queries.tsv'}", f"documents={tmp_path / 'docs.tsv'}"]
+    argv = ["judge", "grade", "--qrels", str(tmp_path / "pairs.qrels"), "-o", str(tmp_path / "llm.qrels")]
+    _, err, status = run_cli(argv + [x for o in options for x in ("--option", o)])
+    assert status == 2 and "unknown option(s) of the LLM judge: samples" in err and "Traceback" not in err
+    assert not (tmp_path / "llm.qrels").exists()

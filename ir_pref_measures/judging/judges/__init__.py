@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ir_pref_measures.judging.judges.files import FilesJudge
-from ir_pref_measures.judging.judges.replay import ReplayJudge, read_recorded
+from ir_pref_measures.judging.judges.replay import ReplayJudge
 from ir_pref_measures.judging.judges.simulated import SimulatedJudge, grade_order, question_rng
 from ir_pref_measures.judging.protocol import Judge
+from ir_pref_measures.loading.sources import read_grades, read_recorded
 
 __all__ = [
     "JUDGES",
@@ -36,14 +37,10 @@ def register_judge(name: str, factory: Callable[..., Judge]) -> None:
 
 
 def _simulated(qrels, seed: int = 0, **rates) -> SimulatedJudge:
-    from ir_pref_measures.loading.sources import read_grades
-
     return SimulatedJudge(read_grades(qrels), seed, **rates)
 
 
 def _replay(judgments, seed: int = 0, format: str | None = None, qrels=None) -> ReplayJudge:
-    from ir_pref_measures.loading.sources import read_grades
-
     return ReplayJudge(read_recorded(judgments, format), seed, fallback=None if qrels is None else read_grades(qrels))
 
 

@@ -17,13 +17,13 @@ A label's ``valid`` says whether the answer held a grade; :func:`qrels_lines` wr
 (the TREC qrels every measure of the package reads), invalid answers included as grade 0, as UMBRELA writes them.
 
 :class:`LLMGrader` asks an OpenAI-compatible endpoint for the labels, each query-passage pair once, through the chat
-transport the LLM judge uses (:class:`~ir_pref_measures.judging.judges.transport.ChatTransport`, made of the LLM
-judge's options: ``concurrency`` requests in flight, retries with backoff, a refused key, an unknown model or an
-endpoint that cannot be reached stopping the run with
-:class:`~ir_pref_measures.judging.judges.transport.EndpointError`, the key never shown, ``usage``; with an answer
-``cache``, a pair whose reply is kept there is not asked again, so a grading stopped and run again asks only the
-pairs it lacks). A pair whose text is missing, or that got no reply after every attempt, or that the endpoint
-refused, has no label: :func:`qrels_lines` cannot write it, and a warning counts them.
+transport the LLM judge uses (:class:`~ir_pref_measures.judging.judges.transport.ChatTransport`, made of the
+endpoint options the two share, :class:`~ir_pref_measures.judging.judges.endpoint.Endpoint`: ``concurrency``
+requests in flight, retries with backoff, a refused key, an unknown model or an endpoint that cannot be reached
+stopping the run with :class:`~ir_pref_measures.judging.judges.transport.EndpointError`, the key never shown,
+``usage``; with an answer ``cache``, a pair whose reply is kept there is not asked again, so a grading stopped and
+run again asks only the pairs it lacks). A pair whose text is missing, or that got no reply after every attempt, or
+that the endpoint refused, has no label: :func:`qrels_lines` cannot write it, and a warning counts them.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ir_pref_measures.errors import InputError
-from ir_pref_measures.judging.judges.llm import LLMJudge, llm_judge_from_options
+from ir_pref_measures.judging.judges.endpoint import ENDPOINT_OPTIONS, Endpoint
+from ir_pref_measures.judging.judges.llm import read_options
 from ir_pref_measures.judging.judges.transport import Reply
 from ir_pref_measures.judging.texts import Texts
 
@@ -187,33 +188,29 @@ def qrels_lines(labels: Iterable[Label | None]) -> list[str]:
 
 class LLMGrader:
     """Graded labels of query-passage pairs from an OpenAI-compatible endpoint (module docstring): ``preset`` a
-    name of :data:`GRADED_PRESETS` or a :class:`GradedPreset`; every other option is the LLM judge's (its
-    ``cache`` too: a pair whose reply is kept there is not asked again)."""
+    name of :data:`GRADED_PRESETS` or a :class:`GradedPreset`; every other option is one of the endpoint's the LLM
+    judge shares (:class:`~ir_pref_measures.judging.judges.endpoint.Endpoint`: ``base_url``, ``api_key``,
+    ``concurrency``, ``attempts``, ``timeout``, ``backoff``, ``max_backoff``, ``price_per_1k``, ``seed``, and
+    ``cache``: a pair whose reply is kept there is not asked again)."""
 
     def __init__(self, texts: Texts, *, model: str, preset: str | GradedPreset = "umbrela", **options) -> None:
         self.preset = graded_preset(preset)
-        self._use(LLMJudge(texts, model=model, **options))
+        endpoint = Endpoint(model=model, **options)
+        self.texts, self.model, self.concurrency = texts, endpoint.model, endpoint.concurrency
+        kept = "the replies received are kept in the answer cache" if endpoint.cache else "nothing is written"
+        self.transport = endpoint.transport(kept)
 
     @classmethod
     def from_options(cls, options: Mapping[str, object]) -> LLMGrader:
-        """A grader from command-line style options: the LLM judge's
-        (:func:`~ir_pref_measures.judging.judges.llm.llm_judge_from_options`: ``model``, ``base_url``,
-        ``queries``, ``documents``, ``cache``, ...; values as text or typed) and ``preset``, a name of
-        :data:`GRADED_PRESETS` (``umbrela`` by default)."""
+        """A grader from command-line style options: the endpoint's the LLM judge shares, with the texts
+        (:func:`~ir_pref_measures.judging.judges.llm.read_options`: ``model``, ``base_url``, ``queries``,
+        ``documents``, ``cache``, ...; values as text or typed), and ``preset``, a name of :data:`GRADED_PRESETS`
+        (``umbrela`` by default)."""
         options = dict(options)
         preset = options.pop("preset", "umbrela")
-        grader = cls.__new__(cls)
-        grader.preset = graded_preset(preset if isinstance(preset, str | GradedPreset) else str(preset))
-        grader._use(llm_judge_from_options(options))
-        return grader
-
-    def _use(self, judge: LLMJudge) -> None:
-        """Ask through the transport of ``judge`` (an LLM judge made of the options), with its texts, model and
-        concurrency."""
-        self.transport, self.texts = judge.transport, judge.texts
-        self.model, self.concurrency = judge.model, judge.concurrency
-        kept = "the replies received are kept in the answer cache" if judge.cache else "nothing is written"
-        self.transport.kept = kept
+        chosen = graded_preset(preset if isinstance(preset, str | GradedPreset) else str(preset))
+        texts, typed = read_options(options, ENDPOINT_OPTIONS)
+        return cls(texts, preset=chosen, **typed)
 
     @property
     def usage(self) -> Usage:

@@ -39,24 +39,23 @@ import collections
 import contextlib
 import math
 import os
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ir_pref_measures.errors import InputError
 from ir_pref_measures.judging.judges.batches import BATCH_URLS, PROVIDERS, BatchClient, judge_in_batches
-from ir_pref_measures.judging.judges.cache import AnswerCache
 from ir_pref_measures.judging.judges.confidence import p_first
+from ir_pref_measures.judging.judges.endpoint import Endpoint
 from ir_pref_measures.judging.judges.presets import Preset, preset
 from ir_pref_measures.judging.judges.transport import (
     FAILED_PROMPTS,
     UNREACHABLE_ATTEMPTS,
-    ChatTransport,
     EndpointError,
     Reply,
 )
-from ir_pref_measures.judging.judges.usage import Accounts, Usage
+from ir_pref_measures.judging.judges.usage import Usage
 from ir_pref_measures.judging.protocol import Answer, Pair
 from ir_pref_measures.judging.texts import Texts
 from ir_pref_measures.progress import progress
@@ -147,38 +146,33 @@ class LLMJudge:
         progress: bool = False,
         logprobs: int = 0,
     ) -> None:
-        if not model:
-            raise InputError("the LLM judge needs a model name (option model)")
-        for option, value, least in (
-            ("samples", samples, 1),
-            ("concurrency", concurrency, 1),
-            ("attempts", attempts, 1),
-            ("logprobs", logprobs, 0),
-        ):
+        for option, value, least in (("samples", samples, 1), ("logprobs", logprobs, 0)):
             if not isinstance(value, int) or value < least:
                 raise InputError(f"option {option} of the LLM judge: {value!r} is not an integer >= {least}")
-        for option, seconds in (("timeout", timeout), ("backoff", backoff), ("max_backoff", max_backoff)):
-            if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0):
-                raise InputError(f"option {option} of the LLM judge: {seconds!r} is not a number of seconds >= 0")
-        self.texts = texts
         self.preset = _preset(preset)
-        self.model = model
-        self.name = name
+        self.endpoint = Endpoint(
+            model=model,
+            base_url=base_url,
+            api_key=api_key,
+            concurrency=concurrency,
+            attempts=attempts,
+            timeout=timeout,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            price_per_1k=price_per_1k,
+            seed=seed,
+            cache=cache,
+        )
+        self.texts = texts
+        self.model, self.name = model, name
         self.samples, self.concurrency, self.attempts = samples, concurrency, attempts
-        self.timeout, self.backoff, self.max_backoff = float(timeout), float(backoff), float(max_backoff)
-        self.accounts = Accounts(price_per_1k)
-        self.price_in, self.price_out = self.accounts.price_in, self.accounts.price_out
+        self.timeout, self.backoff = self.endpoint.timeout, self.endpoint.backoff
+        self.max_backoff = self.endpoint.max_backoff
         self.temperature, self.max_tokens = temperature, max_tokens
         self.seed, self.send_seed = seed, send_seed
         self.logprobs = logprobs  # top log-probabilities asked per token: p(first) (judging.confidence)
         self.show_progress = progress
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
-        if self._api_key is None and self.base_url is None:
-            raise InputError(
-                "the LLM judge has no endpoint: give base_url (or set OPENAI_BASE_URL) for a local server, "
-                "or api_key (or set OPENAI_API_KEY) for OpenAI"
-            )
+        self.base_url, self._api_key = self.endpoint.base_url, self.endpoint.api_key
         if mode not in ("sync", "batch"):
             raise InputError(f"option mode of the LLM judge: {mode!r} is not sync or batch")
         if batch_api not in PROVIDERS:
@@ -187,18 +181,9 @@ class LLMJudge:
             raise InputError(f"option poll of the LLM judge: {poll!r} is not a number of seconds >= 0")
         self.mode, self.batch_api, self.poll = mode, batch_api, float(poll)
         self.ledger = None  # where batch ids are kept (the effort's store: keep_batches_in)
-        self.cache = AnswerCache(cache) if cache else None
-        self.transport = ChatTransport(
-            base_url=self.base_url,
-            api_key=self._api_key,
-            accounts=self.accounts,
-            attempts=attempts,
-            timeout=timeout,
-            backoff=backoff,
-            max_backoff=max_backoff,
-            seed=seed,
-            cache=self.cache,
-        )
+        self.transport = self.endpoint.transport()
+        self.accounts, self.cache = self.transport.accounts, self.transport.cache
+        self.price_in, self.price_out = self.accounts.price_in, self.accounts.price_out
 
     @property
     def usage(self) -> Usage:
@@ -439,10 +424,17 @@ def llm_judge_from_options(options: dict) -> LLMJudge:
     """An :class:`LLMJudge` from command-line style options (:data:`OPTIONS`, values as strings or typed), with
     ``texts`` (a :class:`Texts`) or ``queries`` and ``documents`` (a file or an ir_datasets ID each, see
     :func:`~ir_pref_measures.judging.texts.load_texts`)."""
+    texts, typed = read_options(options, OPTIONS)
+    return LLMJudge(texts, **typed)
+
+
+def read_options(options: Mapping[str, object], known: Collection[str]) -> tuple[Texts, dict[str, Any]]:
+    """The texts and the typed options (:data:`OPTIONS`) of command-line style ``options`` naming only ``known``
+    options: ``texts`` (a :class:`Texts`) or ``queries`` and ``documents`` (a file or an ir_datasets ID each)."""
     from ir_pref_measures.judging.texts import load_texts
 
     options = dict(options)
-    texts = options.pop("texts", None)
+    texts: Any = options.pop("texts", None)
     if texts is None:
         if "queries" not in options or "documents" not in options:
             raise InputError(
@@ -451,11 +443,10 @@ def llm_judge_from_options(options: dict) -> LLMJudge:
         texts = load_texts(options.pop("queries"), options.pop("documents"))
     if not options.get("model"):
         raise InputError("the LLM judge needs a model name (option model)")
-    unknown = sorted(set(options) - set(OPTIONS))
+    unknown = sorted(set(options) - set(known))
     if unknown:
-        raise InputError(f"unknown option(s) of the LLM judge: {', '.join(unknown)}; known: {', '.join(OPTIONS)}")
-    typed = {name: _typed(name, value) for name, value in options.items()}
-    return LLMJudge(texts, **typed)
+        raise InputError(f"unknown option(s) of the LLM judge: {', '.join(unknown)}; known: {', '.join(known)}")
+    return texts, {name: _typed(name, value) for name, value in options.items()}
 
 
 def _typed(name: str, value):

@@ -1,10 +1,10 @@
-"""The replay judge: recorded judgments replayed as ``sim.py`` does (Luo, Clarke and Smucker, SIGIR 2021), and
-the reader of recorded judgments it takes.
+"""The replay judge: recorded judgments replayed as ``sim.py`` does (Luo, Clarke and Smucker, SIGIR 2021).
+
+The judgments are read by :func:`~ir_pref_measures.loading.sources.read_recorded`.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 
 from ir_pref_measures.judging.judges.simulated import grade_order, question_rng
@@ -51,27 +51,3 @@ class ReplayJudge:
 
     def judge(self, pairs: Sequence[Pair]) -> list[Answer]:
         return [Answer(p, self.answer(p), self.name) for p in pairs]
-
-
-def read_recorded(source, format: str | None = None) -> dict[str, dict[tuple[str, str], list[str]]]:
-    """Recorded preference judgments (a file named as every judgment source, ``FORMAT:PATH``, a judging log, or a
-    table, in any preference format the package reads) as
-    :class:`ReplayJudge` wants them: per query and unordered pair ``(a, b)``, ``a < b``, the outcomes in file
-    order. Bad marks (carterette ``-2`` / ``2``) name one doc only: they are no pair judgment and are left out."""
-    from ir_pref_measures.loading.sources import preference_rows
-    from ir_pref_measures.parsing.preferences import read_preferences
-
-    if isinstance(source, str | os.PathLike):
-        frame = preference_rows(source, format)
-    else:
-        frame = read_preferences(source, format)
-    recorded: dict[str, dict[tuple[str, str], list[str]]] = {}
-    columns = (frame[c] for c in ("query_id", "doc_id_a", "doc_id_b", "preference"))
-    for q, x, y, preference in zip(*columns, strict=True):
-        if abs(int(preference)) == 2:
-            continue
-        winner = None if preference == 0 else (x if preference == -1 else y)
-        a, b = sorted((str(x), str(y)))
-        outcome = "tie" if winner is None else ("a" if winner == a else "b")
-        recorded.setdefault(str(q), {}).setdefault((a, b), []).append(outcome)
-    return recorded
