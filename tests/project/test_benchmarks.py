@@ -24,7 +24,7 @@ def _free_port() -> int:
 
 
 SMOKE = {  # script -> its arguments at a tiny size
-    "active_ppi_dl2021.py": ["--samples", "5", "--measures", "Compatibility"],
+    "active_ppi_dl2021.py": ["--samples", "5", "--size", "12", "--measures", "Compatibility"],
     "bench_calling_forms.py": ["--quick"],
     "bench_compare.py": ["--quick"],
     "bench_dask.py": ["--queries", "200", "--docs", "10", "--runs", "2", "--chunk", "100", "--workers", "1"],
