@@ -5,8 +5,9 @@ pairs replaced by the people's verdicts."""
 
 from __future__ import annotations
 
-import gzip
 import hashlib
+
+from judging.efforts import dl2019_runs
 
 from ir_pref_measures.commands import main
 from ir_pref_measures.judging import (
@@ -57,20 +58,6 @@ class BothOrders:
         return out
 
 
-def small_runs(data, tmp_path, queries: int = 4) -> tuple[list[str], str]:
-    """Two DL 2019 runs on the first ``queries`` judged queries, and the qrels."""
-    qrels = data("dl_llm_prefs_arabzadeh", "qrels.dl19-passage.txt")
-    judged = sorted({line.split()[0] for line in qrels.read_text().splitlines() if line.strip()})[:queries]
-    paths = []
-    for name in RUNS:
-        with gzip.open(data("dl_llm_prefs_arabzadeh", "runs", f"input.{name}.txt.gz"), "rt") as f:
-            lines = [line for line in f if line.split()[0] in judged]
-        path = tmp_path / name
-        path.write_text("".join(lines))
-        paths.append(str(path))
-    return paths, str(qrels)
-
-
 def key(query: str, a: str, b: str) -> tuple[str, str, str]:
     return (query, min(a, b), max(a, b))
 
@@ -82,7 +69,7 @@ def lines_of(path) -> list[str]:
 def llm_effort(data, tmp_path) -> tuple[str, dict, set, set]:
     """The LLM effort on DL 2019: its store, the qrels' grades, the pairs whose two orders disagree and the pairs
     it could not answer (both computed from the judge itself, not from the store)."""
-    runs, qrels = small_runs(data, tmp_path)
+    runs, qrels = dl2019_runs(data, tmp_path, RUNS, queries=4)
     grades = read_grades(qrels)
     llm = str(tmp_path / "llm.sqlite")
     assert main(["judge", "plan", llm, "--selector", "all", "--runs", *runs, "--depth", "5"]) == 0

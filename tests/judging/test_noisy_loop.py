@@ -4,29 +4,15 @@ order the runs as the noise-free judgments of every pair do; the default export 
 
 from __future__ import annotations
 
-import gzip
 import warnings
 
 import ir_measures
+from judging.efforts import dl2019_runs
 
 import ir_pref_measures as ipm
 from ir_pref_measures.commands import main
 
 RUNS = ("ICT-BERT2", "ICT-CKNRM_B", "ICT-CKNRM_B50")
-
-
-def judged_runs(data, tmp_path) -> list[str]:
-    """The runs on the judged queries only (as a lab evaluates them)."""
-    qrels = data("dl_llm_prefs_arabzadeh", "qrels.dl19-passage.txt")
-    judged = {line.split()[0] for line in qrels.read_text().splitlines() if line.strip()}
-    paths = []
-    for name in RUNS:
-        with gzip.open(data("dl_llm_prefs_arabzadeh", "runs", f"input.{name}.txt.gz"), "rt") as f:
-            lines = [line for line in f if line.split()[0] in judged]
-        path = tmp_path / name
-        path.write_text("".join(lines))
-        paths.append(str(path))
-    return paths
 
 
 def judged(tmp_path, runs, qrels, name, selector, *judge) -> str:
@@ -42,7 +28,7 @@ def ppref_of(judgments_file, runs) -> list[float]:
 
 
 def test_noisy_judgments_order_the_runs_as_noise_free_ones(data, tmp_path, capsys):
-    runs = judged_runs(data, tmp_path)
+    runs, _ = dl2019_runs(data, tmp_path, RUNS)
     qrels = str(data("dl_llm_prefs_arabzadeh", "qrels.dl19-passage.txt"))
     truth = judged(tmp_path, runs, qrels, "truth", "all")
     noisy = judged(tmp_path, runs, qrels, "noisy", "random", "--noise", "0.1", "--budget", "0.5")
